@@ -1,0 +1,1 @@
+"""Adapters: ``aws/`` (cloud SDKs) and ``local/`` (embedded defaults)."""

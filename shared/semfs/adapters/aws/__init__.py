@@ -1,0 +1,1 @@
+"""Cloud adapters: the only package that imports boto3, opensearch-py, openai or the Textract caller."""

@@ -1,0 +1,1 @@
+"""Embedded-default adapters: local disk, SQLite, onnxruntime, Tesseract."""

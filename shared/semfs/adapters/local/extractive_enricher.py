@@ -1,0 +1,138 @@
+"""``ExtractiveEnricher``: title from structure, centrality-ranked summary sentences, keyphrase tags.
+
+No model and no network: a summary made only of the document's own sentences (chosen by TF-IDF
+centrality, a LexRank-style degree score, kept in document order) and tags from scored 1–3 word
+keyphrases. The default local enricher, and the fallback when an LLM fails.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from pathlib import PurePosixPath
+
+from semfs.domain.models import Enrichment
+from semfs.domain.tags import slugify
+from semfs.domain.text import STOPWORDS, sentences, words
+from semfs.ports.enricher import EnrichInput
+
+MAX_TITLE = 120
+MAX_SUMMARY = 600
+
+
+def title_from_filename(filename: str) -> str:
+    stem = PurePosixPath(filename).stem
+    stem = re.sub(r"[_\-.]+", " ", stem)
+    stem = re.sub(r"\s+", " ", stem).strip()
+    return (stem[:1].upper() + stem[1:]) if stem else filename
+
+
+def _title(item: EnrichInput) -> str:
+    doc = item.document
+    if doc.title and len(doc.title.strip()) > 2:
+        return doc.title.strip()[:MAX_TITLE]
+    for block in doc.blocks:
+        if block.kind == "heading" and block.text.strip():
+            return block.text.strip().splitlines()[0][:MAX_TITLE]
+    return title_from_filename(item.filename)[:MAX_TITLE]
+
+
+def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
+    pool: list[str] = []
+    for block in item.document.blocks:
+        if block.kind in ("heading", "code"):
+            continue
+        for s in sentences(block.text):
+            n = len(words(s))
+            if 5 <= n <= 60:
+                pool.append(s)
+            if len(pool) >= limit:
+                return pool
+    if not pool:  # tables, code: fall back to the first lines
+        for block in item.document.blocks:
+            line = " ".join(block.text.split())[:200]
+            if line:
+                pool.append(line)
+            if len(pool) >= 3:
+                break
+    return pool
+
+
+def _summary(pool: list[str], n: int = 3) -> str:
+    if len(pool) <= n:
+        return " ".join(pool)[:MAX_SUMMARY]
+    bags = [Counter(w.lower() for w in words(s) if w.lower() not in STOPWORDS) for s in pool]
+    df: Counter[str] = Counter()
+    for bag in bags:
+        df.update(bag.keys())
+    idf = {w: math.log(len(pool) / c) + 1.0 for w, c in df.items()}
+    vecs = []
+    for bag in bags:
+        v = {w: tf * idf[w] for w, tf in bag.items()}
+        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        vecs.append({w: x / norm for w, x in v.items()})
+    centrality = []
+    for i, vi in enumerate(vecs):
+        total = 0.0
+        for j, vj in enumerate(vecs):
+            if i != j:
+                total += sum(x * vj.get(w, 0.0) for w, x in vi.items())
+        # A slight lead bias: opening sentences tend to say what a document is.
+        centrality.append(total * (1.0 + 0.3 / (1 + i)))
+    best = sorted(range(len(pool)), key=lambda i: -centrality[i])[:n]
+    text = " ".join(pool[i] for i in sorted(best))
+    while len(text) > MAX_SUMMARY and len(best) > 1:
+        best = best[:-1]
+        text = " ".join(pool[i] for i in sorted(best))
+    return text[:MAX_SUMMARY]
+
+
+_SPLIT = re.compile(r"[.,;:!?()\[\]{}\"“”|/\n]+")
+
+
+def keyphrases(text: str, k: int = 8) -> list[str]:
+    """RAKE-style candidates (stopword-delimited runs of 1–3 words) scored by frequency × length,
+    with single words weighted by how often they occur; numbers alone are never tags."""
+    counts: Counter[str] = Counter()
+    for fragment in _SPLIT.split(text.lower()):
+        run: list[str] = []
+        for w in [*words(fragment), ""]:
+            if w and w not in STOPWORDS and len(w) > 2 and not w.isdigit():
+                run.append(w)
+                continue
+            for size in (1, 2, 3):
+                for i in range(len(run) - size + 1):
+                    counts[" ".join(run[i : i + size])] += 1
+            run = []
+    scored: list[tuple[float, str]] = []
+    for phrase, c in counts.items():
+        n = phrase.count(" ") + 1
+        if n > 1 and c < 2:
+            continue
+        scored.append((c * (1.0 + 0.6 * (n - 1)), phrase))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    chosen: list[str] = []
+    for _, phrase in scored:
+        # skip a phrase contained in (or containing) one already chosen
+        if any(phrase in c or c in phrase for c in chosen):
+            continue
+        chosen.append(phrase)
+        if len(chosen) >= k:
+            break
+    return chosen
+
+
+class ExtractiveEnricher:
+    """Title, summary and tags from the document itself."""
+
+    def enrich(self, item: EnrichInput) -> Enrichment:
+        title = _title(item)
+        pool = _sentence_pool(item)
+        summary = _summary(pool) or f"{title}."
+        body = "\n".join(b.text for b in item.document.blocks)[:200_000]
+        tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=10)]
+        tags = [t for t in dict.fromkeys(tags) if t]
+        if len(tags) < 5:
+            tags.extend(t for t in (slugify(w) for w in words(title)) if t and t not in tags and len(t) > 2)
+        return Enrichment(title=title, summary=summary, auto_tags=tags[:10])

@@ -1,0 +1,215 @@
+"""``SqliteFileRepository``: file records in SQLite (WAL), the full record as JSON plus indexed columns."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from semfs.domain.errors import NotFound
+from semfs.domain.models import FileRecord
+from semfs.domain.outcomes import TERMINAL_STATUSES
+from semfs.ports.repository import RecordQuery
+
+from .sqlite_util import SqliteConnections
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+  file_id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  lineage_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  is_latest INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  normalised_name TEXT NOT NULL,
+  thread_id TEXT,
+  source_type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  outcome TEXT,
+  embedding_model TEXT,
+  created_at TEXT NOT NULL,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS files_sha ON files(tenant_id, sha256);
+CREATE INDEX IF NOT EXISTS files_name ON files(tenant_id, normalised_name, thread_id);
+CREATE INDEX IF NOT EXISTS files_lineage ON files(tenant_id, lineage_id, version);
+CREATE INDEX IF NOT EXISTS files_status ON files(status);
+CREATE INDEX IF NOT EXISTS files_tenant ON files(tenant_id, file_id);
+"""
+
+_COLUMNS = (
+    "file_id, tenant_id, lineage_id, version, is_latest, sha256, normalised_name, thread_id, "
+    "source_type, status, outcome, embedding_model, created_at, deleted, data"
+)
+
+
+def _row(r: FileRecord) -> tuple[object, ...]:
+    return (
+        r.file_id,
+        r.tenant_id,
+        r.lineage_id,
+        r.version,
+        int(r.is_latest),
+        r.sha256,
+        r.normalised_name,
+        r.thread_id,
+        r.source_type,
+        r.status.value,
+        r.outcome.value if r.outcome else None,
+        r.embedding_model,
+        r.created_at.isoformat(),
+        int(r.deleted_at is not None),
+        r.model_dump_json(),
+    )
+
+
+def _load(rows: list[sqlite3.Row]) -> list[FileRecord]:
+    return [FileRecord.model_validate_json(row["data"]) for row in rows]
+
+
+class SqliteFileRepository:
+    """File records in one SQLite database. Conditional create by primary key."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = SqliteConnections(path, _SCHEMA)
+
+    def create(self, record: FileRecord) -> bool:
+        cur = self._db.get().execute(
+            f"INSERT OR IGNORE INTO files ({_COLUMNS}) VALUES ({','.join('?' * 15)})", _row(record)
+        )
+        return cur.rowcount == 1
+
+    def save(self, record: FileRecord) -> None:
+        values = _row(record)
+        cur = self._db.get().execute(
+            "UPDATE files SET tenant_id=?, lineage_id=?, version=?, is_latest=?, sha256=?, normalised_name=?,"
+            " thread_id=?, source_type=?, status=?, outcome=?, embedding_model=?, created_at=?, deleted=?,"
+            " data=? WHERE file_id=?",
+            (*values[1:], values[0]),
+        )
+        if cur.rowcount != 1:
+            raise NotFound(f"no record {record.file_id}")
+
+    def get(self, tenant_id: str, file_id: str) -> FileRecord:
+        rows = self._db.get().execute(
+            "SELECT data FROM files WHERE tenant_id=? AND file_id=?", (tenant_id, file_id)
+        ).fetchall()
+        if not rows:
+            raise NotFound(f"no file {file_id}")
+        return _load(rows)[0]
+
+    def find_by_sha256(self, tenant_id: str, sha256: str) -> list[FileRecord]:
+        rows = self._db.get().execute(
+            "SELECT data FROM files WHERE tenant_id=? AND sha256=? AND deleted=0 ORDER BY created_at, file_id",
+            (tenant_id, sha256),
+        ).fetchall()
+        return _load(rows)
+
+    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
+        rows = self._db.get().execute(
+            "SELECT data FROM files WHERE tenant_id=? AND normalised_name=? AND thread_id IS ?"
+            " AND deleted=0 AND status NOT IN ('skipped') ORDER BY version DESC LIMIT 1",
+            (tenant_id, normalised_name, thread_id),
+        ).fetchall()
+        return _load(rows)[0] if rows else None
+
+    def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
+        rows = self._db.get().execute(
+            "SELECT data FROM files WHERE tenant_id=? AND lineage_id=? ORDER BY version",
+            (tenant_id, lineage_id),
+        ).fetchall()
+        return _load(rows)
+
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+        conn = self._db.get()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            versions = _load(
+                conn.execute(
+                    "SELECT data FROM files WHERE tenant_id=? AND lineage_id=? ORDER BY version",
+                    (tenant_id, lineage_id),
+                ).fetchall()
+            )
+            target = next((v for v in versions if v.file_id == file_id), None)
+            if target is None or target.deleted_at is not None:
+                conn.execute("ROLLBACK")
+                return False
+            newer_live = [
+                v for v in versions
+                if v.version > target.version and v.deleted_at is None and v.status.value != "skipped"
+                and v.is_latest
+            ]
+            if newer_live:
+                conn.execute("ROLLBACK")
+                return False
+            changed = False
+            for v in versions:
+                want = v.file_id == file_id
+                if v.is_latest != want:
+                    conn.execute(
+                        "UPDATE files SET is_latest=?, data=? WHERE file_id=?",
+                        (int(want), v.evolve(is_latest=want).model_dump_json(), v.file_id),
+                    )
+                    changed = True
+            conn.execute("COMMIT")
+            return changed
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def query(self, q: RecordQuery) -> list[FileRecord]:
+        where = ["tenant_id = ?"]
+        params: list[object] = [q.tenant_id]
+        if q.statuses:
+            where.append(f"status IN ({','.join('?' * len(q.statuses))})")
+            params.extend(s.value for s in q.statuses)
+        if q.lineage_id:
+            where.append("lineage_id = ?")
+            params.append(q.lineage_id)
+        if q.thread_id:
+            where.append("thread_id = ?")
+            params.append(q.thread_id)
+        if q.source_type:
+            where.append("source_type = ?")
+            params.append(q.source_type)
+        if q.tag:
+            where.append(
+                "(EXISTS (SELECT 1 FROM json_each(data, '$.tags') WHERE value = ?)"
+                " OR EXISTS (SELECT 1 FROM json_each(data, '$.auto_tags') WHERE value = ?))"
+            )
+            params.extend([q.tag, q.tag])
+        if q.latest_only:
+            where.append("is_latest = 1")
+        if not q.include_deleted:
+            where.append("deleted = 0")
+        if q.created_from:
+            where.append("created_at >= ?")
+            params.append(q.created_from.isoformat())
+        if q.created_to:
+            where.append("created_at <= ?")
+            params.append(q.created_to.isoformat())
+        if q.after:
+            where.append("file_id > ?")
+            params.append(q.after)
+        sql = f"SELECT data FROM files WHERE {' AND '.join(where)} ORDER BY file_id LIMIT ?"
+        return _load(self._db.get().execute(sql, (*params, q.limit)).fetchall())
+
+    def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
+        sql = "SELECT status, outcome, COUNT(*) AS n FROM files"
+        params: tuple[object, ...] = ()
+        if tenant_id is not None:
+            sql += " WHERE tenant_id = ?"
+            params = (tenant_id,)
+        rows = self._db.get().execute(sql + " GROUP BY status, outcome", params).fetchall()
+        return {(r["status"], r["outcome"]): r["n"] for r in rows}
+
+    def tenants(self) -> list[str]:
+        return [r[0] for r in self._db.get().execute("SELECT DISTINCT tenant_id FROM files ORDER BY 1")]
+
+    def unfinished(self) -> list[FileRecord]:
+        done = [s.value for s in TERMINAL_STATUSES]
+        rows = self._db.get().execute(
+            f"SELECT data FROM files WHERE status NOT IN ({','.join('?' * len(done))}) ORDER BY created_at",
+            done,
+        ).fetchall()
+        return _load(rows)

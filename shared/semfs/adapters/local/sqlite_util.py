@@ -1,0 +1,40 @@
+"""Shared SQLite connection setup: WAL, a busy timeout, one connection per thread."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+
+class SqliteConnections:
+    """Lazily opens one connection per thread (sqlite3 connections are not shared across threads)."""
+
+    def __init__(self, path: Path, schema: str) -> None:
+        self._path = path
+        self._schema = schema
+        self._local = threading.local()
+        self._initialised = False
+        self._lock = threading.Lock()
+
+    def get(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self._path, timeout=30, isolation_level=None, check_same_thread=True)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            with self._lock:
+                if not self._initialised:
+                    conn.executescript(self._schema)
+                    self._initialised = True
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

@@ -1,0 +1,121 @@
+"""The one composition root: ``build_container(settings)`` picks adapters by backend.
+
+Heavy packages are imported inside the chosen branch, and no adapter connects or loads a model
+until first use, so building a container is cheap (a Lambda cold start, a CLI call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from semfs.config import Settings
+from semfs.extractors.dispatch import ExtractLimits, ExtractOutput
+from semfs.extractors.guard import ArchiveLimits
+
+if TYPE_CHECKING:
+    from semfs.ports import BlobStore, Embedder, Enricher, EventPublisher, FileRepository, Ocr, SearchIndex
+    from semfs.ports.starter import PipelineStarter
+
+
+class Extractor(Protocol):
+    def extract(self, data: bytes, filename: str) -> ExtractOutput: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Container:
+    """Everything the pipeline needs, behind ports."""
+
+    settings: Settings
+    blobs: BlobStore
+    repo: FileRepository
+    index: SearchIndex
+    embedder: Embedder
+    enricher: Enricher
+    fallback_enricher: Enricher
+    extractor: Extractor
+    events: EventPublisher
+    starter: PipelineStarter = field(init=False)
+    ocr: Ocr | None = None
+    sleep: Any = None
+
+    def close(self) -> None:
+        self.extractor.close()
+
+
+def extract_limits(settings: Settings) -> ExtractLimits:
+    return ExtractLimits(
+        max_chars=settings.max_text_chars,
+        archive=ArchiveLimits(
+            max_entries=settings.max_archive_entries,
+            max_uncompressed=int(settings.max_archive_uncompressed_mb * 1024 * 1024),
+            max_ratio=settings.max_archive_ratio,
+        ),
+    )
+
+
+def _embedder(settings: Settings) -> Embedder:
+    match settings.embedder:
+        case "hash":
+            from semfs.adapters.local.hash_embedder import HashEmbedder
+
+            return HashEmbedder(dim=settings.embedding_dim or 384, model_id=settings.embedding_model)
+        case "onnx":
+            from semfs.adapters.local.onnx_embedder import OnnxEmbedder
+
+            return OnnxEmbedder(settings.resolved_embedding_model, settings.embed_threads, settings.embed_batch_size)
+        case "openai":
+            from semfs.adapters.aws.openai_client import OpenAIEmbedder
+
+            return OpenAIEmbedder(settings)
+    raise AssertionError(settings.embedder)  # pragma: no cover - Literal exhausts the match
+
+
+def build_container(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    enricher: Enricher | None = None,
+    events: EventPublisher | None = None,
+) -> Container:
+    """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports."""
+    from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
+    from semfs.adapters.local.recording_events import LogEventPublisher
+    from semfs.pipeline.runner import LocalAslStarter
+
+    match settings.backend:
+        case "local":
+            from semfs.adapters.local.blobs import LocalBlobStore
+            from semfs.adapters.local.sqlite_index import SqliteSearchIndex
+            from semfs.adapters.local.sqlite_repository import SqliteFileRepository
+            from semfs.extractors.runner import SubprocessExtractor
+
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            blobs: BlobStore = LocalBlobStore(settings.blobs_dir)
+            repo: FileRepository = SqliteFileRepository(settings.records_db)
+            index: SearchIndex = SqliteSearchIndex(settings.index_db)
+            extractor: Extractor = SubprocessExtractor(
+                extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
+            )
+        case "aws":  # pragma: no cover - arrives with the AWS adapters
+            raise NotImplementedError("the AWS backend arrives with the deploy issue; use SEMFS_BACKEND=local")
+
+    if enricher is None and settings.llm_base_url:
+        from semfs.adapters.aws.openai_client import OpenAIEnricher
+
+        enricher = OpenAIEnricher(settings)
+    container = Container(
+        settings=settings,
+        blobs=blobs,
+        repo=repo,
+        index=index,
+        embedder=embedder or _embedder(settings),
+        enricher=enricher or ExtractiveEnricher(),
+        fallback_enricher=ExtractiveEnricher(),
+        extractor=extractor,
+        events=events or LogEventPublisher(),
+    )
+    container.starter = LocalAslStarter(container)
+    return container

@@ -1,0 +1,85 @@
+"""The one typed, frozen Settings object. Nothing else in semfs reads ``os.environ``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """All configuration, from ``SEMFS_*`` environment variables, with local defaults built in."""
+
+    model_config = SettingsConfigDict(env_prefix="SEMFS_", frozen=True, extra="ignore")
+
+    backend: Literal["local", "aws"] = "local"
+    data_dir: Path = Path(".semfs")
+    default_tenant: str = "default"
+
+    # ingestion limits
+    max_file_mb: float = Field(default=50, gt=0)
+    max_text_chars: int = Field(default=2_000_000, gt=0)
+    extract_timeout_s: float = Field(default=60, gt=0)
+    extract_memory_mb: int = Field(default=2048, ge=256)
+    max_archive_entries: int = Field(default=10_000, gt=0)
+    max_archive_uncompressed_mb: float = Field(default=500, gt=0)
+    max_archive_ratio: float = Field(default=200, gt=1)
+
+    # embeddings
+    embedder: Literal["onnx", "hash", "openai"] = "onnx"
+    embedding_model: str | None = None
+    embedding_dim: int | None = None
+    embed_batch_size: int = Field(default=32, gt=0)
+    embed_threads: int = Field(default=1, gt=0)
+
+    # chunking (word-piece tokens; the local model reads at most 256)
+    chunk_tokens: int = Field(default=200, ge=32)
+    chunk_overlap_tokens: int = Field(default=32, ge=0)
+
+    # enrichment: extractive unless an OpenAI-compatible endpoint is configured
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_timeout_s: float = 60
+
+    # search
+    rrf_k: int = 60
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.chunk_overlap_tokens >= self.chunk_tokens:
+            raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
+        if self.llm_base_url and not self.llm_model:
+            raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
+        return self
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def resolved_embedding_model(self) -> str:
+        if self.embedding_model:
+            return self.embedding_model
+        return {"onnx": "all-MiniLM-L6-v2-int8", "hash": "hash-384", "openai": "text-embedding-3-small"}[
+            self.embedder
+        ]
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+    @property
+    def records_db(self) -> Path:
+        return self.data_dir / "semfs.db"
+
+    @property
+    def index_db(self) -> Path:
+        return self.data_dir / "index.db"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Parse settings once, failing fast with a readable message."""
+    return Settings(**overrides)  # type: ignore[arg-type]

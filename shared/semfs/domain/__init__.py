@@ -1,0 +1,1 @@
+"""Plain domain code shared by every backend: models, errors, ids, chunking, ranking, tags."""

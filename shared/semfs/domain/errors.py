@@ -1,0 +1,85 @@
+"""The error taxonomy. Class names are the Step Functions contract (DESIGN §7, STYLE 6).
+
+The ASL's ``ErrorEquals`` matches the raised class name exactly, so a task boundary re-raises the
+family name (``RetryableError`` / ``PermanentError``) and keeps the leaf and outcome in the message.
+Code never branches on message text: it reads ``.outcome``.
+"""
+
+from __future__ import annotations
+
+from semfs.domain.outcomes import Outcome
+
+
+class SemfsError(Exception):
+    """Base of every error semfs raises on purpose."""
+
+    outcome: Outcome = Outcome.FAILED_INTERNAL
+
+    def __init__(self, reason: str, *, outcome: Outcome | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        if outcome is not None:
+            self.outcome = outcome
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors cross the extraction subprocess boundary; keep the outcome through pickling.
+        return (_rebuild, (type(self), self.reason, self.outcome))
+
+
+def _rebuild(cls: type[SemfsError], reason: str, outcome: Outcome) -> SemfsError:
+    return cls(reason, outcome=outcome)
+
+
+class RetryableError(SemfsError):
+    """Transient: the same call may succeed later (throttling, a timeout talking to a service)."""
+
+
+class PermanentError(SemfsError):
+    """Retrying cannot help: the input or configuration is the problem. Ends the file with ``outcome``."""
+
+
+class FileRejected(PermanentError):
+    """The input is refused before or while parsing (too large, bomb, wrong type, …)."""
+
+
+class FileSkipped(PermanentError):
+    """Nothing to index, and that is not a failure (empty, encrypted, unsupported, duplicate)."""
+
+
+class ParseFailed(PermanentError):
+    outcome = Outcome.FAILED_PARSE
+
+
+class EmbeddingUnavailable(RetryableError):
+    """The embedder cannot answer now; search degrades to keyword-only."""
+
+    outcome = Outcome.FAILED_EMBED
+
+
+class EnrichmentFailed(RetryableError):
+    outcome = Outcome.FAILED_LLM
+
+
+class IndexUnavailable(RetryableError):
+    outcome = Outcome.FAILED_INDEX
+
+
+class NotFound(SemfsError):
+    """No such record in this tenant (another tenant's file is also NotFound, never Forbidden)."""
+
+
+class Conflict(SemfsError):
+    """A conditional write lost (the record exists, or a newer version is already latest)."""
+
+
+class InvalidRequest(SemfsError):
+    """A caller's request is malformed (bad filter, unknown mode)."""
+
+
+def family_name(error: BaseException) -> str:
+    """The name the state machine matches: the family, never the leaf."""
+    if isinstance(error, RetryableError):
+        return "RetryableError"
+    if isinstance(error, PermanentError):
+        return "PermanentError"
+    return type(error).__name__

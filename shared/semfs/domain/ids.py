@@ -1,0 +1,55 @@
+"""Deterministic identifiers: the same identity always yields the same id (idempotency)."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+
+_SEP = "\x1f"
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256(_SEP.join(parts).encode("utf-8")).hexdigest()
+
+
+def file_id_for(tenant_id: str, source_type: str, source_key: str, sha256: str) -> str:
+    """``file_id`` from the identity (tenant, source, where it came from, content hash)."""
+    return "f_" + _digest("file", tenant_id, source_type, source_key, sha256)[:24]
+
+
+def lineage_id_for(file_id: str) -> str:
+    """A lineage is named after its first version."""
+    return "l_" + file_id.removeprefix("f_")
+
+
+def chunk_id(file_id: str, n: int) -> str:
+    return f"{file_id}:{n}"
+
+
+def card_id(file_id: str) -> str:
+    """The file card (title + summary + tags) sorts after every chunk id of the file."""
+    return f"{file_id}:card"
+
+
+def execution_name(tenant_id: str, file_id: str) -> str:
+    """Step Functions execution names are ≤ 80 chars of [A-Za-z0-9-_]."""
+    return "pf-" + _digest("exec", tenant_id, file_id)[:40]
+
+
+def thread_id_for(tenant_id: str, subject: str) -> str:
+    """A thread named by its normalised subject within a tenant (mail threads refine this)."""
+    return "t_" + _digest("thread", tenant_id, " ".join(subject.casefold().split()))[:20]
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def normalise_filename(name: str) -> str:
+    """The filename as versions of one document share it: NFKC, case-folded, trimmed.
+
+    ``Contract v2 (final).docx`` and ``contract.docx`` are different names on purpose; only
+    cosmetic differences are folded.
+    """
+    base = unicodedata.normalize("NFKC", name).strip().casefold()
+    return " ".join(base.split())

@@ -1,0 +1,240 @@
+"""Typed records: the file record (source of truth), extracted documents, chunks, search I/O."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semfs.domain.outcomes import Outcome, Status
+
+SourceType = Literal["upload", "email_attachment", "agent_generated"]
+SearchMode = Literal["hybrid", "keyword", "semantic"]
+Extraction = Literal["text_layer", "ocr", "mixed"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Location(Frozen):
+    """Where in a file a piece of text sits. Only the fields that apply are set."""
+
+    page: int | None = None
+    sheet: str | None = None
+    row_start: int | None = None
+    row_end: int | None = None
+    slide: int | None = None
+    paragraph: int | None = None
+    section: str | None = None
+
+    def label(self) -> str:
+        parts: list[str] = []
+        if self.page is not None:
+            parts.append(f"page {self.page}")
+        if self.sheet is not None:
+            rows = ""
+            if self.row_start is not None:
+                rows = f" rows {self.row_start}-{self.row_end or self.row_start}"
+            parts.append(f"sheet {self.sheet}{rows}")
+        if self.sheet is None and self.row_start is not None:
+            parts.append(f"rows {self.row_start}-{self.row_end or self.row_start}")
+        if self.slide is not None:
+            parts.append(f"slide {self.slide}")
+        if self.section:
+            parts.append(f"§ {self.section}")
+        if self.paragraph is not None and not parts:
+            parts.append(f"paragraph {self.paragraph}")
+        return ", ".join(parts) or "document"
+
+
+BlockKind = Literal["heading", "paragraph", "table", "notes", "code"]
+
+
+class Block(Frozen):
+    """One structural unit of an extracted document."""
+
+    kind: BlockKind = "paragraph"
+    text: str
+    location: Location = Location()
+    level: int = 0  # heading level, 1 = top
+
+
+class ExtractedDocument(Frozen):
+    """What an extractor returns: ordered blocks plus metadata. Stored as a blob, never in state."""
+
+    blocks: list[Block]
+    title: str | None = None
+    pages: int | None = None
+    extraction: Extraction = "text_layer"
+    truncated: bool = False
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks)
+
+
+class Chunk(Frozen):
+    n: int
+    text: str
+    location: Location
+    tokens: int
+
+
+class Enrichment(Frozen):
+    title: str
+    summary: str
+    auto_tags: list[str]
+    fallback: bool = False
+
+
+class StageTiming(Frozen):
+    stage: str
+    ms: float
+
+
+class FileRecord(Frozen):
+    """The source of truth for one version of one file (DESIGN §3)."""
+
+    # identity
+    file_id: str
+    tenant_id: str
+    lineage_id: str
+    version: int = 1
+    previous_version_id: str | None = None
+    is_latest: bool = True
+    sha256: str
+    blob_key: str
+    filename: str
+    normalised_name: str
+    mime_type: str = "application/octet-stream"
+    size_bytes: int
+    # provenance
+    source_type: SourceType = "upload"
+    source_key: str = ""
+    source_message_id: str | None = None
+    uploaded_by: str | None = None
+    upload_context: str | None = None
+    contact_ids: list[str] = Field(default_factory=list)
+    thread_id: str | None = None
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    # meaning
+    title: str | None = None
+    summary: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    auto_tags: list[str] = Field(default_factory=list)
+    change_summary: str | None = None
+    # processing
+    status: Status = Status.RECEIVED
+    outcome: Outcome | None = None
+    error: str | None = None
+    duplicate_of: str | None = None
+    timings: list[StageTiming] = Field(default_factory=list)
+    text_key: str | None = None
+    chunks_key: str | None = None
+    pages: int | None = None
+    extraction: Extraction | None = None
+    chunk_count: int = 0
+    # embeddings
+    embedding_model: str | None = None
+    embedding_dim: int | None = None
+    embedded_at: datetime | None = None
+    # time
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    deleted_at: datetime | None = None
+
+    def evolve(self, **changes: Any) -> FileRecord:
+        """A copy with ``changes`` applied and ``updated_at`` bumped (validated)."""
+        data = self.model_dump()
+        data.update(changes)
+        data["updated_at"] = utcnow()
+        return FileRecord.model_validate(data)
+
+    @property
+    def all_tags(self) -> list[str]:
+        return list(dict.fromkeys([*self.tags, *self.auto_tags]))
+
+
+class IndexDoc(Frozen):
+    """One index document: a chunk, or the file card (DESIGN §3)."""
+
+    chunk_id: str
+    kind: Literal["chunk", "card"] = "chunk"
+    file_id: str
+    lineage_id: str
+    tenant_id: str
+    version: int
+    is_latest: bool
+    contact_ids: list[str] = Field(default_factory=list)
+    thread_id: str | None = None
+    source_type: str
+    tags: list[str] = Field(default_factory=list)
+    mime_type: str
+    filename: str
+    title: str
+    text: str
+    location: Location = Location()
+    embedding: list[float] | None = None
+    embedding_model: str | None = None
+    created_at: datetime
+
+
+class SearchFilters(Frozen):
+    tags: list[str] = Field(default_factory=list)
+    source_type: SourceType | None = None
+    contact_id: str | None = None
+    thread_id: str | None = None
+    mime_type: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    include_history: bool = False
+    file_ids: list[str] = Field(default_factory=list)
+
+
+class SearchRequest(Frozen):
+    query: str = Field(min_length=1, max_length=2000)
+    limit: int = Field(default=10, ge=1, le=100)
+    mode: SearchMode = "hybrid"
+    filters: SearchFilters = SearchFilters()
+
+
+class IndexHit(Frozen):
+    """One leg's hit: a chunk and its leg score (higher is better)."""
+
+    chunk_id: str
+    file_id: str
+    score: float
+
+
+class Snippet(Frozen):
+    chunk_id: str
+    text: str
+    location: Location
+    highlights: list[tuple[int, int]] = Field(default_factory=list)
+
+
+class SearchResultItem(Frozen):
+    file_id: str
+    filename: str
+    title: str | None
+    summary: str | None
+    score: float
+    version: int
+    is_latest: bool
+    tags: list[str]
+    source_type: str
+    mime_type: str
+    snippets: list[Snippet]
+
+
+class SearchResponse(Frozen):
+    results: list[SearchResultItem]
+    degraded: bool = False
+    mode: SearchMode

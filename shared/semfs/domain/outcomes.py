@@ -1,0 +1,60 @@
+"""Outcome codes and processing statuses (DESIGN §7). Every file ends in exactly one outcome."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    RECEIVED = "received"
+    EXTRACTING = "extracting"
+    OCR = "ocr"
+    ENRICHING = "enriching"
+    EMBEDDING = "embedding"
+    INDEXING = "indexing"
+    INDEXED = "indexed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    DELETED = "deleted"
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL_STATUSES
+
+
+TERMINAL_STATUSES = frozenset({Status.INDEXED, Status.FAILED, Status.SKIPPED, Status.DELETED})
+
+
+class Outcome(StrEnum):
+    OK = "OK"
+    OK_PARTIAL = "OK_PARTIAL"
+    OK_ENRICH_FALLBACK = "OK_ENRICH_FALLBACK"
+    SKIPPED_EMPTY = "SKIPPED_EMPTY"
+    SKIPPED_NO_TEXT = "SKIPPED_NO_TEXT"
+    SKIPPED_UNSUPPORTED_TYPE = "SKIPPED_UNSUPPORTED_TYPE"
+    SKIPPED_ENCRYPTED = "SKIPPED_ENCRYPTED"
+    SKIPPED_DUPLICATE = "SKIPPED_DUPLICATE"
+    SKIPPED_EMAIL_VERDICT = "SKIPPED_EMAIL_VERDICT"
+    REJECTED_TOO_LARGE = "REJECTED_TOO_LARGE"
+    REJECTED_TYPE_MISMATCH = "REJECTED_TYPE_MISMATCH"
+    REJECTED_ARCHIVE_BOMB = "REJECTED_ARCHIVE_BOMB"
+    REJECTED_UNSAFE_NAME = "REJECTED_UNSAFE_NAME"
+    REJECTED_XML_ENTITY = "REJECTED_XML_ENTITY"
+    REJECTED_IMAGE_PIXELS = "REJECTED_IMAGE_PIXELS"
+    FAILED_PARSE = "FAILED_PARSE"
+    FAILED_TIMEOUT = "FAILED_TIMEOUT"
+    FAILED_MEMORY = "FAILED_MEMORY"
+    FAILED_OCR = "FAILED_OCR"
+    FAILED_LLM = "FAILED_LLM"
+    FAILED_EMBED = "FAILED_EMBED"
+    FAILED_INDEX = "FAILED_INDEX"
+    FAILED_INTERNAL = "FAILED_INTERNAL"
+
+    @property
+    def final_status(self) -> Status:
+        """The terminal status a file with this outcome ends in."""
+        if self.value.startswith("OK"):
+            return Status.INDEXED
+        if self.value.startswith(("SKIPPED", "REJECTED")):
+            return Status.SKIPPED
+        return Status.FAILED

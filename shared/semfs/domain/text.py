@@ -1,0 +1,69 @@
+"""Small, pure text helpers shared by chunking, enrichment and snippets."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+WORD_RE = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
+_WS = re.compile(r"[ \t\f\v\u00a0]+")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't
+    down during each etc few for from further had hadn't has hasn't have haven't having he her here hers
+    herself him himself his how however i if in into is isn't it it's its itself just let's may me might
+    more most must mustn't my myself no nor not of off on once only or other ought our ours ourselves out
+    over own per same shall she should shouldn't so some such than that that's the their theirs them
+    themselves then there there's these they this those through to too under until up upon us very via was
+    wasn't we were weren't what when where which while who whom why will with within without won't would
+    wouldn't you your yours yourself yourselves new one two three page section document file please
+    regards dear hi hello thanks thank see use used using get got""".split()
+)
+
+
+def normalise(text: str) -> str:
+    """NFKC, unify whitespace inside lines, drop control characters, collapse blank-line runs."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    lines = [_WS.sub(" ", line).strip() for line in text.splitlines()]
+    out: list[str] = []
+    blank = 0
+    for line in lines:
+        if line:
+            blank = 0
+            out.append(line)
+        else:
+            blank += 1
+            if blank == 1 and out:
+                out.append("")
+    return "\n".join(out).strip()
+
+
+def words(text: str) -> list[str]:
+    return WORD_RE.findall(text)
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences; line breaks inside a paragraph are joined first."""
+    flat = " ".join(text.split())
+    return [s.strip() for s in _SENTENCE_END.split(flat) if s.strip()]
+
+
+def estimate_tokens(text: str) -> int:
+    """Word-piece tokens, estimated: ~1.3 per word plus punctuation, never below the word count.
+
+    Chunking must stay pure and fast, so it estimates rather than running the model's tokenizer;
+    the chunk size leaves headroom under the model's 256-token window.
+    """
+    n_words = len(WORD_RE.findall(text))
+    n_punct = sum(1 for ch in text if not ch.isalnum() and not ch.isspace())
+    return int(n_words * 1.3 + n_punct * 0.5) + 1
+
+
+def query_terms(query: str) -> list[str]:
+    """Lower-cased query words without stopwords (falls back to all words if only stopwords)."""
+    ws = [w.lower() for w in words(query)]
+    kept = [w for w in ws if w not in STOPWORDS and len(w) > 1]
+    return list(dict.fromkeys(kept or ws))

@@ -1,0 +1,1 @@
+"""Bytes → ``ExtractedDocument``, by format. Runs inside a bounded subprocess (see ``runner``)."""

@@ -1,0 +1,90 @@
+"""Choose the parser for a file and run it. This function is what the bounded subprocess executes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, PermanentError, SemfsError
+from semfs.domain.models import ExtractedDocument
+from semfs.domain.outcomes import Outcome
+from semfs.extractors.guard import ArchiveLimits, check_ooxml
+from semfs.extractors.sniff import sniff
+
+
+@dataclass(frozen=True)
+class ExtractLimits:
+    max_chars: int = 2_000_000
+    archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+    max_image_pixels: int = 80_000_000
+
+
+@dataclass(frozen=True)
+class ExtractOutput:
+    mime_type: str
+    kind: str
+    document: ExtractedDocument
+    ocr_pages: list[int]  # 1-based pages (or [1] for an image) that have no text layer
+
+
+def check_image(data: bytes, max_pixels: int) -> int:
+    """Declared frame count of an image, after checking its declared size (never decoding pixels)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(__import__("io").BytesIO(data)) as img:
+            width, height = img.size
+            if width * height > max_pixels:
+                raise FileRejected(f"image declares {width}x{height} pixels (limit {max_pixels})",
+                                   outcome=Outcome.REJECTED_IMAGE_PIXELS)
+            return int(getattr(img, "n_frames", 1))
+    except Image.DecompressionBombError as e:
+        raise FileRejected("image declares too many pixels", outcome=Outcome.REJECTED_IMAGE_PIXELS) from e
+    except (UnidentifiedImageError, OSError, SyntaxError) as e:
+        raise ParseFailed(f"the image cannot be read: {type(e).__name__}") from e
+
+
+def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
+    """Sniff, guard and parse. Raises a ``SemfsError`` leaf with its outcome for every bad input."""
+    if not data:
+        raise FileSkipped("the file is empty (0 bytes)", outcome=Outcome.SKIPPED_EMPTY)
+    kind = sniff(data, filename)
+    try:
+        return _extract(kind.kind, kind.mime, data, filename, limits)
+    except SemfsError:
+        raise
+    except MemoryError as e:
+        raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+    except RecursionError as e:
+        raise ParseFailed(f"the {kind.kind} structure is nested too deeply") from e
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, OSError, EOFError) as e:
+        # Parsers surface malformed input as these; the type name is enough to diagnose it.
+        raise ParseFailed(f"the {kind.kind} cannot be parsed: {type(e).__name__}") from e
+
+
+def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
+    from semfs.extractors import office, pdf, text
+
+    ocr: list[int] = []
+    match kind:
+        case "pdf":
+            doc, ocr = pdf.extract_pdf(data, limits.max_chars)
+        case "docx" | "xlsx" | "pptx":
+            check_ooxml(data, limits.archive)
+            fn = {"docx": office.extract_docx, "xlsx": office.extract_xlsx, "pptx": office.extract_pptx}[kind]
+            doc = fn(data, limits.max_chars)
+        case "image":
+            frames = check_image(data, limits.max_image_pixels)
+            doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
+            ocr = list(range(1, frames + 1))
+        case _:
+            doc = text.extract_text_kind(kind, data, filename)
+            total = 0
+            kept = []
+            for block in doc.blocks:
+                if total + len(block.text) > limits.max_chars:
+                    doc = doc.model_copy(update={"truncated": True})
+                    break
+                total += len(block.text)
+                kept.append(block)
+            doc = doc.model_copy(update={"blocks": kept})
+    return ExtractOutput(mime_type=mime, kind=kind, document=doc, ocr_pages=ocr)

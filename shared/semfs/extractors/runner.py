@@ -1,0 +1,86 @@
+"""Runs ``extract_file`` in a bounded worker process (DESIGN §7).
+
+A pebble process pool (one worker, recycled every ``max_tasks`` files) started from a forkserver,
+so the worker never inherits the parent's model or threads. The worker's address space is capped
+with ``resource.RLIMIT_AS``; a parse that outlives ``timeout_s`` has its worker killed. Either way
+the file ends with an outcome code, and the parent process is unharmed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import threading
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from semfs.domain.errors import ParseFailed, PermanentError, SemfsError
+from semfs.domain.outcomes import Outcome
+from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file
+
+
+def _limit_memory(max_bytes: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
+
+
+class SubprocessExtractor:
+    """Extraction with wall-clock and memory bounds. The pool starts on first use."""
+
+    def __init__(self, limits: ExtractLimits, timeout_s: float, memory_mb: int, max_tasks: int = 200) -> None:
+        self._limits = limits
+        self._timeout = timeout_s
+        self._memory = memory_mb * 1024 * 1024
+        self._max_tasks = max_tasks
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def _get_pool(self) -> Any:
+        with self._lock:
+            if self._pool is None or not self._pool.active:
+                from pebble import ProcessPool
+
+                self._pool = ProcessPool(
+                    max_workers=1,
+                    max_tasks=self._max_tasks,
+                    initializer=_limit_memory,
+                    initargs=(self._memory,),
+                    context=multiprocessing.get_context("forkserver"),
+                )
+            return self._pool
+
+    def extract(self, data: bytes, filename: str) -> ExtractOutput:
+        from pebble import ProcessExpired
+
+        future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
+        try:
+            return future.result()  # type: ignore[no-any-return]
+        except SemfsError:
+            raise
+        except FutureTimeout as e:
+            raise PermanentError(f"parsing took longer than {self._timeout:.0f}s", outcome=Outcome.FAILED_TIMEOUT) from e
+        except ProcessExpired as e:
+            if e.exitcode in (-9, 137):
+                raise PermanentError("the parser was killed (memory)", outcome=Outcome.FAILED_MEMORY) from e
+            raise ParseFailed(f"the parser crashed (exit code {e.exitcode})") from e
+        except MemoryError as e:
+            raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool.join(timeout=5)
+                self._pool = None
+
+
+class InProcessExtractor:
+    """Extraction in the calling process: for Lambda, whose own timeout and memory bound it."""
+
+    def __init__(self, limits: ExtractLimits) -> None:
+        self._limits = limits
+
+    def extract(self, data: bytes, filename: str) -> ExtractOutput:
+        return extract_file(data, filename, self._limits)
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,125 @@
+"""What a file really is: magic bytes first, the extension second, and a mismatch is a rejection."""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import PurePosixPath
+
+from semfs.domain.errors import FileRejected, FileSkipped
+from semfs.domain.outcomes import Outcome
+
+TEXT_KINDS = {
+    ".txt": ("text", "text/plain"), ".text": ("text", "text/plain"), ".log": ("text", "text/plain"),
+    ".md": ("markdown", "text/markdown"), ".markdown": ("markdown", "text/markdown"),
+    ".rst": ("markdown", "text/x-rst"),
+    ".json": ("json", "application/json"), ".jsonl": ("text", "application/jsonl"),
+    ".yaml": ("yaml", "application/yaml"), ".yml": ("yaml", "application/yaml"),
+    ".xml": ("xml", "application/xml"),
+    ".csv": ("csv", "text/csv"), ".tsv": ("tsv", "text/tab-separated-values"),
+    ".html": ("html", "text/html"), ".htm": ("html", "text/html"), ".xhtml": ("html", "application/xhtml+xml"),
+}
+CODE_EXTS = {
+    ".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".go", ".rs", ".c", ".h", ".cpp", ".hpp", ".cs", ".rb",
+    ".php", ".sh", ".bash", ".sql", ".kt", ".swift", ".scala", ".r", ".m", ".toml", ".ini", ".cfg", ".css",
+    ".scss", ".lua", ".pl", ".tf", ".proto", ".graphql", ".dockerfile", ".makefile",
+}
+OOXML = {
+    ".docx": ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "word/"),
+    ".xlsx": ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xl/"),
+    ".pptx": ("pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", "ppt/"),
+}
+IMAGES = {
+    b"\x89PNG\r\n\x1a\n": ("png", "image/png"),
+    b"\xff\xd8\xff": ("jpeg", "image/jpeg"),
+    b"II*\x00": ("tiff", "image/tiff"),
+    b"MM\x00*": ("tiff", "image/tiff"),
+    b"GIF87a": ("gif", "image/gif"),
+    b"GIF89a": ("gif", "image/gif"),
+}
+IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif"}
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+@dataclass(frozen=True)
+class FileKind:
+    kind: str  # text|markdown|code|json|yaml|xml|csv|tsv|html|pdf|docx|xlsx|pptx|image
+    mime: str
+
+
+def _image_magic(head: bytes) -> FileKind | None:
+    for magic, (_, mime) in IMAGES.items():
+        if head.startswith(magic):
+            return FileKind("image", mime)
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return FileKind("image", "image/webp")
+    return None
+
+
+def looks_binary(data: bytes) -> bool:
+    head = data[:8192]
+    if b"\x00" in head:
+        # UTF-16 text has NULs; only a BOM lets it through.
+        return not head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    return False
+
+
+def sniff(data: bytes, filename: str) -> FileKind:
+    """Classify ``data``. Raises ``FileRejected(REJECTED_TYPE_MISMATCH)`` when the extension claims a
+    format the bytes are not, ``FileSkipped`` for formats semfs does not read."""
+    ext = PurePosixPath(filename.lower()).suffix
+    head = data[:64]
+    is_pdf = b"%PDF-" in data[:1024]
+    is_zip = head.startswith(b"PK\x03\x04")
+    image = _image_magic(head)
+
+    if ext == ".pdf" and not is_pdf:
+        raise FileRejected("the .pdf extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
+    if ext in OOXML:
+        kind, mime, _ = OOXML[ext]
+        if is_zip:
+            return FileKind(kind, mime)  # the archive guard checks the package before it is opened
+        if data.startswith(OLE_MAGIC):
+            # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
+            if b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e" in data:
+                raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
+        raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
+    if ext in IMAGE_EXTS and image is None:
+        raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
+
+    if is_pdf:
+        return FileKind("pdf", "application/pdf")
+    if image is not None:
+        return image
+    if is_zip:
+        return _sniff_zip(data)
+    if data.startswith(OLE_MAGIC):
+        raise FileSkipped("legacy binary Office formats (.doc/.xls/.ppt) are not supported",
+                          outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+    if looks_binary(data):
+        raise FileSkipped(f"unsupported binary format ({ext or 'no extension'})",
+                          outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+    if ext in TEXT_KINDS:
+        kind, mime = TEXT_KINDS[ext]
+        return FileKind(kind, mime)
+    if ext in CODE_EXTS or PurePosixPath(filename).name.lower() in {"dockerfile", "makefile"}:
+        return FileKind("code", "text/x-source")
+    stripped = data.lstrip()[:256].lower()
+    if stripped.startswith((b"<!doctype html", b"<html")):
+        return FileKind("html", "text/html")
+    if stripped.startswith(b"<?xml"):
+        return FileKind("xml", "application/xml")
+    return FileKind("text", "text/plain")
+
+
+def _sniff_zip(data: bytes) -> FileKind:
+    """A zip without an OOXML extension: recognise the package by its parts, else unsupported."""
+    try:
+        names = set(zipfile.ZipFile(BytesIO(data)).namelist()[:2000])
+    except zipfile.BadZipFile:
+        raise FileSkipped("unsupported archive", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE) from None
+    for kind, mime, prefix in OOXML.values():
+        if "[Content_Types].xml" in names and any(n.startswith(prefix) for n in names):
+            return FileKind(kind, mime)
+    raise FileSkipped("zip archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)

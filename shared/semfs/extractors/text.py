@@ -1,0 +1,208 @@
+"""Plain text, Markdown, source code, JSON, YAML, XML, CSV/TSV and HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import PurePosixPath
+
+from semfs.domain.errors import FileRejected, ParseFailed
+from semfs.domain.models import Block, ExtractedDocument, Location
+from semfs.domain.outcomes import Outcome
+from semfs.domain.text import normalise
+
+ROWS_PER_BLOCK = 20
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 (with or without BOM), UTF-16 by BOM, else the best charset-normalizer guess."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[:2_000_000]).best()
+    if best is None:
+        return data.decode("latin-1")
+    return str(best)
+
+
+def _paragraph_blocks(text: str, kind: str = "paragraph") -> list[Block]:
+    blocks: list[Block] = []
+    for i, para in enumerate(p for p in re.split(r"\n\s*\n", text) if p.strip()):
+        blocks.append(Block(kind=kind, text=para.strip(), location=Location(paragraph=i + 1)))  # type: ignore[arg-type]
+    return blocks
+
+
+def extract_plain(text: str) -> ExtractedDocument:
+    return ExtractedDocument(blocks=_paragraph_blocks(normalise(text)))
+
+
+def extract_code(text: str) -> ExtractedDocument:
+    # Code keeps its line structure: only strip trailing spaces.
+    text = "\n".join(line.rstrip() for line in text.splitlines())
+    return ExtractedDocument(blocks=_paragraph_blocks(text, kind="code"))
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def extract_markdown(text: str) -> ExtractedDocument:
+    blocks: list[Block] = []
+    title: str | None = None
+    para: list[str] = []
+    n = 0
+    in_fence = False
+
+    def flush() -> None:
+        nonlocal n
+        if para and "".join(para).strip():
+            n += 1
+            blocks.append(Block(text="\n".join(para).strip(), location=Location(paragraph=n)))
+        para.clear()
+
+    for line in normalise(text).splitlines():
+        if line.startswith("```"):
+            in_fence = not in_fence
+        m = None if in_fence else _MD_HEADING.match(line)
+        if m:
+            flush()
+            level = len(m.group(1))
+            heading = m.group(2).strip()
+            if title is None and level == 1:
+                title = heading
+            blocks.append(Block(kind="heading", text=heading, level=level, location=Location(paragraph=n + 1)))
+        elif not line.strip() and not in_fence:
+            flush()
+        else:
+            para.append(line)
+    flush()
+    return ExtractedDocument(blocks=blocks, title=title)
+
+
+def extract_json(text: str) -> ExtractedDocument:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ParseFailed(f"invalid JSON at line {e.lineno}") from e
+    pretty = json.dumps(value, indent=1, ensure_ascii=False)
+    return ExtractedDocument(blocks=[Block(kind="code", text=pretty)])
+
+
+def extract_yaml(text: str) -> ExtractedDocument:
+    import yaml
+
+    try:
+        list(yaml.safe_load_all(text))
+    except yaml.YAMLError as e:
+        raise ParseFailed(f"invalid YAML: {type(e).__name__}") from e
+    return extract_code(text)
+
+
+def extract_xml(data: bytes) -> ExtractedDocument:
+    import defusedxml.ElementTree as DET  # noqa: N817
+    from defusedxml import DefusedXmlException
+    from xml.etree.ElementTree import ParseError
+
+    try:
+        root = DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException as e:
+        raise FileRejected("XML declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY) from e
+    except ParseError as e:
+        raise ParseFailed(f"invalid XML: {e}") from e
+    lines: list[str] = []
+    for el in root.iter():
+        tag = el.tag.split("}")[-1] if isinstance(el.tag, str) else ""
+        text = (el.text or "").strip()
+        if text:
+            lines.append(f"{tag}: {text}")
+    return ExtractedDocument(blocks=_paragraph_blocks("\n".join(lines)) if lines else [])
+
+
+def extract_table(text: str, delimiter: str) -> ExtractedDocument:
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as e:
+        raise ParseFailed(f"invalid delimited text: {e}") from e
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        return ExtractedDocument(blocks=[])
+    header = " | ".join(c.strip() for c in rows[0])
+    blocks: list[Block] = []
+    body = rows[1:] or rows
+    for i in range(0, len(body), ROWS_PER_BLOCK):
+        part = body[i : i + ROWS_PER_BLOCK]
+        lines = [header] + [" | ".join(c.strip() for c in r) for r in part]
+        first = i + 2 if rows[1:] else i + 1
+        blocks.append(Block(kind="table", text="\n".join(lines),
+                            location=Location(row_start=first, row_end=first + len(part) - 1)))
+    return ExtractedDocument(blocks=blocks)
+
+
+_HTML_BLOCKS = ["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "tr", "dt", "dd",
+                "figcaption", "caption"]
+
+
+def extract_html(text: str) -> ExtractedDocument:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(text, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]):
+        if tag.name == "head":
+            continue
+        tag.decompose()
+    title_tag = soup.find("title")
+    title = title_tag.get_text(" ", strip=True) if title_tag else None
+    blocks: list[Block] = []
+    n = 0
+    for el in soup.find_all(_HTML_BLOCKS):
+        if el.find_parent(_HTML_BLOCKS) is not None:
+            continue
+        sep = " | " if el.name == "tr" else " "
+        content = normalise(el.get_text(sep, strip=True))
+        if not content:
+            continue
+        n += 1
+        if el.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+            level = int(el.name[1])
+            title = title or (content if level == 1 else None)
+            blocks.append(Block(kind="heading", text=content, level=level, location=Location(paragraph=n)))
+        else:
+            kind = "code" if el.name == "pre" else ("table" if el.name == "tr" else "paragraph")
+            blocks.append(Block(kind=kind, text=content, location=Location(paragraph=n)))  # type: ignore[arg-type]
+    if not blocks:  # markup without block elements: fall back to all visible text
+        body = soup.body or soup
+        blocks = _paragraph_blocks(normalise(body.get_text("\n", strip=True)))
+    return ExtractedDocument(blocks=blocks, title=title)
+
+
+def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocument:
+    if kind == "xml":
+        return extract_xml(data)
+    text = decode(data)
+    match kind:
+        case "markdown":
+            return extract_markdown(text)
+        case "code":
+            return extract_code(text)
+        case "json":
+            return extract_json(text)
+        case "yaml":
+            return extract_yaml(text)
+        case "csv":
+            return extract_table(text, ",")
+        case "tsv":
+            return extract_table(text, "\t")
+        case "html":
+            return extract_html(text)
+        case _:
+            if PurePosixPath(filename).suffix.lower() == ".jsonl":
+                return extract_code(text)
+            return extract_plain(text)

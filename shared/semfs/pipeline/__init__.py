@@ -1,0 +1,1 @@
+"""The pipeline: register → ProcessFile (extract, ocr, enrich, embed, index, finalize) → search."""

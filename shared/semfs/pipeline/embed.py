@@ -1,0 +1,78 @@
+"""Embed: chunk the document (structure-aware) and embed the chunks plus the file card, in batches."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from semfs.config import Settings
+from semfs.domain.chunking import chunk_document
+from semfs.domain.models import Chunk, ExtractedDocument, FileRecord, utcnow
+from semfs.domain.outcomes import Status
+from semfs.pipeline.enrich import load_document
+from semfs.pipeline.stage import stage
+from semfs.pipeline.state import PipelineState, derived_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+    from semfs.ports import Embedder
+
+
+def make_chunks(doc: ExtractedDocument, settings: Settings) -> list[Chunk]:
+    return chunk_document(doc, settings.chunk_tokens, settings.chunk_overlap_tokens)
+
+
+def chunk_embedding_text(title: str | None, chunk: Chunk) -> str:
+    """What is embedded for a chunk: the file title and section as context, then the chunk text."""
+    head = " — ".join(x for x in (title, chunk.location.section) if x and x not in chunk.text[:200])
+    return f"{head}\n{chunk.text}" if head else chunk.text
+
+
+def card_text(record: FileRecord) -> str:
+    """The file card: what a file is about, so it is found by its title, summary and tags."""
+    tags = ", ".join(record.all_tags)
+    return "\n".join(x for x in (record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
+    rows: list[list[float]] = []
+    for i in range(0, len(texts), batch):
+        rows.extend(embedder.embed_documents(list(texts[i : i + batch])))
+    return np.asarray(rows, dtype=np.float32).reshape(len(texts), embedder.dim)
+
+
+def vectors_to_bytes(vectors: npt.NDArray[np.float32]) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, vectors, allow_pickle=False)
+    return buf.getvalue()
+
+
+def vectors_from_bytes(data: bytes) -> npt.NDArray[np.float32]:
+    return np.load(io.BytesIO(data), allow_pickle=False).astype(np.float32)  # type: ignore[no-any-return]
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    """Chunk, embed (chunks + card, last row is the card), store both as derived blobs."""
+    with stage("embed", state, c, Status.EMBEDDING) as record:
+        doc = load_document(c, record)
+        chunks = make_chunks(doc, c.settings)
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
+        c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
+        c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
+        c.repo.save(
+            c.repo.get(record.tenant_id, record.file_id).evolve(
+                chunks_key=chunks_key,
+                chunk_count=len(chunks),
+                embedding_model=c.embedder.model,
+                embedding_dim=c.embedder.dim,
+                embedded_at=utcnow(),
+            )
+        )
+    return state

@@ -1,0 +1,82 @@
+"""Enrich: title, summary, auto-tags (+ context tags), and the change summary against the previous version."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from semfs.domain.changes import change_summary
+from semfs.domain.errors import EnrichmentFailed, NotFound
+from semfs.domain.models import ExtractedDocument, FileRecord
+from semfs.domain.outcomes import Status
+from semfs.domain.tags import merge_tags
+from semfs.observability import get_logger
+from semfs.pipeline.stage import stage
+from semfs.pipeline.state import PipelineState
+from semfs.ports.enricher import EnrichInput
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+
+_MAIL_PROVIDERS = {"gmail", "googlemail", "outlook", "hotmail", "yahoo", "icloud", "proton", "protonmail", "gmx"}
+
+
+def load_document(c: Container, record: FileRecord) -> ExtractedDocument:
+    if record.text_key is None:
+        raise NotFound(f"file {record.file_id} has no extracted text")
+    return ExtractedDocument.model_validate_json(c.blobs.get(record.text_key))
+
+
+def contact_tag(contact: str) -> str:
+    """A context tag for a contact: its organisation for an address at a company domain, else its name."""
+    if "@" in contact:
+        domain = contact.rsplit("@", 1)[1].lower()
+        label = domain.split(".")[0]
+        return "" if label in _MAIL_PROVIDERS else label
+    return contact
+
+
+def context_tags(record: FileRecord) -> list[str]:
+    tags: list[str] = []
+    subject = record.provenance.get("thread_subject")
+    if isinstance(subject, str) and subject.strip():
+        tags.append(subject)
+    for contact in record.provenance.get("contacts", []) or []:
+        if isinstance(contact, dict):
+            org = contact.get("organisation") or contact_tag(str(contact.get("name") or contact.get("email") or ""))
+            tags.append(str(org))
+        else:
+            tags.append(contact_tag(str(contact)))
+    return merge_tags(tags)
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
+    fallback = False
+    with stage("enrich", state, c, Status.ENRICHING) as record:
+        doc = load_document(c, record)
+        item = EnrichInput(document=doc, filename=record.filename)
+        try:
+            enrichment = c.enricher.enrich(item)
+        except EnrichmentFailed as e:
+            log.warning("enricher failed; extractive fallback", file_id=record.file_id, error=type(e).__name__)
+            enrichment = c.fallback_enricher.enrich(item)
+            fallback = True
+        changes = None
+        if record.previous_version_id:
+            try:
+                previous = c.repo.get(record.tenant_id, record.previous_version_id)
+                changes = change_summary(load_document(c, previous).text, doc.text)
+            except NotFound:
+                changes = None
+        auto_tags = merge_tags(context_tags(record), enrichment.auto_tags)
+        c.repo.save(
+            c.repo.get(record.tenant_id, record.file_id).evolve(
+                title=enrichment.title,
+                summary=enrichment.summary,
+                auto_tags=auto_tags[:12],
+                change_summary=changes,
+            )
+        )
+    return state.model_copy(update={"enrich_fallback": fallback or state.enrich_fallback})

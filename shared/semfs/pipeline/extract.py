@@ -1,0 +1,38 @@
+"""Extract: original bytes → ``ExtractedDocument`` blob (bounded subprocess), or an outcome code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from semfs.domain.errors import FileSkipped
+from semfs.domain.outcomes import Outcome, Status
+from semfs.pipeline.stage import stage
+from semfs.pipeline.state import PipelineState, derived_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    """Extract the file's text and structure; decide whether OCR is needed."""
+    with stage("extract", state, c, Status.EXTRACTING) as record:
+        data = c.blobs.get(record.blob_key)
+        out = c.extractor.extract(data, record.filename)
+        doc = out.document
+        ocr_pages = out.ocr_pages if c.ocr is not None else []
+        partial = doc.truncated
+        if out.ocr_pages and c.ocr is None:
+            if not doc.blocks:
+                reason = "no text layer, and OCR is not enabled" if out.kind != "image" else "image, and OCR is not enabled"
+                raise FileSkipped(reason, outcome=Outcome.SKIPPED_NO_TEXT)
+            partial = True  # some pages had no text layer and were not OCR'd
+        if not doc.blocks and not ocr_pages:
+            raise FileSkipped("no text found in the file", outcome=Outcome.SKIPPED_NO_TEXT)
+        text_key = derived_key(record.tenant_id, record.file_id, "document.json")
+        c.blobs.put(text_key, doc.model_dump_json().encode("utf-8"))
+        c.repo.save(
+            c.repo.get(record.tenant_id, record.file_id).evolve(
+                mime_type=out.mime_type, pages=doc.pages, text_key=text_key, extraction=doc.extraction,
+            )
+        )
+    return state.model_copy(update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial})

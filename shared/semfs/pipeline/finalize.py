@@ -1,0 +1,49 @@
+"""Finalize (success) and MarkFailed (every caught error): the file's one outcome, then an event."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from semfs.domain.outcomes import Outcome, Status
+from semfs.observability import get_logger
+from semfs.pipeline.stage import stage
+from semfs.pipeline.state import PipelineState
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    with stage("finalize", state, c, None):
+        record = c.repo.get(state.tenant_id, state.file_id)
+        outcome = Outcome.OK
+        if state.partial:
+            outcome = Outcome.OK_PARTIAL
+        elif state.enrich_fallback:
+            outcome = Outcome.OK_ENRICH_FALLBACK
+        record = record.evolve(status=Status.INDEXED, outcome=outcome, error=None)
+        c.repo.save(record)
+    c.events.publish("FileIndexed", {"tenant_id": record.tenant_id, "file_id": record.file_id,
+                                     "lineage_id": record.lineage_id, "version": record.version,
+                                     "outcome": outcome.value})
+    log.info("file indexed", file_id=record.file_id, outcome=outcome.value, chunks=record.chunk_count)
+    return state
+
+
+def mark_failed(state: PipelineState, c: Container) -> PipelineState:
+    """The catch target: end the file with the outcome its failing stage recorded (else
+    ``FAILED_INTERNAL``) and make sure nothing of it stays in the index."""
+    record = c.repo.get(state.tenant_id, state.file_id)
+    outcome = record.outcome if record.outcome and not record.outcome.value.startswith("OK") else None
+    if outcome is None:
+        outcome = Outcome.FAILED_INTERNAL
+    error = record.error or f"unhandled error: {(state.error or {}).get('Error', 'unknown')}"
+    c.index.delete_file(record.tenant_id, record.file_id)
+    c.repo.save(record.evolve(status=outcome.final_status, outcome=outcome, error=error, is_latest=False
+                              if record.version > 1 else record.is_latest))
+    detail = "FileSkipped" if outcome.final_status is Status.SKIPPED else "FileFailed"
+    c.events.publish(detail, {"tenant_id": record.tenant_id, "file_id": record.file_id, "outcome": outcome.value})
+    log.info("file not indexed", file_id=record.file_id, outcome=outcome.value)
+    return state.model_copy(update={"outcome": outcome.value})

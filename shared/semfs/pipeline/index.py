@@ -1,0 +1,66 @@
+"""Index: replace this file's documents in the index (delete-then-upsert by file id), then settle
+which version of the lineage is latest — in the records first, then in the index."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from semfs.domain.ids import card_id, chunk_id
+from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location
+from semfs.domain.outcomes import Status
+from semfs.pipeline.embed import card_text, vectors_from_bytes
+from semfs.pipeline.stage import stage
+from semfs.pipeline.state import PipelineState, derived_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+
+def build_docs(
+    record: FileRecord, chunks: list[Chunk], vectors: npt.NDArray[np.float32], model: str | None, is_latest: bool
+) -> list[IndexDoc]:
+    """Index documents for one file: one per chunk plus the file card (the last vector row)."""
+    common = {
+        "file_id": record.file_id, "lineage_id": record.lineage_id, "tenant_id": record.tenant_id,
+        "version": record.version, "is_latest": is_latest, "contact_ids": record.contact_ids,
+        "thread_id": record.thread_id, "source_type": record.source_type, "tags": record.all_tags,
+        "mime_type": record.mime_type, "filename": record.filename, "title": record.title or record.filename,
+        "embedding_model": model, "created_at": record.created_at,
+    }
+    docs = [
+        IndexDoc(chunk_id=chunk_id(record.file_id, ch.n), kind="chunk", text=ch.text, location=ch.location,
+                 embedding=vectors[i].tolist(), **common)  # type: ignore[arg-type]
+        for i, ch in enumerate(chunks)
+    ]
+    docs.append(
+        IndexDoc(chunk_id=card_id(record.file_id), kind="card", text=card_text(record), location=Location(),
+                 embedding=vectors[len(chunks)].tolist(), **common)  # type: ignore[arg-type]
+    )
+    return docs
+
+
+def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDArray[np.float32]]:
+    assert record.chunks_key is not None
+    chunks = [Chunk.model_validate(x) for x in json.loads(c.blobs.get(record.chunks_key))]
+    vectors = vectors_from_bytes(c.blobs.get(derived_key(record.tenant_id, record.file_id, "vectors.npy")))
+    return chunks, vectors
+
+
+def settle_latest(c: Container, record: FileRecord) -> None:
+    """Make ``record`` latest unless a newer version already is; mirror the records into the index."""
+    c.repo.set_latest(record.tenant_id, record.lineage_id, record.file_id)
+    latest = next((v for v in c.repo.lineage(record.tenant_id, record.lineage_id) if v.is_latest), None)
+    c.index.set_latest(record.tenant_id, record.lineage_id, latest.file_id if latest else None)
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    with stage("index", state, c, Status.INDEXING) as record:
+        chunks, vectors = load_chunks(c, record)
+        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=False)
+        c.index.replace_file(record.tenant_id, record.file_id, docs)
+        settle_latest(c, record)
+    return state

@@ -1,0 +1,39 @@
+"""Ingest: register a file and run ProcessFile for it; resume what a crash left unfinished."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from semfs.domain.ids import execution_name
+from semfs.domain.models import FileRecord
+from semfs.pipeline.register import Provenance, Registered, register
+from semfs.pipeline.state import PipelineState
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+
+def process(c: Container, record: FileRecord) -> FileRecord:
+    """Start (locally: run) the state machine for a registered, unfinished file."""
+    state = PipelineState(tenant_id=record.tenant_id, file_id=record.file_id)
+    c.starter.start(execution_name(record.tenant_id, record.file_id), state.model_dump(mode="json"))
+    return c.repo.get(record.tenant_id, record.file_id)
+
+
+def ingest_bytes(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance | None = None) -> Registered:
+    """Register and process one file. A file registered before and already finished is a no-op;
+    one left unfinished (a crash) is processed again — every stage is idempotent."""
+    reg = register(c, tenant_id, data, filename, prov or Provenance())
+    if reg.record.status.terminal:
+        return reg
+    return Registered(process(c, reg.record), created=reg.created)
+
+
+def ingest_path(c: Container, tenant_id: str, path: Path, prov: Provenance | None = None) -> Registered:
+    return ingest_bytes(c, tenant_id, path.read_bytes(), path.name, prov)
+
+
+def resume(c: Container) -> list[FileRecord]:
+    """Finish every file left in a non-terminal status (all tenants)."""
+    return [process(c, record) for record in c.repo.unfinished()]

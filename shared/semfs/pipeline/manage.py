@@ -1,0 +1,102 @@
+"""Maintenance of stored files: manual tags, deletion, rebuilding the index from records + blobs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from semfs.domain.errors import InvalidRequest
+from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.outcomes import Outcome, Status
+from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
+from semfs.pipeline.index import build_docs, load_chunks, settle_latest
+from semfs.ports.repository import RecordQuery
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+
+def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:
+    after: str | None = None
+    while True:
+        page = c.repo.query(RecordQuery(tenant_id=tenant_id, statuses=statuses, limit=500, after=after))
+        yield from page
+        if len(page) < 500:
+            return
+        after = page[-1].file_id
+
+
+def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
+    """(Re)write one indexed record's documents from its stored chunks and vectors. Re-embeds when
+    the stored vectors are from another model (or only the card, when asked)."""
+    chunks, vectors = load_chunks(c, record)
+    model = record.embedding_model
+    if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        model = c.embedder.model
+        record = record.evolve(embedding_model=model, embedding_dim=c.embedder.dim, embedded_at=utcnow())
+        c.repo.save(record)
+    elif reembed_card:
+        vectors = vectors.copy()
+        vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
+    c.index.replace_file(record.tenant_id, record.file_id, build_docs(record, chunks, vectors, model,
+                                                                       record.is_latest))
+
+
+def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
+    """Edit manual tags (kept exactly as given, trimmed) and refresh the file's index documents."""
+    record = c.repo.get(tenant_id, file_id)
+    if record.deleted_at is not None:
+        raise InvalidRequest("the file is deleted")
+    drop = {t.strip() for t in remove}
+    tags = [t for t in record.tags if t not in drop]
+    tags += [t.strip() for t in add if t.strip() and t.strip() not in tags]
+    record = record.evolve(tags=tags)
+    c.repo.save(record)
+    if record.status is Status.INDEXED:
+        index_record(c, record, reembed_card=True)
+    return record
+
+
+def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool = False) -> list[FileRecord]:
+    """Tombstone the record(s) and remove them from the index; deleting the latest version
+    promotes the newest remaining indexed version."""
+    record = c.repo.get(tenant_id, file_id)
+    targets = c.repo.lineage(tenant_id, record.lineage_id) if all_versions else [record]
+    done: list[FileRecord] = []
+    for target in targets:
+        if target.deleted_at is not None:
+            continue
+        c.index.delete_file(tenant_id, target.file_id)
+        tomb = target.evolve(deleted_at=utcnow(), status=Status.DELETED, is_latest=False)
+        c.repo.save(tomb)
+        done.append(tomb)
+    remaining = [v for v in c.repo.lineage(tenant_id, record.lineage_id)
+                 if v.deleted_at is None and v.status is Status.INDEXED]
+    if remaining:
+        settle_latest(c, max(remaining, key=lambda v: v.version))
+    c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})
+    return done
+
+
+def reindex(c: Container) -> int:
+    """Rebuild the whole index from records + blobs. Returns the number of files indexed."""
+    c.index.clear()
+    n = 0
+    for tenant in c.repo.tenants():
+        for record in iter_records(c, tenant, (Status.INDEXED,)):
+            index_record(c, record)
+            n += 1
+    return n
+
+
+def outcome_counts(c: Container, tenant_id: str | None = None) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for (status, outcome), n in c.repo.counts(tenant_id).items():
+        key = outcome or f"({status})"
+        counts[key] = counts.get(key, 0) + n
+    return counts
+
+
+__all__ = ["Outcome", "delete_file", "index_record", "outcome_counts", "reindex", "set_tags"]

@@ -1,0 +1,126 @@
+"""Register: store the bytes, write the FileRecord (status=received) — idempotent by identity.
+
+Identity is (tenant, source type, source key, sha256): the same file from the same place is the
+same ``file_id``, so a repeated delivery is a no-op. Identical bytes from elsewhere in the tenant
+become a ``SKIPPED_DUPLICATE`` record pointing at the first. A file whose normalised name and thread
+match a live record becomes that lineage's next version.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from email.utils import parseaddr
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from semfs.domain.errors import NotFound
+from semfs.domain.ids import file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
+from semfs.domain.models import FileRecord, SourceType
+from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.tags import slugify
+from semfs.pipeline.state import content_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+MAX_NAME = 255
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a file came from and why (DESIGN §3 provenance)."""
+
+    source_type: SourceType = "upload"
+    source_key: str | None = None  # e.g. an S3 key or an email Message-ID + part; defaults to the name
+    thread_id: str | None = None
+    thread_subject: str | None = None
+    contacts: list[str] = field(default_factory=list)
+    contact_ids: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    previous_version_id: str | None = None
+    uploaded_by: str | None = None
+    upload_context: str | None = None
+    source_message_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Registered:
+    record: FileRecord
+    created: bool  # False: this identity was registered before (no-op)
+
+
+def safe_filename(name: str) -> str | None:
+    """The base name without directories; ``None`` when nothing safe is left."""
+    base = PurePosixPath(name.replace("\\", "/")).name.strip()
+    if not base or base in {".", ".."} or len(base) > MAX_NAME:
+        return None
+    if any(unicodedata.category(ch)[0] == "C" for ch in base):
+        return None
+    return base
+
+
+def contact_id_for(contact: str) -> str:
+    """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
+    name, address = parseaddr(contact)
+    if address and "@" in address:
+        return "c_" + address.strip().lower()
+    return "c_" + (slugify(contact) or contact.strip().lower())
+
+
+def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
+    """Register one file. Never raises for a bad input: the record carries the outcome instead."""
+    sha = sha256_hex(data)
+    name = safe_filename(filename)
+    shown = name or "unnamed"
+    normalised = normalise_filename(shown)
+    source_key = prov.source_key or normalised
+    file_id = file_id_for(tenant_id, prov.source_type, source_key, sha)
+    try:
+        return Registered(c.repo.get(tenant_id, file_id), created=False)
+    except NotFound:
+        pass
+
+    thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
+    contact_ids = list(dict.fromkeys([*prov.contact_ids, *(contact_id_for(x) for x in prov.contacts if x.strip())]))
+    base = FileRecord(
+        file_id=file_id, tenant_id=tenant_id, lineage_id=lineage_id_for(file_id), sha256=sha,
+        blob_key=content_key(tenant_id, sha), filename=shown, normalised_name=normalised, size_bytes=len(data),
+        source_type=prov.source_type, source_key=source_key, source_message_id=prov.source_message_id,
+        uploaded_by=prov.uploaded_by, upload_context=prov.upload_context, contact_ids=contact_ids,
+        thread_id=thread_id, tags=list(dict.fromkeys(t.strip() for t in prov.tags if t.strip())),
+        provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
+    )
+
+    def terminal(outcome: Outcome, reason: str, **changes: Any) -> Registered:
+        record = base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes)
+        created = c.repo.create(record)
+        return Registered(record if created else c.repo.get(tenant_id, file_id), created=created)
+
+    if name is None:
+        return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
+    if len(data) > c.settings.max_file_bytes:
+        return terminal(Outcome.REJECTED_TOO_LARGE,
+                        f"{len(data)} bytes exceeds the {c.settings.max_file_mb:g} MB limit", blob_key="")
+    duplicates = [r for r in c.repo.find_by_sha256(tenant_id, sha) if r.outcome is not Outcome.SKIPPED_DUPLICATE]
+    if duplicates:
+        first = duplicates[0]
+        return terminal(Outcome.SKIPPED_DUPLICATE, f"identical bytes already stored as {first.file_id}",
+                        duplicate_of=first.file_id)
+
+    previous: FileRecord | None = None
+    if prov.previous_version_id:
+        previous = c.repo.get(tenant_id, prov.previous_version_id)  # NotFound: the caller named a bad id
+        lineage = c.repo.lineage(tenant_id, previous.lineage_id)
+        previous = max(lineage, key=lambda r: r.version) if lineage else previous
+    else:
+        previous = c.repo.find_latest(tenant_id, normalised, thread_id)
+    if previous is not None:
+        base = base.evolve(lineage_id=previous.lineage_id, version=previous.version + 1,
+                           previous_version_id=previous.file_id, is_latest=False)
+
+    if not c.blobs.exists(base.blob_key):
+        c.blobs.put(base.blob_key, data)
+    created = c.repo.create(base.evolve(status=Status.RECEIVED))
+    return Registered(c.repo.get(tenant_id, file_id), created=created)

@@ -1,0 +1,110 @@
+"""Hybrid search (DESIGN §6): BM25 leg + k-NN leg, over-fetched, fused by RRF, grouped by file.
+
+The tenant is a required argument of every index call; callers get it from the verified
+credential, never from the request body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from semfs.domain.errors import EmbeddingUnavailable, NotFound
+from semfs.domain.models import (
+    IndexHit,
+    SearchFilters,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    SearchResultItem,
+    Snippet,
+)
+from semfs.domain.ranking import group_by_file, overfetch, rrf
+from semfs.domain.text import query_terms
+from semfs.observability import get_logger
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+SNIPPET_CHARS = 280
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    files: list[tuple[str, float, list[IndexHit]]]
+    degraded: bool
+
+
+def retrieve(c: Container, tenant_id: str, query: str, mode: SearchMode, filters: SearchFilters,
+             limit: int) -> Retrieved:
+    """Ranked files (id, score, best chunk hits) for ``query`` — no records are read here."""
+    k = overfetch(limit)
+    legs: list[list[IndexHit]] = []
+    degraded = False
+    if mode in ("hybrid", "semantic"):
+        try:
+            vector = c.embedder.embed_query(query)
+            legs.append(c.index.knn(tenant_id, vector, filters, k))
+        except EmbeddingUnavailable as e:
+            log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
+            degraded = True
+    if mode == "keyword" or mode == "hybrid" or degraded:
+        legs.append(c.index.keyword(tenant_id, query, filters, k))
+    fused = rrf(legs, c.settings.rrf_k) if len(legs) > 1 else (legs[0] if legs else [])
+    return Retrieved(files=group_by_file(fused)[:limit], degraded=degraded)
+
+
+def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
+    """A window of ``text`` around the first query-term match, and the (start, end) of each match in it.
+
+    Terms match as word prefixes of up to 5 characters, roughly as the stemmed keyword leg does.
+    """
+    flat = " ".join(text.split())
+    stems = [t[: max(4, min(len(t), 5))] for t in terms if t]
+    pattern = re.compile(r"\b(" + "|".join(re.escape(s) for s in stems) + r")\w*", re.IGNORECASE) if stems else None
+    start = 0
+    if pattern is not None:
+        first = pattern.search(flat)
+        if first is not None and first.start() > width // 3:
+            start = flat.rfind(" ", 0, first.start() - width // 4) + 1
+    window = flat[start : start + width]
+    if start + width < len(flat):
+        cut = window.rfind(" ")
+        window = (window[:cut] if cut > width // 2 else window) + " …"
+    if start > 0:
+        window = "… " + window
+    spans = [(m.start(), m.end()) for m in pattern.finditer(window)] if pattern is not None else []
+    return window, spans
+
+
+def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchResponse:
+    """Search one tenant's files; each result carries its best snippets with their locations."""
+    found = retrieve(c, tenant_id, request.query, request.mode, request.filters, request.limit)
+    chunk_ids = [h.chunk_id for _, _, hits in found.files for h in hits]
+    docs = c.index.get_docs(tenant_id, chunk_ids)
+    terms = query_terms(request.query)
+    items: list[SearchResultItem] = []
+    for file_id, score, hits in found.files:
+        try:
+            record = c.repo.get(tenant_id, file_id)
+        except NotFound:
+            continue  # the index is derived: a record gone since is simply not shown
+        if record.deleted_at is not None:
+            continue
+        snippets: list[Snippet] = []
+        chunk_hits = [h for h in hits if h.chunk_id in docs and docs[h.chunk_id].kind == "chunk"]
+        for hit in chunk_hits or [h for h in hits if h.chunk_id in docs]:
+            doc = docs[hit.chunk_id]
+            text, spans = highlight(doc.text, terms)
+            snippets.append(Snippet(chunk_id=doc.chunk_id, text=text, location=doc.location, highlights=spans))
+        items.append(
+            SearchResultItem(
+                file_id=file_id, filename=record.filename, title=record.title, summary=record.summary,
+                score=round(score, 6), version=record.version, is_latest=record.is_latest, tags=record.all_tags,
+                source_type=record.source_type, mime_type=record.mime_type, snippets=snippets,
+            )
+        )
+    log.info("search", mode=request.mode, results=len(items), degraded=found.degraded, query_chars=len(request.query))
+    return SearchResponse(results=items, degraded=found.degraded, mode=request.mode)

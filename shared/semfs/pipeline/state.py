@@ -1,0 +1,29 @@
+"""The state passed between stages: ids, keys and flags only — never text or vectors (256 KiB cap)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class PipelineState(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    tenant_id: str
+    file_id: str
+    needs_ocr: bool = False
+    ocr_pages: list[int] = Field(default_factory=list)
+    partial: bool = False
+    enrich_fallback: bool = False
+    error: dict[str, Any] | None = None
+
+
+def derived_key(tenant_id: str, file_id: str, name: str) -> str:
+    """Deterministic keys for stage artifacts, under a prefix that triggers nothing."""
+    return f"derived/{tenant_id}/{file_id}/{name}"
+
+
+def content_key(tenant_id: str, sha256: str) -> str:
+    """Content-addressed original bytes: identical bytes in a tenant are stored once."""
+    return f"content/{tenant_id}/{sha256[:2]}/{sha256}"

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol
+
+
+class BlobStore(Protocol):
+    """Bytes by key. Keys are ``/``-separated, relative, and never contain ``..``."""
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store ``data`` under ``key``, replacing what was there. Idempotent. Atomic: a reader sees
+        the old bytes or the new ones, never a part. Raises ``RetryableError`` on transient failure."""
+        ...
+
+    def get(self, key: str) -> bytes:
+        """The bytes under ``key``. Raises ``NotFound`` if absent."""
+        ...
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` holds bytes."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove ``key``; removing a missing key is not an error (idempotent)."""
+        ...
+
+    def list(self, prefix: str) -> Iterator[str]:
+        """Every key starting with ``prefix``, in lexical order."""
+        ...

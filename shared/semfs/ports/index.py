@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
+
+
+class SearchIndex(Protocol):
+    """Chunks and file cards, searchable by keyword (BM25) and by vector (k-NN).
+
+    Every read takes the tenant and applies it inside the query of each leg: there is no way to
+    search without it.
+    """
+
+    def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
+        """Atomically replace every document of ``file_id`` by ``docs`` (delete-then-upsert by file id).
+        Idempotent. Raises ``IndexUnavailable`` on transient failure."""
+        ...
+
+    def delete_file(self, tenant_id: str, file_id: str) -> int:
+        """Remove every document of ``file_id``; returns how many went. Idempotent."""
+        ...
+
+    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
+        """Mark ``latest_file_id`` latest and every other version of the lineage not latest."""
+        ...
+
+    def keyword(self, tenant_id: str, query: str, filters: SearchFilters, k: int) -> list[IndexHit]:
+        """Top ``k`` by BM25 within the tenant and filters, best first."""
+        ...
+
+    def knn(self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> list[IndexHit]:
+        """Top ``k`` by cosine similarity within the tenant and filters (filter applied before
+        ranking, so a narrow scope still fills ``k``), best first."""
+        ...
+
+    def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
+        """The stored documents (without embeddings) for these ids within the tenant."""
+        ...
+
+    def file_ids(self, tenant_id: str | None = None) -> set[str]:
+        """Ids of files with at least one document (for reconcile and tests)."""
+        ...
+
+    def clear(self) -> None:
+        """Drop everything (reindex starts from here)."""
+        ...

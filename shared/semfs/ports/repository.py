@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from semfs.domain.models import FileRecord
+from semfs.domain.outcomes import Status
+
+
+@dataclass(frozen=True)
+class RecordQuery:
+    """A filter over one tenant's records. The tenant is mandatory: there is no cross-tenant read."""
+
+    tenant_id: str
+    statuses: Sequence[Status] = ()
+    lineage_id: str | None = None
+    thread_id: str | None = None
+    source_type: str | None = None
+    tag: str | None = None
+    latest_only: bool = False
+    include_deleted: bool = False
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+    limit: int = 100
+    after: str | None = None  # cursor: the last file_id of the previous page
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class FileRepository(Protocol):
+    """File records, the source of truth (DynamoDB in AWS, SQLite locally)."""
+
+    def create(self, record: FileRecord) -> bool:
+        """Insert ``record`` if no record has its ``file_id`` (conditional write). Returns ``False``
+        when one already exists, and changes nothing then: registration is idempotent."""
+        ...
+
+    def save(self, record: FileRecord) -> None:
+        """Overwrite the record with this ``file_id`` (last writer wins). Raises ``NotFound``
+        if there is none: only ``create`` makes records."""
+        ...
+
+    def get(self, tenant_id: str, file_id: str) -> FileRecord:
+        """The record, or ``NotFound`` — also when it belongs to another tenant."""
+        ...
+
+    def find_by_sha256(self, tenant_id: str, sha256: str) -> list[FileRecord]:
+        """Live (not deleted) records in the tenant with these bytes, oldest first."""
+        ...
+
+    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
+        """The latest live version whose normalised filename and thread match (for versioning)."""
+        ...
+
+    def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
+        """Every version of a lineage (deleted ones too), by version ascending."""
+        ...
+
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+        """Make ``file_id`` the only latest version of its lineage, unless a higher live version is
+        already latest (an older version never becomes latest). Returns whether it changed anything."""
+        ...
+
+    def query(self, q: RecordQuery) -> list[FileRecord]:
+        """Records matching ``q``, ordered by ``file_id``, at most ``q.limit``, after ``q.after``."""
+        ...
+
+    def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
+        """``(status, outcome) → count``, for one tenant or all."""
+        ...
+
+    def tenants(self) -> list[str]:
+        """Every tenant with at least one record (maintenance sweeps only)."""
+        ...
+
+    def unfinished(self) -> list[FileRecord]:
+        """Records in a non-terminal status, across tenants (for resume)."""
+        ...
