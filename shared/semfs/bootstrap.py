@@ -7,7 +7,7 @@ until first use, so building a container is cheap (a Lambda cold start, a CLI ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from semfs.config import Settings
 from semfs.extractors.dispatch import ExtractLimits, ExtractOutput
@@ -39,7 +39,6 @@ class Container:
     events: EventPublisher
     starter: PipelineStarter = field(init=False)
     ocr: Ocr | None = None
-    sleep: Any = None
 
     def close(self) -> None:
         self.extractor.close()
@@ -79,6 +78,7 @@ def build_container(
     embedder: Embedder | None = None,
     enricher: Enricher | None = None,
     events: EventPublisher | None = None,
+    extractor: Extractor | None = None,
 ) -> Container:
     """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports."""
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
@@ -96,7 +96,7 @@ def build_container(
             blobs: BlobStore = LocalBlobStore(settings.blobs_dir)
             repo: FileRepository = SqliteFileRepository(settings.records_db)
             index: SearchIndex = SqliteSearchIndex(settings.index_db)
-            extractor: Extractor = SubprocessExtractor(
+            extractor = extractor or SubprocessExtractor(
                 extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
             )
         case "aws":  # pragma: no cover - arrives with the AWS adapters

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from datetime import date
 from pathlib import Path
@@ -48,8 +47,13 @@ def _files(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and not
-                                any(part.startswith(".") for part in p.relative_to(path).parts)))
+            found.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                )
+            )
         elif path.is_file():
             found.append(path)
         else:
@@ -77,11 +81,23 @@ def ingest(
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     st: SourceType = "agent_generated" if source_type == "agent_generated" else "upload"
-    prov = Provenance(source_type=st, thread_subject=thread, contacts=contact or [], tags=tag or [],
-                      previous_version_id=previous_version)
+    prov = Provenance(
+        source_type=st,
+        thread_subject=thread,
+        contacts=contact or [],
+        tags=tag or [],
+        previous_version_id=previous_version,
+    )
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=err, transient=True, disable=as_json) as progress:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=as_json,
+        ) as progress:
             task = progress.add_task("ingesting", total=len(files))
             for path in files:
                 progress.update(task, description=f"ingesting {path.name[:40]}")
@@ -93,8 +109,15 @@ def ingest(
                 record = reg.record
                 key = (record.outcome.value if record.outcome else record.status.value) if reg.created else "UNCHANGED"
                 outcomes[key] += 1
-                rows.append({"path": str(path), "file_id": record.file_id, "outcome": key,
-                             "version": record.version, "reason": record.error})
+                rows.append(
+                    {
+                        "path": str(path),
+                        "file_id": record.file_id,
+                        "outcome": key,
+                        "version": record.version,
+                        "reason": record.error,
+                    }
+                )
                 progress.advance(task)
     finally:
         c.close()
@@ -115,10 +138,23 @@ def ingest(
 def _search_json(resp: SearchResponse) -> dict[str, Any]:
     return {
         "results": [
-            {"file_id": r.file_id, "filename": r.filename, "title": r.title, "summary": r.summary,
-             "score": r.score, "version": r.version, "tags": r.tags,
-             "snippets": [{"text": s.text, "location": s.location.model_dump(exclude_none=True),
-                           "highlights": s.highlights} for s in r.snippets]}
+            {
+                "file_id": r.file_id,
+                "filename": r.filename,
+                "title": r.title,
+                "summary": r.summary,
+                "score": r.score,
+                "version": r.version,
+                "tags": r.tags,
+                "snippets": [
+                    {
+                        "text": s.text,
+                        "location": s.location.model_dump(exclude_none=True),
+                        "highlights": s.highlights,
+                    }
+                    for s in r.snippets
+                ],
+            }
             for r in resp.results
         ],
         "degraded": resp.degraded,
@@ -149,13 +185,18 @@ def search(
 
     try:
         request = SearchRequest(
-            query=query, limit=limit, mode=mode,  # type: ignore[arg-type]
+            query=query,
+            limit=limit,
+            mode=mode,
             filters=SearchFilters(
-                tags=tag or [], source_type=source_type,  # type: ignore[arg-type]
+                tags=tag or [],
+                source_type=source_type,
                 contact_id=(contact if contact is None or contact.startswith("c_") else contact_id_for(contact)),
                 thread_id=(thread if thread is None or thread.startswith("t_") else thread_id_for(tenant, thread)),
-                mime_type=mime, date_from=date.fromisoformat(since) if since else None,
-                date_to=date.fromisoformat(until) if until else None, include_history=include_history,
+                mime_type=mime,
+                date_from=date.fromisoformat(since) if since else None,
+                date_to=date.fromisoformat(until) if until else None,
+                include_history=include_history,
             ),
         )
     except (ValidationError, ValueError) as e:
@@ -175,8 +216,10 @@ def search(
         out.print("no results")
     for rank, r in enumerate(resp.results, start=1):
         badge = "" if r.is_latest else f" [dim](v{r.version}, not latest)[/dim]"
-        out.print(f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
-                  f"score {r.score:.4f}[/dim]")
+        out.print(
+            f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
+            f"score {r.score:.4f}[/dim]"
+        )
         for s in r.snippets[:2]:
             line = Text("   ")
             pos = 0
@@ -204,10 +247,30 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
     if as_json:
         print(json.dumps(data, indent=2))
         return
-    for key in ("file_id", "filename", "title", "summary", "tags", "auto_tags", "version", "is_latest",
-                "previous_version_id", "change_summary", "source_type", "thread_id", "contact_ids", "status",
-                "outcome", "error", "mime_type", "size_bytes", "pages", "chunk_count", "embedding_model",
-                "created_at"):
+    for key in (
+        "file_id",
+        "filename",
+        "title",
+        "summary",
+        "tags",
+        "auto_tags",
+        "version",
+        "is_latest",
+        "previous_version_id",
+        "change_summary",
+        "source_type",
+        "thread_id",
+        "contact_ids",
+        "status",
+        "outcome",
+        "error",
+        "mime_type",
+        "size_bytes",
+        "pages",
+        "chunk_count",
+        "embedding_model",
+        "created_at",
+    ):
         value = data.get(key)
         if value not in (None, [], ""):
             out.print(f"[bold]{key}[/bold]: {value}")
@@ -226,8 +289,27 @@ def versions(file_id: str, tenant: Tenant = "default", as_json: Json = False) ->
     finally:
         c.close()
     if as_json:
-        print(json.dumps([v.model_dump(mode="json", include={"file_id", "version", "is_latest", "filename",
-                          "status", "outcome", "change_summary", "created_at"}) for v in lineage], indent=2))
+        print(
+            json.dumps(
+                [
+                    v.model_dump(
+                        mode="json",
+                        include={
+                            "file_id",
+                            "version",
+                            "is_latest",
+                            "filename",
+                            "status",
+                            "outcome",
+                            "change_summary",
+                            "created_at",
+                        },
+                    )
+                    for v in lineage
+                ],
+                indent=2,
+            )
+        )
         return
     for v in lineage:
         latest = " [green]latest[/green]" if v.is_latest else ""
@@ -236,7 +318,7 @@ def versions(file_id: str, tenant: Tenant = "default", as_json: Json = False) ->
             out.print(Text("   " + v.change_summary.replace("\n", "\n   "), style="dim"))
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})
 def tag(
     file_id: str,
     changes: Annotated[list[str], typer.Argument(help="+tag to add, -tag to remove")],
@@ -290,8 +372,15 @@ def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_js
     finally:
         c.close()
     if as_json:
-        print(json.dumps([{"status": s, "outcome": o, "count": n} for (s, o), n in sorted(counts.items(),
-                          key=lambda kv: (kv[0][0], kv[0][1] or ""))], indent=2))
+        print(
+            json.dumps(
+                [
+                    {"status": s, "outcome": o, "count": n}
+                    for (s, o), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+                ],
+                indent=2,
+            )
+        )
         return
     table = Table(title="files by status and outcome" + (f" (tenant {tenant})" if tenant else ""))
     for col in ("status", "outcome", "files"):
@@ -344,8 +433,7 @@ def eval_cmd(
     if not (beir_dir / "queries.jsonl").exists():
         err.print(f"[red]{beir_dir} is not a BEIR folder (no queries.jsonl)[/red]")
         raise typer.Exit(2)
-    results = evaluate(settings, beir_dir, modes, run_out=run_out, max_docs=max_docs,
-                       progress=None if as_json else err)
+    results = evaluate(settings, beir_dir, modes, run_out=run_out, max_docs=max_docs, progress=None if as_json else err)
     if as_json:
         print(json.dumps(results, indent=2))
         return
@@ -353,8 +441,15 @@ def eval_cmd(
     for col in ("mode", "nDCG@10", "MRR@10", "R@10", "R@100", "p50 ms", "p95 ms"):
         table.add_column(col)
     for r in results:
-        table.add_row(r["mode"], f"{r['ndcg@10']:.4f}", f"{r['mrr@10']:.4f}", f"{r['recall@10']:.4f}",
-                      f"{r['recall@100']:.4f}", f"{r['latency_ms_p50']:.1f}", f"{r['latency_ms_p95']:.1f}")
+        table.add_row(
+            r["mode"],
+            f"{r['ndcg@10']:.4f}",
+            f"{r['mrr@10']:.4f}",
+            f"{r['recall@10']:.4f}",
+            f"{r['recall@100']:.4f}",
+            f"{r['latency_ms_p50']:.1f}",
+            f"{r['latency_ms_p95']:.1f}",
+        )
     out.print(table)
 
 
@@ -384,4 +479,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     # search
     rrf_k: int = 60
 
+    # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
+    retry_scale: float = Field(default=1.0, ge=0)
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_overlap_tokens >= self.chunk_tokens:
@@ -63,9 +66,7 @@ class Settings(BaseSettings):
     def resolved_embedding_model(self) -> str:
         if self.embedding_model:
             return self.embedding_model
-        return {"onnx": "all-MiniLM-L6-v2-int8", "hash": "hash-384", "openai": "text-embedding-3-small"}[
-            self.embedder
-        ]
+        return {"onnx": "all-MiniLM-L6-v2-int8", "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
 
     @property
     def blobs_dir(self) -> Path:

@@ -55,27 +55,44 @@ def _core(props: Any, title: str) -> None:
 
 CONTRACT_CLAUSES = {
     1: [
-        ("Parties", "This Supply Agreement is made between Northwind Cycles Ltd (the Buyer) and Acme Corp (the "
-         "Supplier) for the supply of aluminium bicycle frames and carbon forks."),
-        ("Payment terms", "The Buyer shall pay each invoice within 30 days of receipt. Late payments accrue "
-         "interest at 1.5% per month."),
-        ("Pricing", "Frames are priced at EUR 84 per unit and forks at EUR 41 per unit for orders above 500 units."),
+        (
+            "Parties",
+            "This Supply Agreement is made between Northwind Cycles Ltd (the Buyer) and Acme Corp (the "
+            "Supplier) for the supply of aluminium bicycle frames and carbon forks.",
+        ),
+        (
+            "Payment terms",
+            "The Buyer shall pay each invoice within 30 days of receipt. Late payments accrue "
+            "interest at 1.5% per month.",
+        ),
+        (
+            "Pricing",
+            "Frames are priced at EUR 84 per unit and forks at EUR 41 per unit for orders above 500 units.",
+        ),
         ("Delivery", "The Supplier delivers to the Rotterdam warehouse within 21 days of a purchase order."),
         ("Termination", "Either party may terminate this agreement with 90 days written notice."),
     ],
 }
 CONTRACT_CLAUSES[2] = [
     CONTRACT_CLAUSES[1][0],
-    ("Payment terms", "The Buyer shall pay each invoice within 45 days of receipt. Late payments accrue "
-     "interest at 1.5% per month."),
-    ("Pricing", "Frames are priced at EUR 88 per unit and forks at EUR 41 per unit for orders above 500 units."),
+    (
+        "Payment terms",
+        "The Buyer shall pay each invoice within 45 days of receipt. Late payments accrue interest at 1.5% per month.",
+    ),
+    (
+        "Pricing",
+        "Frames are priced at EUR 88 per unit and forks at EUR 41 per unit for orders above 500 units.",
+    ),
     CONTRACT_CLAUSES[1][3],
     CONTRACT_CLAUSES[1][4],
 ]
 CONTRACT_CLAUSES[3] = [
     *CONTRACT_CLAUSES[2][:4],
-    ("Quality", "Every frame batch ships with a fatigue test certificate to ISO 4210. Batches failing inspection "
-     "are replaced at the Supplier's cost within 14 days."),
+    (
+        "Quality",
+        "Every frame batch ships with a fatigue test certificate to ISO 4210. Batches failing inspection "
+        "are replaced at the Supplier's cost within 14 days.",
+    ),
     CONTRACT_CLAUSES[2][4],
 ]
 
@@ -92,8 +109,11 @@ def _contract(version: int) -> bytes:
         d.add_heading(heading, level=2)
         d.add_paragraph(text)
     table = d.add_table(rows=3, cols=2)
-    for row, (k, v) in zip(table.rows, [("Item", "Unit price"), ("Frame", "EUR 84" if version == 1 else "EUR 88"),
-                                        ("Fork", "EUR 41")], strict=True):
+    for row, (k, v) in zip(
+        table.rows,
+        [("Item", "Unit price"), ("Frame", "EUR 84" if version == 1 else "EUR 88"), ("Fork", "EUR 41")],
+        strict=True,
+    ):
         row.cells[0].text, row.cells[1].text = k, v
     buf = io.BytesIO()
     d.save(buf)
@@ -108,16 +128,24 @@ def _q3_workbook() -> bytes:
     ws = wb.active
     ws.title = "Revenue"
     ws.append(["Month", "Region", "Product line", "Revenue EUR", "Units"])
-    rows = [("July", "Benelux", "City bikes", 412000, 610), ("July", "Germany", "E-bikes", 988000, 402),
-            ("August", "Benelux", "City bikes", 398500, 590), ("August", "Germany", "E-bikes", 1043000, 431),
-            ("September", "Benelux", "Cargo bikes", 276000, 118), ("September", "Germany", "E-bikes", 1120000, 455)]
+    rows = [
+        ("July", "Benelux", "City bikes", 412000, 610),
+        ("July", "Germany", "E-bikes", 988000, 402),
+        ("August", "Benelux", "City bikes", 398500, 590),
+        ("August", "Germany", "E-bikes", 1043000, 431),
+        ("September", "Benelux", "Cargo bikes", 276000, 118),
+        ("September", "Germany", "E-bikes", 1120000, 455),
+    ]
     for r in rows:
         ws.append(list(r))
     costs = wb.create_sheet("Costs")
     costs.append(["Category", "Q3 EUR", "Note"])
-    for r in [("Frames (Acme Corp)", 1210000, "price rise from August"), ("Logistics", 188000, "Rotterdam hub"),
-              ("Marketing", 240000, "Vela e-bike launch campaign")]:
-        costs.append(list(r))
+    for cost in [
+        ("Frames (Acme Corp)", 1210000, "price rise from August"),
+        ("Logistics", 188000, "Rotterdam hub"),
+        ("Marketing", 240000, "Vela e-bike launch campaign"),
+    ]:
+        costs.append(list(cost))
     scratch = wb.create_sheet("Scratch")
     scratch.append(["internal scratch values that are hidden and must not be indexed"])
     scratch.sheet_state = "hidden"
@@ -132,12 +160,21 @@ def _board_deck() -> bytes:
     prs = Presentation()
     _core(prs.core_properties, "Q3 board update")
     slides = [
-        ("Q3 board update", "Revenue up 14% on Q2, driven by e-bikes in Germany.",
-         "Open with the headline number; mention the Vela launch."),
-        ("Margin pressure", "Acme Corp raised frame prices from EUR 84 to EUR 88.\nPayment terms extended to 45 days.",
-         "Explain that longer payment terms offset part of the price increase."),
-        ("Outlook", "Cargo bikes sold out in Benelux. Q4 plan: second Rotterdam shift.",
-         "Ask the board to approve hiring for the second shift."),
+        (
+            "Q3 board update",
+            "Revenue up 14% on Q2, driven by e-bikes in Germany.",
+            "Open with the headline number; mention the Vela launch.",
+        ),
+        (
+            "Margin pressure",
+            "Acme Corp raised frame prices from EUR 84 to EUR 88.\nPayment terms extended to 45 days.",
+            "Explain that longer payment terms offset part of the price increase.",
+        ),
+        (
+            "Outlook",
+            "Cargo bikes sold out in Benelux. Q4 plan: second Rotterdam shift.",
+            "Ask the board to approve hiring for the second shift.",
+        ),
     ]
     for title, body, notes in slides:
         slide = prs.slides.add_slide(prs.slide_layouts[1])
@@ -157,19 +194,28 @@ def _security_pdf() -> bytes:
     c = canvas.Canvas(buf, pagesize=A4, invariant=1)
     c.setTitle("Information security policy")
     pages = [
-        ["Information security policy", "", "1. Passwords and accounts",
-         "Passwords must be at least 14 characters long and unique to each system.",
-         "Multi-factor authentication is mandatory for email, the ERP and the warehouse system.",
-         "Shared accounts are not allowed; every login belongs to one named person."],
-        ["2. Incident response",
-         "Report a suspected breach or a lost laptop to security@northwind.example within one hour.",
-         "The on-call engineer isolates affected machines and rotates exposed credentials.",
-         "Customers are informed within 72 hours when their personal data is affected."],
+        [
+            "Information security policy",
+            "",
+            "1. Passwords and accounts",
+            "Passwords must be at least 14 characters long and unique to each system.",
+            "Multi-factor authentication is mandatory for email, the ERP and the warehouse system.",
+            "Shared accounts are not allowed; every login belongs to one named person.",
+        ],
+        [
+            "2. Incident response",
+            "Report a suspected breach or a lost laptop to security@northwind.example within one hour.",
+            "The on-call engineer isolates affected machines and rotates exposed credentials.",
+            "Customers are informed within 72 hours when their personal data is affected.",
+        ],
     ]
     for lines in pages:
         y = 800
         for line in lines:
-            c.setFont("Helvetica-Bold" if line and line[0].isdigit() or line.startswith("Information") else "Helvetica", 11)
+            c.setFont(
+                "Helvetica-Bold" if (line and line[0].isdigit()) or line.startswith("Information") else "Helvetica",
+                11,
+            )
             c.drawString(60, y, line)
             y -= 18
         c.showPage()
@@ -184,7 +230,8 @@ TEXT_FILES: dict[str, str] = {
 Staff may work remotely up to three days a week after their probation period. Agree the days with your team lead.
 
 ## Annual leave
-Everyone gets 28 days of paid holiday a year, plus public holidays. Book leave at least two weeks ahead in the HR portal.
+Everyone gets 28 days of paid holiday a year, plus public holidays.
+Book leave at least two weeks ahead in the HR portal.
 
 ## Expenses
 Submit travel and meal receipts within 30 days. Train travel is preferred over flights for trips under 600 km.
@@ -199,7 +246,7 @@ with each batch after two frames failed inspection in August.
 
 Action: Priya to send the revised supply agreement with a quality clause.
 """,
-    "engineering/inventory_sync.py": '''"""Synchronise warehouse stock levels with the web shop every fifteen minutes."""
+    "engineering/inventory_sync.py": '''"""Synchronise warehouse stock levels with the web shop every 15 minutes."""
 
 import time
 
@@ -227,11 +274,17 @@ warehouse:
 alerts:
   reorder_email: purchasing@northwind.example
 """,
-    "engineering/api-schema.json": json.dumps({
-        "title": "Order API", "description": "Create and track bicycle orders from dealers.",
-        "endpoints": [{"path": "/orders", "method": "POST", "summary": "Place a dealer order"},
-                      {"path": "/orders/{id}", "method": "GET", "summary": "Track delivery status of an order"}],
-    }, indent=2),
+    "engineering/api-schema.json": json.dumps(
+        {
+            "title": "Order API",
+            "description": "Create and track bicycle orders from dealers.",
+            "endpoints": [
+                {"path": "/orders", "method": "POST", "summary": "Place a dealer order"},
+                {"path": "/orders/{id}", "method": "GET", "summary": "Track delivery status of an order"},
+            ],
+        },
+        indent=2,
+    ),
     "data/warehouse-stock.csv": """sku,model,warehouse,on_hand,reorder_point
 NW-CITY-48,City 48 commuter bike,Rotterdam,132,40
 NW-VELA-E,Vela e-bike,Rotterdam,18,25
@@ -239,7 +292,7 @@ NW-CARGO-2,Cargo Two family cargo bike,Rotterdam,0,10
 NW-FORK-C,Carbon fork (spare part),Utrecht,240,60
 """,
     "data/shipping-rates.tsv": "destination\tcarrier\tdays\tprice_eur\nGermany\tDHL Freight\t2\t38\n"
-                               "France\tGeodis\t3\t45\nDenmark\tPostNord\t4\t52\n",
+    "France\tGeodis\t3\t45\nDenmark\tPostNord\t4\t52\n",
     "data/parts-catalog.xml": """<?xml version="1.0" encoding="UTF-8"?>
 <catalog supplier="Acme Corp">
   <part sku="AC-FR-ALU-56"><name>Aluminium frame 56 cm</name><material>6061 aluminium</material></part>

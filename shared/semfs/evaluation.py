@@ -83,11 +83,17 @@ def percentile(values: list[float], p: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(math.ceil(p / 100 * len(ordered))) - 1)]
+    return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def evaluate(settings: Settings, beir_dir: Path, modes: list[SearchMode], run_out: Path | None = None,
-             max_docs: int | None = None, progress: Console | None = None) -> list[dict[str, Any]]:
+def evaluate(
+    settings: Settings,
+    beir_dir: Path,
+    modes: list[SearchMode],
+    run_out: Path | None = None,
+    max_docs: int | None = None,
+    progress: Console | None = None,
+) -> list[dict[str, Any]]:
     qrels = load_qrels(beir_dir)
     queries = {q: t for q, t in load_queries(beir_dir).items() if q in qrels}
     corpus = list(load_corpus(beir_dir, max_docs))
@@ -101,8 +107,12 @@ def evaluate(settings: Settings, beir_dir: Path, modes: list[SearchMode], run_ou
         finally:
             c.close()
     for r in results:
-        r.update(documents=len(corpus), chunks=n_chunks, load_seconds=round(load_s, 1),
-                 embedding_model=settings.resolved_embedding_model)
+        r.update(
+            documents=len(corpus),
+            chunks=n_chunks,
+            load_seconds=round(load_s, 1),
+            embedding_model=settings.resolved_embedding_model,
+        )
     return results
 
 
@@ -125,9 +135,18 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
             for doc_id, title, text in part:
                 doc = ExtractedDocument(blocks=[Block(text=text or title)], title=title or None)
                 chunks = make_chunks(doc, c.settings)
-                record = FileRecord(file_id=doc_id, tenant_id=TENANT, lineage_id=doc_id, sha256="-", blob_key="-",
-                                    filename=doc_id, normalised_name=doc_id, size_bytes=len(text),
-                                    title=title or None, status="indexed")
+                record = FileRecord(
+                    file_id=doc_id,
+                    tenant_id=TENANT,
+                    lineage_id=doc_id,
+                    sha256="-",
+                    blob_key="-",
+                    filename=doc_id,
+                    normalised_name=doc_id,
+                    size_bytes=len(text),
+                    title=title or None,
+                    status="indexed",
+                )
                 prepared.append((record, chunks, len(texts)))
                 texts.extend(chunk_embedding_text(record.title, ch) for ch in chunks)
                 texts.append(card_text(record))
@@ -140,8 +159,9 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
     return n_chunks
 
 
-def _run_mode(c: Any, mode: SearchMode, queries: dict[str, str], qrels: dict[str, dict[str, int]],
-              run_out: Path | None) -> dict[str, Any]:
+def _run_mode(
+    c: Any, mode: SearchMode, queries: dict[str, str], qrels: dict[str, dict[str, int]], run_out: Path | None
+) -> dict[str, Any]:
     scores: dict[str, list[float]] = {"ndcg@10": [], "mrr@10": [], "recall@10": [], "recall@100": []}
     latencies: list[float] = []
     lines: list[str] = []
@@ -161,5 +181,7 @@ def _run_mode(c: Any, mode: SearchMode, queries: dict[str, str], qrels: dict[str
         run_out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result: dict[str, Any] = {"mode": mode, "queries": len(queries)}
     result.update({k: round(statistics.fmean(v), 4) for k, v in scores.items()})
-    result.update(latency_ms_p50=round(percentile(latencies, 50), 2), latency_ms_p95=round(percentile(latencies, 95), 2))
+    result.update(
+        latency_ms_p50=round(percentile(latencies, 50), 2), latency_ms_p95=round(percentile(latencies, 95), 2)
+    )
     return result

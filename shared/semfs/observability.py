@@ -12,7 +12,11 @@ _configured = False
 
 class _KeyValueFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        payload: dict[str, Any] = {"level": record.levelname, "logger": record.name, "message": record.getMessage()}
+        payload: dict[str, Any] = {
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
         payload.update(getattr(record, "keys", {}))
         return json.dumps(payload, default=str)
 

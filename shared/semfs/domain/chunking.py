@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from semfs.domain.models import Block, Chunk, ExtractedDocument, Location
+from semfs.domain.models import Chunk, ExtractedDocument, Location
 from semfs.domain.text import estimate_tokens, sentences
 
 

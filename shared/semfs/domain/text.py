@@ -11,15 +11,15 @@ _WS = re.compile(r"[ \t\f\v\u00a0]+")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before
-    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't
-    down during each etc few for from further had hadn't has hasn't have haven't having he her here hers
-    herself him himself his how however i if in into is isn't it it's its itself just let's may me might
-    more most must mustn't my myself no nor not of off on once only or other ought our ours ourselves out
-    over own per same shall she should shouldn't so some such than that that's the their theirs them
-    themselves then there there's these they this those through to too under until up upon us very via was
-    wasn't we were weren't what when where which while who whom why will with within without won't would
-    wouldn't you your yours yourself yourselves new one two three page section document file please
-    regards dear hi hello thanks thank see use used using get got""".split()
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+    don't down during each etc few for from further had hadn't has hasn't have haven't having he her
+    here hers herself him himself his how however i if in into is isn't it it's its itself just let's
+    may me might more most must mustn't my myself no nor not of off on once only or other ought our ours
+    ourselves out over own per same shall she should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they this those through to too under until up upon
+    us very via was wasn't we were weren't what when where which while who whom why will with within
+    without won't would wouldn't you your yours yourself yourselves new one two three page section
+    document file please regards dear hi hello thanks thank see use used using get got""".split()  # noqa: SIM905 - a readable word list
 )
 
 

@@ -34,8 +34,10 @@ def check_image(data: bytes, max_pixels: int) -> int:
         with Image.open(__import__("io").BytesIO(data)) as img:
             width, height = img.size
             if width * height > max_pixels:
-                raise FileRejected(f"image declares {width}x{height} pixels (limit {max_pixels})",
-                                   outcome=Outcome.REJECTED_IMAGE_PIXELS)
+                raise FileRejected(
+                    f"image declares {width}x{height} pixels (limit {max_pixels})",
+                    outcome=Outcome.REJECTED_IMAGE_PIXELS,
+                )
             return int(getattr(img, "n_frames", 1))
     except Image.DecompressionBombError as e:
         raise FileRejected("image declares too many pixels", outcome=Outcome.REJECTED_IMAGE_PIXELS) from e

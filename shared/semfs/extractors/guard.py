@@ -11,6 +11,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from io import BytesIO
+from itertools import pairwise
 
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed
 from semfs.domain.outcomes import Outcome
@@ -40,8 +41,9 @@ def check_ooxml(data: bytes, limits: ArchiveLimits) -> None:
     for info in infos:
         name = info.filename
         if name.startswith(("/", "\\")) or ".." in name.replace("\\", "/").split("/") or ":" in name:
-            raise FileRejected(f"unsafe member name in package ({len(name)} chars)",
-                               outcome=Outcome.REJECTED_UNSAFE_NAME)
+            raise FileRejected(
+                f"unsafe member name in package ({len(name)} chars)", outcome=Outcome.REJECTED_UNSAFE_NAME
+            )
         if info.flag_bits & 0x1:
             raise FileSkipped("the package is encrypted", outcome=Outcome.SKIPPED_ENCRYPTED)
         if info.file_size > limits.max_uncompressed:
@@ -53,7 +55,7 @@ def check_ooxml(data: bytes, limits: ArchiveLimits) -> None:
             raise _bomb(f"compression ratio {info.file_size / max(info.compress_size, 1):.0f} exceeds the limit")
         spans.append((info.header_offset, info.header_offset + 30 + len(info.filename) + info.compress_size))
     spans.sort()
-    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+    for (_, end), (start, _) in pairwise(spans):
         if start < end:
             raise _bomb("archive entries overlap")
     for info in infos:

@@ -58,7 +58,7 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
         text = budget.take(normalise(text))
         if text:
             n += 1
-            blocks.append(Block(kind=kind, text=text, level=level, location=Location(paragraph=n)))  # type: ignore[arg-type]
+            blocks.append(Block(kind=kind, text=text, level=level, location=Location(paragraph=n)))
 
     for section in document.sections:
         for part in (section.header, section.first_page_header):
@@ -79,9 +79,9 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
                 rows.append(" | ".join(cells))
             add("table", "\n".join(rows))
     for section in document.sections:
-        for part in (section.footer, section.first_page_footer):
-            if part is not None and not part.is_linked_to_previous:
-                add("notes", "\n".join(p.text for p in part.paragraphs if p.text.strip()))
+        for footer in (section.footer, section.first_page_footer):
+            if footer is not None and not footer.is_linked_to_previous:
+                add("notes", "\n".join(p.text for p in footer.paragraphs if p.text.strip()))
     return ExtractedDocument(blocks=blocks, title=title, truncated=budget.truncated)
 
 

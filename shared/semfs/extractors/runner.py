@@ -57,7 +57,9 @@ class SubprocessExtractor:
         except SemfsError:
             raise
         except FutureTimeout as e:
-            raise PermanentError(f"parsing took longer than {self._timeout:.0f}s", outcome=Outcome.FAILED_TIMEOUT) from e
+            raise PermanentError(
+                f"parsing took longer than {self._timeout:.0f}s", outcome=Outcome.FAILED_TIMEOUT
+            ) from e
         except ProcessExpired as e:
             if e.exitcode in (-9, 137):
                 raise PermanentError("the parser was killed (memory)", outcome=Outcome.FAILED_MEMORY) from e

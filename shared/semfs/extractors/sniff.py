@@ -11,19 +11,59 @@ from semfs.domain.errors import FileRejected, FileSkipped
 from semfs.domain.outcomes import Outcome
 
 TEXT_KINDS = {
-    ".txt": ("text", "text/plain"), ".text": ("text", "text/plain"), ".log": ("text", "text/plain"),
-    ".md": ("markdown", "text/markdown"), ".markdown": ("markdown", "text/markdown"),
+    ".txt": ("text", "text/plain"),
+    ".text": ("text", "text/plain"),
+    ".log": ("text", "text/plain"),
+    ".md": ("markdown", "text/markdown"),
+    ".markdown": ("markdown", "text/markdown"),
     ".rst": ("markdown", "text/x-rst"),
-    ".json": ("json", "application/json"), ".jsonl": ("text", "application/jsonl"),
-    ".yaml": ("yaml", "application/yaml"), ".yml": ("yaml", "application/yaml"),
+    ".json": ("json", "application/json"),
+    ".jsonl": ("text", "application/jsonl"),
+    ".yaml": ("yaml", "application/yaml"),
+    ".yml": ("yaml", "application/yaml"),
     ".xml": ("xml", "application/xml"),
-    ".csv": ("csv", "text/csv"), ".tsv": ("tsv", "text/tab-separated-values"),
-    ".html": ("html", "text/html"), ".htm": ("html", "text/html"), ".xhtml": ("html", "application/xhtml+xml"),
+    ".csv": ("csv", "text/csv"),
+    ".tsv": ("tsv", "text/tab-separated-values"),
+    ".html": ("html", "text/html"),
+    ".htm": ("html", "text/html"),
+    ".xhtml": ("html", "application/xhtml+xml"),
 }
 CODE_EXTS = {
-    ".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".go", ".rs", ".c", ".h", ".cpp", ".hpp", ".cs", ".rb",
-    ".php", ".sh", ".bash", ".sql", ".kt", ".swift", ".scala", ".r", ".m", ".toml", ".ini", ".cfg", ".css",
-    ".scss", ".lua", ".pl", ".tf", ".proto", ".graphql", ".dockerfile", ".makefile",
+    ".py",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".java",
+    ".go",
+    ".rs",
+    ".c",
+    ".h",
+    ".cpp",
+    ".hpp",
+    ".cs",
+    ".rb",
+    ".php",
+    ".sh",
+    ".bash",
+    ".sql",
+    ".kt",
+    ".swift",
+    ".scala",
+    ".r",
+    ".m",
+    ".toml",
+    ".ini",
+    ".cfg",
+    ".css",
+    ".scss",
+    ".lua",
+    ".pl",
+    ".tf",
+    ".proto",
+    ".graphql",
+    ".dockerfile",
+    ".makefile",
 }
 OOXML = {
     ".docx": ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "word/"),
@@ -80,10 +120,11 @@ def sniff(data: bytes, filename: str) -> FileKind:
         kind, mime, _ = OOXML[ext]
         if is_zip:
             return FileKind(kind, mime)  # the archive guard checks the package before it is opened
-        if data.startswith(OLE_MAGIC):
-            # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
-            if b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e" in data:
-                raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
+        # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
+        if data.startswith(OLE_MAGIC) and (
+            b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e" in data
+        ):
+            raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
         raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
     if ext in IMAGE_EXTS and image is None:
         raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
@@ -95,11 +136,14 @@ def sniff(data: bytes, filename: str) -> FileKind:
     if is_zip:
         return _sniff_zip(data)
     if data.startswith(OLE_MAGIC):
-        raise FileSkipped("legacy binary Office formats (.doc/.xls/.ppt) are not supported",
-                          outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+        raise FileSkipped(
+            "legacy binary Office formats (.doc/.xls/.ppt) are not supported",
+            outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
+        )
     if looks_binary(data):
-        raise FileSkipped(f"unsupported binary format ({ext or 'no extension'})",
-                          outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+        raise FileSkipped(
+            f"unsupported binary format ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
+        )
     if ext in TEXT_KINDS:
         kind, mime = TEXT_KINDS[ext]
         return FileKind(kind, mime)

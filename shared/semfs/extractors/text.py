@@ -37,7 +37,7 @@ def decode(data: bytes) -> str:
 def _paragraph_blocks(text: str, kind: str = "paragraph") -> list[Block]:
     blocks: list[Block] = []
     for i, para in enumerate(p for p in re.split(r"\n\s*\n", text) if p.strip()):
-        blocks.append(Block(kind=kind, text=para.strip(), location=Location(paragraph=i + 1)))  # type: ignore[arg-type]
+        blocks.append(Block(kind=kind, text=para.strip(), location=Location(paragraph=i + 1)))
     return blocks
 
 
@@ -107,12 +107,13 @@ def extract_yaml(text: str) -> ExtractedDocument:
 
 
 def extract_xml(data: bytes) -> ExtractedDocument:
-    import defusedxml.ElementTree as DET  # noqa: N817
-    from defusedxml import DefusedXmlException
     from xml.etree.ElementTree import ParseError
 
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import fromstring as defused_fromstring
+
     try:
-        root = DET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        root = defused_fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as e:
         raise FileRejected("XML declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY) from e
     except ParseError as e:
@@ -141,13 +142,33 @@ def extract_table(text: str, delimiter: str) -> ExtractedDocument:
         part = body[i : i + ROWS_PER_BLOCK]
         lines = [header] + [" | ".join(c.strip() for c in r) for r in part]
         first = i + 2 if rows[1:] else i + 1
-        blocks.append(Block(kind="table", text="\n".join(lines),
-                            location=Location(row_start=first, row_end=first + len(part) - 1)))
+        blocks.append(
+            Block(
+                kind="table",
+                text="\n".join(lines),
+                location=Location(row_start=first, row_end=first + len(part) - 1),
+            )
+        )
     return ExtractedDocument(blocks=blocks)
 
 
-_HTML_BLOCKS = ["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "tr", "dt", "dd",
-                "figcaption", "caption"]
+_HTML_BLOCKS = [
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "li",
+    "pre",
+    "blockquote",
+    "tr",
+    "dt",
+    "dd",
+    "figcaption",
+    "caption",
+]
 
 
 def extract_html(text: str) -> ExtractedDocument:
@@ -176,7 +197,7 @@ def extract_html(text: str) -> ExtractedDocument:
             blocks.append(Block(kind="heading", text=content, level=level, location=Location(paragraph=n)))
         else:
             kind = "code" if el.name == "pre" else ("table" if el.name == "tr" else "paragraph")
-            blocks.append(Block(kind=kind, text=content, location=Location(paragraph=n)))  # type: ignore[arg-type]
+            blocks.append(Block(kind=kind, text=content, location=Location(paragraph=n)))
     if not blocks:  # markup without block elements: fall back to all visible text
         body = soup.body or soup
         blocks = _paragraph_blocks(normalise(body.get_text("\n", strip=True)))

@@ -33,10 +33,25 @@ def chunk_embedding_text(title: str | None, chunk: Chunk) -> str:
     return f"{head}\n{chunk.text}" if head else chunk.text
 
 
+KIND_WORDS = {
+    "application/pdf": "PDF document",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Spreadsheet (Excel workbook)",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "Presentation slides (deck)",
+    "text/csv": "Table (CSV)",
+    "text/tab-separated-values": "Table (TSV)",
+    "text/html": "Web page",
+    "text/markdown": "Markdown document",
+    "text/x-source": "Source code",
+}
+
+
 def card_text(record: FileRecord) -> str:
-    """The file card: what a file is about, so it is found by its title, summary and tags."""
+    """The file card: what a file is (its kind, so "the slides about…" finds a deck), its title,
+    summary and tags — so a file is found by what it is about."""
     tags = ", ".join(record.all_tags)
-    return "\n".join(x for x in (record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
+    kind = KIND_WORDS.get(record.mime_type)
+    return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:

@@ -19,7 +19,17 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-_MAIL_PROVIDERS = {"gmail", "googlemail", "outlook", "hotmail", "yahoo", "icloud", "proton", "protonmail", "gmx"}
+_MAIL_PROVIDERS = {
+    "gmail",
+    "googlemail",
+    "outlook",
+    "hotmail",
+    "yahoo",
+    "icloud",
+    "proton",
+    "protonmail",
+    "gmx",
+}
 
 
 def load_document(c: Container, record: FileRecord) -> ExtractedDocument:

@@ -23,7 +23,9 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         partial = doc.truncated
         if out.ocr_pages and c.ocr is None:
             if not doc.blocks:
-                reason = "no text layer, and OCR is not enabled" if out.kind != "image" else "image, and OCR is not enabled"
+                reason = (
+                    "no text layer, and OCR is not enabled" if out.kind != "image" else "image, and OCR is not enabled"
+                )
                 raise FileSkipped(reason, outcome=Outcome.SKIPPED_NO_TEXT)
             partial = True  # some pages had no text layer and were not OCR'd
         if not doc.blocks and not ocr_pages:
@@ -32,7 +34,10 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         c.blobs.put(text_key, doc.model_dump_json().encode("utf-8"))
         c.repo.save(
             c.repo.get(record.tenant_id, record.file_id).evolve(
-                mime_type=out.mime_type, pages=doc.pages, text_key=text_key, extraction=doc.extraction,
+                mime_type=out.mime_type,
+                pages=doc.pages,
+                text_key=text_key,
+                extraction=doc.extraction,
             )
         )
     return state.model_copy(update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial})

@@ -25,9 +25,16 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             outcome = Outcome.OK_ENRICH_FALLBACK
         record = record.evolve(status=Status.INDEXED, outcome=outcome, error=None)
         c.repo.save(record)
-    c.events.publish("FileIndexed", {"tenant_id": record.tenant_id, "file_id": record.file_id,
-                                     "lineage_id": record.lineage_id, "version": record.version,
-                                     "outcome": outcome.value})
+    c.events.publish(
+        "FileIndexed",
+        {
+            "tenant_id": record.tenant_id,
+            "file_id": record.file_id,
+            "lineage_id": record.lineage_id,
+            "version": record.version,
+            "outcome": outcome.value,
+        },
+    )
     log.info("file indexed", file_id=record.file_id, outcome=outcome.value, chunks=record.chunk_count)
     return state
 
@@ -41,8 +48,14 @@ def mark_failed(state: PipelineState, c: Container) -> PipelineState:
         outcome = Outcome.FAILED_INTERNAL
     error = record.error or f"unhandled error: {(state.error or {}).get('Error', 'unknown')}"
     c.index.delete_file(record.tenant_id, record.file_id)
-    c.repo.save(record.evolve(status=outcome.final_status, outcome=outcome, error=error, is_latest=False
-                              if record.version > 1 else record.is_latest))
+    c.repo.save(
+        record.evolve(
+            status=outcome.final_status,
+            outcome=outcome,
+            error=error,
+            is_latest=False if record.version > 1 else record.is_latest,
+        )
+    )
     detail = "FileSkipped" if outcome.final_status is Status.SKIPPED else "FileFailed"
     c.events.publish(detail, {"tenant_id": record.tenant_id, "file_id": record.file_id, "outcome": outcome.value})
     log.info("file not indexed", file_id=record.file_id, outcome=outcome.value)

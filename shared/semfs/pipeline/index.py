@@ -21,24 +21,49 @@ if TYPE_CHECKING:
 
 
 def build_docs(
-    record: FileRecord, chunks: list[Chunk], vectors: npt.NDArray[np.float32], model: str | None, is_latest: bool
+    record: FileRecord,
+    chunks: list[Chunk],
+    vectors: npt.NDArray[np.float32],
+    model: str | None,
+    is_latest: bool,
 ) -> list[IndexDoc]:
     """Index documents for one file: one per chunk plus the file card (the last vector row)."""
     common = {
-        "file_id": record.file_id, "lineage_id": record.lineage_id, "tenant_id": record.tenant_id,
-        "version": record.version, "is_latest": is_latest, "contact_ids": record.contact_ids,
-        "thread_id": record.thread_id, "source_type": record.source_type, "tags": record.all_tags,
-        "mime_type": record.mime_type, "filename": record.filename, "title": record.title or record.filename,
-        "embedding_model": model, "created_at": record.created_at,
+        "file_id": record.file_id,
+        "lineage_id": record.lineage_id,
+        "tenant_id": record.tenant_id,
+        "version": record.version,
+        "is_latest": is_latest,
+        "contact_ids": record.contact_ids,
+        "thread_id": record.thread_id,
+        "source_type": record.source_type,
+        "tags": record.all_tags,
+        "mime_type": record.mime_type,
+        "filename": record.filename,
+        "title": record.title or record.filename,
+        "embedding_model": model,
+        "created_at": record.created_at,
     }
     docs = [
-        IndexDoc(chunk_id=chunk_id(record.file_id, ch.n), kind="chunk", text=ch.text, location=ch.location,
-                 embedding=vectors[i].tolist(), **common)  # type: ignore[arg-type]
+        IndexDoc(
+            chunk_id=chunk_id(record.file_id, ch.n),
+            kind="chunk",
+            text=ch.text,
+            location=ch.location,
+            embedding=vectors[i].tolist(),
+            **common,
+        )
         for i, ch in enumerate(chunks)
     ]
     docs.append(
-        IndexDoc(chunk_id=card_id(record.file_id), kind="card", text=card_text(record), location=Location(),
-                 embedding=vectors[len(chunks)].tolist(), **common)  # type: ignore[arg-type]
+        IndexDoc(
+            chunk_id=card_id(record.file_id),
+            kind="card",
+            text=card_text(record),
+            location=Location(),
+            embedding=vectors[len(chunks)].tolist(),
+            **common,
+        )
     )
     return docs
 

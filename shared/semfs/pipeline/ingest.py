@@ -21,7 +21,9 @@ def process(c: Container, record: FileRecord) -> FileRecord:
     return c.repo.get(record.tenant_id, record.file_id)
 
 
-def ingest_bytes(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance | None = None) -> Registered:
+def ingest_bytes(
+    c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance | None = None
+) -> Registered:
     """Register and process one file. A file registered before and already finished is a no-op;
     one left unfinished (a crash) is processed again — every stage is idempotent."""
     reg = register(c, tenant_id, data, filename, prov or Provenance())

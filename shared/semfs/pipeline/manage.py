@@ -40,8 +40,7 @@ def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -
     elif reembed_card:
         vectors = vectors.copy()
         vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
-    c.index.replace_file(record.tenant_id, record.file_id, build_docs(record, chunks, vectors, model,
-                                                                       record.is_latest))
+    c.index.replace_file(record.tenant_id, record.file_id, build_docs(record, chunks, vectors, model, record.is_latest))
 
 
 def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
@@ -72,8 +71,9 @@ def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool =
         tomb = target.evolve(deleted_at=utcnow(), status=Status.DELETED, is_latest=False)
         c.repo.save(tomb)
         done.append(tomb)
-    remaining = [v for v in c.repo.lineage(tenant_id, record.lineage_id)
-                 if v.deleted_at is None and v.status is Status.INDEXED]
+    remaining = [
+        v for v in c.repo.lineage(tenant_id, record.lineage_id) if v.deleted_at is None and v.status is Status.INDEXED
+    ]
     if remaining:
         settle_latest(c, max(remaining, key=lambda v: v.version))
     c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})

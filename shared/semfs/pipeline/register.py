@@ -9,8 +9,8 @@ match a live record becomes that lineage's next version.
 from __future__ import annotations
 
 import unicodedata
-from email.utils import parseaddr
 from dataclasses import dataclass, field
+from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +63,7 @@ def safe_filename(name: str) -> str | None:
 
 def contact_id_for(contact: str) -> str:
     """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
-    name, address = parseaddr(contact)
+    _, address = parseaddr(contact)
     if address and "@" in address:
         return "c_" + address.strip().lower()
     return "c_" + (slugify(contact) or contact.strip().lower())
@@ -85,11 +85,22 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
     contact_ids = list(dict.fromkeys([*prov.contact_ids, *(contact_id_for(x) for x in prov.contacts if x.strip())]))
     base = FileRecord(
-        file_id=file_id, tenant_id=tenant_id, lineage_id=lineage_id_for(file_id), sha256=sha,
-        blob_key=content_key(tenant_id, sha), filename=shown, normalised_name=normalised, size_bytes=len(data),
-        source_type=prov.source_type, source_key=source_key, source_message_id=prov.source_message_id,
-        uploaded_by=prov.uploaded_by, upload_context=prov.upload_context, contact_ids=contact_ids,
-        thread_id=thread_id, tags=list(dict.fromkeys(t.strip() for t in prov.tags if t.strip())),
+        file_id=file_id,
+        tenant_id=tenant_id,
+        lineage_id=lineage_id_for(file_id),
+        sha256=sha,
+        blob_key=content_key(tenant_id, sha),
+        filename=shown,
+        normalised_name=normalised,
+        size_bytes=len(data),
+        source_type=prov.source_type,
+        source_key=source_key,
+        source_message_id=prov.source_message_id,
+        uploaded_by=prov.uploaded_by,
+        upload_context=prov.upload_context,
+        contact_ids=contact_ids,
+        thread_id=thread_id,
+        tags=list(dict.fromkeys(t.strip() for t in prov.tags if t.strip())),
         provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
     )
 
@@ -101,13 +112,19 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     if name is None:
         return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
     if len(data) > c.settings.max_file_bytes:
-        return terminal(Outcome.REJECTED_TOO_LARGE,
-                        f"{len(data)} bytes exceeds the {c.settings.max_file_mb:g} MB limit", blob_key="")
+        return terminal(
+            Outcome.REJECTED_TOO_LARGE,
+            f"{len(data)} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
+            blob_key="",
+        )
     duplicates = [r for r in c.repo.find_by_sha256(tenant_id, sha) if r.outcome is not Outcome.SKIPPED_DUPLICATE]
     if duplicates:
         first = duplicates[0]
-        return terminal(Outcome.SKIPPED_DUPLICATE, f"identical bytes already stored as {first.file_id}",
-                        duplicate_of=first.file_id)
+        return terminal(
+            Outcome.SKIPPED_DUPLICATE,
+            f"identical bytes already stored as {first.file_id}",
+            duplicate_of=first.file_id,
+        )
 
     previous: FileRecord | None = None
     if prov.previous_version_id:
@@ -117,8 +134,12 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     else:
         previous = c.repo.find_latest(tenant_id, normalised, thread_id)
     if previous is not None:
-        base = base.evolve(lineage_id=previous.lineage_id, version=previous.version + 1,
-                           previous_version_id=previous.file_id, is_latest=False)
+        base = base.evolve(
+            lineage_id=previous.lineage_id,
+            version=previous.version + 1,
+            previous_version_id=previous.file_id,
+            is_latest=False,
+        )
 
     if not c.blobs.exists(base.blob_key):
         c.blobs.put(base.blob_key, data)

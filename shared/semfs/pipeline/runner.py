@@ -101,9 +101,9 @@ def _matches(names: list[str], error: str) -> bool:
 class LocalAslStarter:
     """Runs an execution to completion in this process and returns the final state."""
 
-    def __init__(self, container: Container, sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(self, container: Container, sleep: Callable[[float], None] = time.sleep) -> None:
         self._c = container
-        self._sleep = sleep or container.sleep or time.sleep
+        self._sleep = sleep
 
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
         definition = load_definition()
@@ -157,7 +157,7 @@ class LocalAslStarter:
                         if retriers[i].get("JitterStrategy") == "FULL":
                             delay = random.uniform(0, delay)
                         log.info("task retry", state=name, error=error, attempt=attempts[i])
-                        self._sleep(delay)
+                        self._sleep(delay * self._c.settings.retry_scale)
                         continue
                 for catcher in st.get("Catch", []):
                     if _matches(catcher["ErrorEquals"], error):

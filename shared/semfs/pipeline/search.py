@@ -37,8 +37,9 @@ class Retrieved:
     degraded: bool
 
 
-def retrieve(c: Container, tenant_id: str, query: str, mode: SearchMode, filters: SearchFilters,
-             limit: int) -> Retrieved:
+def retrieve(
+    c: Container, tenant_id: str, query: str, mode: SearchMode, filters: SearchFilters, limit: int
+) -> Retrieved:
     """Ranked files (id, score, best chunk hits) for ``query`` — no records are read here."""
     k = overfetch(limit)
     legs: list[list[IndexHit]] = []
@@ -50,7 +51,7 @@ def retrieve(c: Container, tenant_id: str, query: str, mode: SearchMode, filters
         except EmbeddingUnavailable as e:
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
-    if mode == "keyword" or mode == "hybrid" or degraded:
+    if mode in {"keyword", "hybrid"} or degraded:
         legs.append(c.index.keyword(tenant_id, query, filters, k))
     fused = rrf(legs, c.settings.rrf_k) if len(legs) > 1 else (legs[0] if legs else [])
     return Retrieved(files=group_by_file(fused)[:limit], degraded=degraded)
@@ -101,10 +102,24 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
             snippets.append(Snippet(chunk_id=doc.chunk_id, text=text, location=doc.location, highlights=spans))
         items.append(
             SearchResultItem(
-                file_id=file_id, filename=record.filename, title=record.title, summary=record.summary,
-                score=round(score, 6), version=record.version, is_latest=record.is_latest, tags=record.all_tags,
-                source_type=record.source_type, mime_type=record.mime_type, snippets=snippets,
+                file_id=file_id,
+                filename=record.filename,
+                title=record.title,
+                summary=record.summary,
+                score=round(score, 6),
+                version=record.version,
+                is_latest=record.is_latest,
+                tags=record.all_tags,
+                source_type=record.source_type,
+                mime_type=record.mime_type,
+                snippets=snippets,
             )
         )
-    log.info("search", mode=request.mode, results=len(items), degraded=found.degraded, query_chars=len(request.query))
+    log.info(
+        "search",
+        mode=request.mode,
+        results=len(items),
+        degraded=found.degraded,
+        query_chars=len(request.query),
+    )
     return SearchResponse(results=items, degraded=found.degraded, mode=request.mode)

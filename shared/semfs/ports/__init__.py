@@ -11,8 +11,8 @@ from semfs.ports.starter import PipelineStarter
 
 __all__ = [
     "BlobStore",
-    "EnrichInput",
     "Embedder",
+    "EnrichInput",
     "Enricher",
     "EventPublisher",
     "FileRepository",

@@ -32,7 +32,10 @@ ENRICH_SCHEMA: dict[str, Any] = {
         "required": ["title", "summary", "tags"],
         "properties": {
             "title": {"type": "string", "description": "A specific title, at most 12 words."},
-            "summary": {"type": "string", "description": "2-3 sentences saying what the document is and says."},
+            "summary": {
+                "type": "string",
+                "description": "2-3 sentences saying what the document is and says.",
+            },
             "tags": {"type": "array", "items": {"type": "string"}, "description": "5-10 short topic tags."},
         },
     },
@@ -75,8 +78,12 @@ def _client(settings: Settings) -> Any:
         from openai import OpenAI
     except ImportError as e:  # pragma: no cover - openai is a declared dependency
         raise PermanentError("the openai package is not installed", outcome=Outcome.FAILED_LLM) from e
-    return OpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "not-needed",
-                  timeout=settings.llm_timeout_s, max_retries=3)
+    return OpenAI(
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key or "not-needed",
+        timeout=settings.llm_timeout_s,
+        max_retries=3,
+    )
 
 
 class OpenAIEnricher:
@@ -98,7 +105,10 @@ class OpenAIEnricher:
                 model=self._settings.llm_model,
                 messages=[
                     {"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": f"{hint}Filename: {item.filename}\n<document>\n{text}\n</document>"},
+                    {
+                        "role": "user",
+                        "content": f"{hint}Filename: {item.filename}\n<document>\n{text}\n</document>",
+                    },
                 ],
                 response_format={"type": "json_schema", "json_schema": ENRICH_SCHEMA},
                 temperature=0,

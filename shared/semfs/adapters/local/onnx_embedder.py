@@ -82,7 +82,8 @@ class OnnxEmbedder:
         m = mask[..., None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        unit: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
 
     def embed_array(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in batches of similar length (less padding), returning rows in input order."""

@@ -171,11 +171,25 @@ class SqliteSearchIndex:
                     " thread_id, source_type, mime_type, filename, title, text, tags, contact_ids, location,"
                     " created_at, embedding_model, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
-                        d.chunk_id, d.kind, d.file_id, d.lineage_id, d.tenant_id, d.version, int(d.is_latest),
-                        d.thread_id, d.source_type, d.mime_type, d.filename, d.title, d.text,
-                        json.dumps(d.tags), json.dumps(d.contact_ids),
-                        d.location.model_dump_json(exclude_none=True), d.created_at.isoformat(),
-                        d.embedding_model, emb,
+                        d.chunk_id,
+                        d.kind,
+                        d.file_id,
+                        d.lineage_id,
+                        d.tenant_id,
+                        d.version,
+                        int(d.is_latest),
+                        d.thread_id,
+                        d.source_type,
+                        d.mime_type,
+                        d.filename,
+                        d.title,
+                        d.text,
+                        json.dumps(d.tags),
+                        json.dumps(d.contact_ids),
+                        d.location.model_dump_json(exclude_none=True),
+                        d.created_at.isoformat(),
+                        d.embedding_model,
+                        emb,
                     ),
                 )
             )
@@ -223,10 +237,14 @@ class SqliteSearchIndex:
         with self._lock:
             if self._vectors is not None and self._vectors.generation == gen:
                 return self._vectors
-            rows = self._db.get().execute(
-                "SELECT rid, chunk_id, file_id, tenant_id, is_latest, embedding FROM docs"
-                " WHERE embedding IS NOT NULL ORDER BY rid"
-            ).fetchall()
+            rows = (
+                self._db.get()
+                .execute(
+                    "SELECT rid, chunk_id, file_id, tenant_id, is_latest, embedding FROM docs"
+                    " WHERE embedding IS NOT NULL ORDER BY rid"
+                )
+                .fetchall()
+            )
             blobs = [r["embedding"] for r in rows]
             dims = {len(b) for b in blobs}
             if len(dims) > 1:  # mixed dimensions mid-migration: keep the majority dimension only
@@ -287,13 +305,24 @@ class SqliteSearchIndex:
             ).fetchall()
             for r in rows:
                 out[r["chunk_id"]] = IndexDoc(
-                    chunk_id=r["chunk_id"], kind=r["kind"], file_id=r["file_id"], lineage_id=r["lineage_id"],
-                    tenant_id=r["tenant_id"], version=r["version"], is_latest=bool(r["is_latest"]),
-                    thread_id=r["thread_id"], source_type=r["source_type"], mime_type=r["mime_type"],
-                    filename=r["filename"], title=r["title"], text=r["text"], tags=json.loads(r["tags"]),
+                    chunk_id=r["chunk_id"],
+                    kind=r["kind"],
+                    file_id=r["file_id"],
+                    lineage_id=r["lineage_id"],
+                    tenant_id=r["tenant_id"],
+                    version=r["version"],
+                    is_latest=bool(r["is_latest"]),
+                    thread_id=r["thread_id"],
+                    source_type=r["source_type"],
+                    mime_type=r["mime_type"],
+                    filename=r["filename"],
+                    title=r["title"],
+                    text=r["text"],
+                    tags=json.loads(r["tags"]),
                     contact_ids=json.loads(r["contact_ids"]),
                     location=Location.model_validate_json(r["location"]),
-                    created_at=datetime.fromisoformat(r["created_at"]), embedding_model=r["embedding_model"],
+                    created_at=datetime.fromisoformat(r["created_at"]),
+                    embedding_model=r["embedding_model"],
                 )
         return out
 
@@ -301,7 +330,7 @@ class SqliteSearchIndex:
         if tenant_id is None:
             rows = self._db.get().execute("SELECT DISTINCT file_id FROM docs").fetchall()
         else:
-            rows = self._db.get().execute(
-                "SELECT DISTINCT file_id FROM docs WHERE tenant_id = ?", (tenant_id,)
-            ).fetchall()
+            rows = (
+                self._db.get().execute("SELECT DISTINCT file_id FROM docs WHERE tenant_id = ?", (tenant_id,)).fetchall()
+            )
         return {r[0] for r in rows}

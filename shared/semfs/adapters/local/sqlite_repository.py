@@ -91,33 +91,47 @@ class SqliteFileRepository:
             raise NotFound(f"no record {record.file_id}")
 
     def get(self, tenant_id: str, file_id: str) -> FileRecord:
-        rows = self._db.get().execute(
-            "SELECT data FROM files WHERE tenant_id=? AND file_id=?", (tenant_id, file_id)
-        ).fetchall()
+        rows = (
+            self._db.get()
+            .execute("SELECT data FROM files WHERE tenant_id=? AND file_id=?", (tenant_id, file_id))
+            .fetchall()
+        )
         if not rows:
             raise NotFound(f"no file {file_id}")
         return _load(rows)[0]
 
     def find_by_sha256(self, tenant_id: str, sha256: str) -> list[FileRecord]:
-        rows = self._db.get().execute(
-            "SELECT data FROM files WHERE tenant_id=? AND sha256=? AND deleted=0 ORDER BY created_at, file_id",
-            (tenant_id, sha256),
-        ).fetchall()
+        rows = (
+            self._db.get()
+            .execute(
+                "SELECT data FROM files WHERE tenant_id=? AND sha256=? AND deleted=0 ORDER BY created_at, file_id",
+                (tenant_id, sha256),
+            )
+            .fetchall()
+        )
         return _load(rows)
 
     def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
-        rows = self._db.get().execute(
-            "SELECT data FROM files WHERE tenant_id=? AND normalised_name=? AND thread_id IS ?"
-            " AND deleted=0 AND status NOT IN ('skipped') ORDER BY version DESC LIMIT 1",
-            (tenant_id, normalised_name, thread_id),
-        ).fetchall()
+        rows = (
+            self._db.get()
+            .execute(
+                "SELECT data FROM files WHERE tenant_id=? AND normalised_name=? AND thread_id IS ?"
+                " AND deleted=0 AND status NOT IN ('skipped') ORDER BY version DESC LIMIT 1",
+                (tenant_id, normalised_name, thread_id),
+            )
+            .fetchall()
+        )
         return _load(rows)[0] if rows else None
 
     def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
-        rows = self._db.get().execute(
-            "SELECT data FROM files WHERE tenant_id=? AND lineage_id=? ORDER BY version",
-            (tenant_id, lineage_id),
-        ).fetchall()
+        rows = (
+            self._db.get()
+            .execute(
+                "SELECT data FROM files WHERE tenant_id=? AND lineage_id=? ORDER BY version",
+                (tenant_id, lineage_id),
+            )
+            .fetchall()
+        )
         return _load(rows)
 
     def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
@@ -135,9 +149,9 @@ class SqliteFileRepository:
                 conn.execute("ROLLBACK")
                 return False
             newer_live = [
-                v for v in versions
-                if v.version > target.version and v.deleted_at is None and v.status.value != "skipped"
-                and v.is_latest
+                v
+                for v in versions
+                if v.version > target.version and v.deleted_at is None and v.status.value != "skipped" and v.is_latest
             ]
             if newer_live:
                 conn.execute("ROLLBACK")
@@ -208,8 +222,12 @@ class SqliteFileRepository:
 
     def unfinished(self) -> list[FileRecord]:
         done = [s.value for s in TERMINAL_STATUSES]
-        rows = self._db.get().execute(
-            f"SELECT data FROM files WHERE status NOT IN ({','.join('?' * len(done))}) ORDER BY created_at",
-            done,
-        ).fetchall()
+        rows = (
+            self._db.get()
+            .execute(
+                f"SELECT data FROM files WHERE status NOT IN ({','.join('?' * len(done))}) ORDER BY created_at",
+                done,
+            )
+            .fetchall()
+        )
         return _load(rows)

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from semfs.adapters.local.hash_embedder import HashEmbedder
+from semfs.adapters.local.onnx_embedder import OnnxEmbedder
+from semfs.ports import Embedder
+
+pytestmark = pytest.mark.contract
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hash": HashEmbedder, "onnx": OnnxEmbedder}
+
+
+@pytest.fixture(scope="module", params=sorted(EMBEDDERS))
+def embedder(request: pytest.FixtureRequest) -> Embedder:
+    if request.param == "onnx":
+        request.applymarker(pytest.mark.model)
+    return EMBEDDERS[request.param]()
+
+
+def test_vectors_are_unit_length_with_the_declared_dimension(embedder: Embedder) -> None:
+    vecs = np.asarray(embedder.embed_documents(["invoice due in thirty days", "", "x" * 5000]))
+    assert vecs.shape == (3, embedder.dim)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert embedder.model
+
+
+def test_deterministic_and_order_preserving(embedder: Embedder) -> None:
+    texts = ["alpha beta", "a much longer text about payment terms and delivery schedules", "gamma"]
+    a = np.asarray(embedder.embed_documents(texts))
+    b = np.asarray(embedder.embed_documents(list(reversed(texts))))[::-1]
+    assert np.allclose(a, b, atol=1e-5)
+    assert np.allclose(embedder.embed_query("gamma"), a[2], atol=1e-5)
+
+
+def test_related_texts_are_closer_than_unrelated(embedder: Embedder) -> None:
+    q, near, far = embedder.embed_documents(
+        [
+            "payment terms for invoices",
+            "invoices must be paid within thirty days (payment terms)",
+            "the bicycle has a carbon fork",
+        ]
+    )
+    assert float(np.dot(q, near)) > float(np.dot(q, far))
+
+
+@pytest.mark.model
+def test_onnx_model_understands_paraphrase() -> None:
+    e = OnnxEmbedder()
+    q, para, other = e.embed_documents(
+        [
+            "When do I have to pay the bill?",
+            "Invoices are payable within thirty days of receipt.",
+            "Goods ship from the Rotterdam warehouse every Tuesday.",
+        ]
+    )
+    assert float(np.dot(q, para)) > float(np.dot(q, other)) + 0.1

@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from semfs.adapters.local.hash_embedder import HashEmbedder
+from semfs.domain.models import IndexDoc, SearchFilters
+from semfs.ports import SearchIndex
+
+pytestmark = pytest.mark.contract
+EMB = HashEmbedder()
+
+
+def doc(file_id: str, n: int, text: str, tenant: str = "acme", **kw: object) -> IndexDoc:
+    values: dict[str, object] = {
+        "chunk_id": f"{file_id}:{n}",
+        "file_id": file_id,
+        "lineage_id": kw.pop("lineage_id", "l_" + file_id),
+        "tenant_id": tenant,
+        "version": 1,
+        "is_latest": True,
+        "source_type": "upload",
+        "mime_type": "text/plain",
+        "filename": f"{file_id}.txt",
+        "title": file_id,
+        "text": text,
+        "embedding": EMB.embed_query(text),
+        "embedding_model": EMB.model,
+        "created_at": datetime(2026, 5, 1, tzinfo=UTC),
+    }
+    values.update(kw)
+    return IndexDoc.model_validate(values)
+
+
+ALL = SearchFilters()
+
+
+@pytest.fixture
+def filled(search_index: SearchIndex) -> SearchIndex:
+    search_index.replace_file(
+        "acme",
+        "inv",
+        [
+            doc("inv", 0, "Invoice payment due within thirty days"),
+            doc("inv", 1, "Late fees apply after the due date"),
+        ],
+    )
+    search_index.replace_file(
+        "acme",
+        "bike",
+        [
+            doc(
+                "bike",
+                0,
+                "The Vela electric bicycle has a belt drive",
+                tags=["product"],
+                thread_id="t1",
+                contact_ids=["c_acme"],
+            )
+        ],
+    )
+    search_index.replace_file(
+        "globex", "sec", [doc("sec", 0, "Invoice payment secrets of another tenant", tenant="globex")]
+    )
+    return search_index
+
+
+def test_keyword_ranks_matches_and_ors_terms(filled: SearchIndex) -> None:
+    hits = filled.keyword("acme", "invoice payment", ALL, 10)
+    assert hits[0].chunk_id == "inv:0"
+    assert {h.file_id for h in hits} == {"inv"}
+    assert hits == sorted(hits, key=lambda h: -h.score)
+    # one matching term is enough (OR), stemming matches "payments" to "payment"
+    assert filled.keyword("acme", "payments zebra", ALL, 10)[0].chunk_id == "inv:0"
+
+
+def test_fts_syntax_in_queries_is_inert(filled: SearchIndex) -> None:
+    for q in ['"unbalanced', "NEAR(a b)", "a AND OR NOT", "col:invoice", "*", "-", "()"]:
+        filled.keyword("acme", q, ALL, 10)  # never raises
+
+
+def test_knn_ranks_by_cosine(filled: SearchIndex) -> None:
+    hits = filled.knn("acme", EMB.embed_query("electric bicycle belt drive"), ALL, 10)
+    assert hits[0].chunk_id == "bike:0"
+    assert hits == sorted(hits, key=lambda h: -h.score)
+    assert hits[0].score == pytest.approx(max(h.score for h in hits))
+
+
+@pytest.mark.parametrize("leg", ["keyword", "knn"])
+def test_tenant_is_applied_inside_every_leg(filled: SearchIndex, leg: str) -> None:
+    q = "invoice payment secrets"
+    hits = filled.keyword("acme", q, ALL, 50) if leg == "keyword" else filled.knn("acme", EMB.embed_query(q), ALL, 50)
+    assert "sec" not in {h.file_id for h in hits}
+    other = (
+        filled.keyword("globex", q, ALL, 50) if leg == "keyword" else filled.knn("globex", EMB.embed_query(q), ALL, 50)
+    )
+    assert {h.file_id for h in other} == {"sec"}
+    assert filled.get_docs("acme", ["sec:0"]) == {}
+
+
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        (SearchFilters(tags=["product"]), {"bike"}),
+        (SearchFilters(thread_id="t1"), {"bike"}),
+        (SearchFilters(contact_id="c_acme"), {"bike"}),
+        (SearchFilters(file_ids=["inv"]), {"inv"}),
+        (SearchFilters(mime_type="application/pdf"), set()),
+        (SearchFilters(date_from=date(2026, 5, 1), date_to=date(2026, 5, 1)), {"inv", "bike"}),
+        (SearchFilters(date_from=date(2026, 5, 2)), set()),
+        (SearchFilters(source_type="email_attachment"), set()),
+    ],
+)
+def test_filters_apply_to_both_legs(filled: SearchIndex, filters: SearchFilters, expected: set[str]) -> None:
+    q = "invoice payment bicycle belt drive"
+    assert {h.file_id for h in filled.keyword("acme", q, filters, 50)} == expected
+    assert {h.file_id for h in filled.knn("acme", EMB.embed_query(q), filters, 50)} == expected
+
+
+def test_replace_file_is_idempotent_and_replaces(filled: SearchIndex) -> None:
+    filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
+    filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
+    assert filled.keyword("acme", "thirty days", ALL, 10) == []
+    assert [h.chunk_id for h in filled.keyword("acme", "kittens", ALL, 10)] == ["inv:0"]
+    assert filled.get_docs("acme", ["inv:1"]) == {}
+
+
+def test_replace_refuses_documents_of_another_file(search_index: SearchIndex) -> None:
+    with pytest.raises(ValueError, match="belong"):
+        search_index.replace_file("acme", "a", [doc("b", 0, "x")])
+
+
+def test_delete_file(filled: SearchIndex) -> None:
+    assert filled.delete_file("acme", "inv") == 2
+    assert filled.delete_file("acme", "inv") == 0
+    assert filled.keyword("acme", "invoice", ALL, 10) == []
+    assert "inv" not in {h.file_id for h in filled.knn("acme", EMB.embed_query("invoice"), ALL, 10)}
+    assert filled.file_ids("acme") == {"bike"}
+
+
+def test_latest_and_history(search_index: SearchIndex) -> None:
+    search_index.replace_file("acme", "v1", [doc("v1", 0, "contract thirty days", lineage_id="L")])
+    search_index.replace_file(
+        "acme", "v2", [doc("v2", 0, "contract forty five days", lineage_id="L", is_latest=False, version=2)]
+    )
+    search_index.set_latest("acme", "L", "v2")
+    assert {h.file_id for h in search_index.keyword("acme", "contract", ALL, 10)} == {"v2"}
+    assert {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), ALL, 10)} == {"v2"}
+    history = SearchFilters(include_history=True)
+    assert {h.file_id for h in search_index.keyword("acme", "contract", history, 10)} == {"v1", "v2"}
+    assert {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), history, 10)} == {
+        "v1",
+        "v2",
+    }
+
+
+def test_get_docs_round_trips_fields(filled: SearchIndex) -> None:
+    got = filled.get_docs("acme", ["bike:0"])["bike:0"]
+    assert got.tags == ["product"] and got.thread_id == "t1" and got.contact_ids == ["c_acme"]
+    assert got.text.startswith("The Vela") and got.embedding is None
+
+
+def test_knn_on_empty_index_and_clear(search_index: SearchIndex) -> None:
+    assert search_index.knn("acme", EMB.embed_query("x"), ALL, 5) == []
+    search_index.replace_file("acme", "a", [doc("a", 0, "x")])
+    search_index.clear()
+    assert search_index.file_ids() == set()
+
+
+def test_writes_from_another_handle_are_seen(search_index: SearchIndex, tmp_path: object) -> None:
+    # a second process (CLI ingest while `semfs serve` runs) writes; the vector cache must notice
+    search_index.knn("acme", EMB.embed_query("x"), ALL, 5)
+    search_index.replace_file("acme", "late", [doc("late", 0, "arrived later")])
+    assert search_index.knn("acme", EMB.embed_query("arrived later"), ALL, 5)[0].file_id == "late"

@@ -1,0 +1,138 @@
+"""The ``semfs`` command line, end to end on a temporary data dir."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from semfs import demo
+from semfs.cli import app
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("SEMFS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SEMFS_EMBEDDER", "hash")
+    return CliRunner()
+
+
+def run(cli: CliRunner, *args: str) -> str:
+    result = cli.invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_ingest_search_show_tag_rm_status(cli: CliRunner, tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "terms.md").write_text("# Payment terms\n\nInvoices are payable within thirty days.")
+    (folder / "sub" / "empty.txt").write_bytes(b"")
+    (folder / ".hidden").write_text("secret dotfile")
+    out = json.loads(
+        run(
+            cli,
+            "ingest",
+            str(folder),
+            "--tenant",
+            "acme",
+            "--thread",
+            "Q3 Financials",
+            "--contact",
+            "Acme Corp",
+            "--tag",
+            "legal",
+            "--json",
+        )
+    )
+    assert out["outcomes"] == {"OK": 1, "SKIPPED_EMPTY": 1}
+    table = run(cli, "ingest", str(folder), "--tenant", "acme")
+    assert "UNCHANGED" in table and "2 file(s)" in table
+
+    found = json.loads(run(cli, "search", "payable thirty days", "--tenant", "acme", "--json"))
+    assert found["degraded"] is False
+    (hit,) = found["results"]
+    assert set(hit) >= {"file_id", "filename", "title", "summary", "score", "version", "tags", "snippets"}
+    assert hit["snippets"][0]["text"] and "location" in hit["snippets"][0]
+    assert {"legal", "q3-financials", "acme-corp"} <= set(hit["tags"])
+    fid = hit["file_id"]
+    for flags in (
+        ["--thread", "Q3 Financials"],
+        ["--contact", "Acme Corp"],
+        ["--tag", "legal"],
+        ["--mode", "keyword"],
+        ["--mode", "semantic"],
+        ["--mime", "text/markdown"],
+        ["--since", "2000-01-01"],
+    ):
+        again = json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json", *flags))
+        assert [r["file_id"] for r in again["results"]] == [fid], flags
+    assert json.loads(run(cli, "search", "payable", "--tenant", "other", "--json"))["results"] == []
+    assert json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json", "--thread", "Nope"))["results"] == []
+
+    shown = json.loads(run(cli, "show", fid, "--tenant", "acme", "--json"))
+    assert shown["outcome"] == "OK" and shown["thread_id"]
+    assert "Payment terms" in run(cli, "show", fid, "--tenant", "acme")
+    assert "tags: legal, urgent" in run(cli, "tag", fid, "+urgent", "--tenant", "acme")
+    assert "tags: urgent" in run(cli, "tag", fid, "-legal", "--tenant", "acme")
+    assert "v1" in run(cli, "versions", fid, "--tenant", "acme")
+    status = json.loads(run(cli, "status", "--json"))
+    assert {"status": "indexed", "outcome": "OK", "count": 1} in status
+    assert "deleted 1" in run(cli, "rm", fid, "--tenant", "acme")
+    assert json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json"))["results"] == []
+    assert "reindexed 0" in run(cli, "reindex")
+    assert "resumed 0" in run(cli, "resume")
+
+
+def test_errors_are_one_line_answers(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["show", "f_missing"])
+    assert result.exit_code == 1 and "no file f_missing" in result.output
+    result = cli.invoke(app, ["search", "x", "--mode", "fuzzy"])
+    assert result.exit_code == 2 and "invalid search" in result.output
+    result = cli.invoke(app, ["tag", "f_x", "plain"])
+    assert result.exit_code == 2
+    result = cli.invoke(app, ["ingest", "--previous-version", "f_nope", __file__])
+    assert result.exit_code == 1
+
+
+def test_versions_via_previous_version_flag(cli: CliRunner, tmp_path: Path) -> None:
+    a = tmp_path / "a.md"
+    a.write_text("Policy: thirty days.")
+    fid = json.loads(run(cli, "ingest", str(a), "--json"))["files"][0]["file_id"]
+    b = tmp_path / "b.md"
+    b.write_text("Policy: forty-five days.")
+    v2 = json.loads(run(cli, "ingest", str(b), "--previous-version", fid, "--json"))["files"][0]
+    assert v2["version"] == 2
+    assert "forty-five" in run(cli, "versions", fid)
+
+
+def test_eval_on_a_tiny_beir_set(cli: CliRunner, tmp_path: Path) -> None:
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    docs = [
+        {"_id": "d1", "title": "Bicycles", "text": demo.TEXT_FILES["web/vela-launch.html"]},
+        {"_id": "d2", "title": "Leave", "text": demo.TEXT_FILES["handbook/employee-handbook.md"]},
+    ]
+    (beir / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
+    (beir / "queries.jsonl").write_text(
+        json.dumps({"_id": "q1", "text": "electric bike battery"})
+        + "\n"
+        + json.dumps({"_id": "q2", "text": "paid holiday"})
+    )
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    run_file = tmp_path / "run.trec"
+    out = json.loads(run(cli, "eval", str(beir), "--mode", "all", "--json", "--run-out", str(run_file)))
+    assert [r["mode"] for r in out] == ["keyword", "semantic", "hybrid"]
+    assert out[0]["ndcg@10"] == 1.0 and out[2]["recall@100"] == 1.0
+    lines = (tmp_path / "run-hybrid.trec").read_text().splitlines()
+    assert lines[0].split()[:4] == ["q1", "Q0", "d1", "1"]
+
+
+def test_demo_command_is_idempotent(cli: CliRunner, tmp_path: Path) -> None:
+    first = run(cli, "demo", "--dir", str(tmp_path / "demo"))
+    assert f"OK {len(demo.TEXT_FILES) + len(demo.BINARY_FILES)}" in first
+    assert "UNCHANGED" in run(cli, "demo", "--dir", str(tmp_path / "demo"))

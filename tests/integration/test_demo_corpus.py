@@ -1,0 +1,86 @@
+"""Every format in the generated corpus, with the real local model, found by a paraphrased question."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from semfs import demo
+from semfs.bootstrap import Container, build_container
+from semfs.domain.ids import thread_id_for
+from semfs.domain.models import SearchFilters, SearchRequest
+from semfs.domain.outcomes import Outcome
+from semfs.pipeline.search import search
+from tests.conftest import make_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.model]
+T = "northwind"
+
+# a question per file, in words the file does not use verbatim
+PARAPHRASES = {
+    "employee-handbook.md": "how many vacation days do staff get each year",
+    "meeting-notes-2026-09-14.txt": "why were the frame shipments from our supplier late",
+    "inventory_sync.py": "script that updates online shop stock counts from the warehouse",
+    "config.yaml": "configuration for the stock synchronisation service",
+    "api-schema.json": "interface for dealers to place and track orders",
+    "warehouse-stock.csv": "which bike models are out of stock in Rotterdam",
+    "shipping-rates.tsv": "what does freight to Denmark cost",
+    "parts-catalog.xml": "supplier list of frame and fork parts with materials",
+    "vela-launch.html": "announcement of our new lightweight electric bicycle",
+    "supply-agreement.docx": "contract with the frame vendor about prices and paying invoices",
+    "q3-financial-report.xlsx": "spreadsheet of quarterly sales by region and product line",
+    "q3-board-update.pptx": "slides presented to the directors about the quarter",
+    "security-policy.pdf": "what to do if my work laptop is stolen",
+}
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
+    tmp = tmp_path_factory.mktemp("demo")
+    c = build_container(make_settings(tmp, embedder="onnx"))
+    demo.write_demo_corpus(tmp / "files")
+    counts = demo.ingest_demo(c, T, tmp / "files")
+    assert counts == {"OK": len(demo.TEXT_FILES) + len(demo.BINARY_FILES)}
+    yield c
+    c.close()
+
+
+def test_every_format_is_ingested(loaded: Container) -> None:
+    names = {r.filename for r in search(loaded, T, SearchRequest(query="northwind", limit=100, mode="keyword")).results}
+    assert names <= set(PARAPHRASES)
+    kinds = {
+        loaded.repo.get(T, r.file_id).mime_type
+        for r in search(loaded, T, SearchRequest(query="bike", limit=100)).results
+    }
+    assert len(kinds) >= 6
+
+
+@pytest.mark.parametrize(("filename", "question"), sorted(PARAPHRASES.items()))
+def test_each_file_is_found_by_a_paraphrased_question(loaded: Container, filename: str, question: str) -> None:
+    top = [r.filename for r in search(loaded, T, SearchRequest(query=question, limit=3)).results]
+    assert filename in top, top
+
+
+def test_thread_and_contact_context(loaded: Container) -> None:
+    thread = thread_id_for(T, demo.THREAD_Q3)
+    hits = search(loaded, T, SearchRequest(query="e-bike revenue", filters=SearchFilters(thread_id=thread)))
+    assert {r.filename for r in hits.results} == {"q3-financial-report.xlsx", "q3-board-update.pptx"}
+    for r in hits.results:
+        assert "q3-financials" in r.tags and "acme-corp" in r.tags
+    by_contact = search(loaded, T, SearchRequest(query="frames", filters=SearchFilters(contact_id="c_acme-corp")))
+    assert "supply-agreement.docx" in {r.filename for r in by_contact.results}
+
+
+def test_contract_versions_and_changes(loaded: Container) -> None:
+    (hit,) = search(loaded, T, SearchRequest(query="supply agreement quality certificate", limit=1)).results
+    record = loaded.repo.get(T, hit.file_id)
+    assert (record.version, record.is_latest, record.outcome) == (3, True, Outcome.OK)
+    assert record.change_summary and "Quality" in record.change_summary
+
+
+def test_enrichment_gives_title_summary_and_tags(loaded: Container) -> None:
+    for r in search(loaded, T, SearchRequest(query="bike", limit=100)).results:
+        assert r.title and r.summary
+        assert 1 <= len(r.summary.split(". ")) <= 4 or len(r.summary) < 600
+        assert 3 <= len(r.tags) <= 14, (r.filename, r.tags)

@@ -1,0 +1,326 @@
+"""The whole local pipeline: register → the executed ASL → index → search."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from semfs import demo
+from semfs.adapters.local.hash_embedder import HashEmbedder
+from semfs.adapters.local.recording_events import RecordingEventPublisher
+from semfs.bootstrap import Container, build_container
+from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed
+from semfs.domain.models import Enrichment, SearchFilters, SearchRequest
+from semfs.domain.outcomes import Outcome, Status
+from semfs.pipeline import manage
+from semfs.pipeline.ingest import ingest_bytes, resume
+from semfs.pipeline.register import Provenance
+from semfs.pipeline.search import search
+from semfs.ports.enricher import EnrichInput
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.integration
+T = "acme"
+TERMS = b"# Payment terms\n\nInvoices are payable within thirty days of receipt.\n\nLate payments accrue interest."
+
+
+def found(c: Container, query: str, tenant: str = T, **kw: object) -> list[str]:
+    return [r.filename for r in search(c, tenant, SearchRequest(query=query, **kw)).results]  # type: ignore[arg-type]
+
+
+def test_ingest_runs_every_stage_and_is_searchable(container: Container, events: RecordingEventPublisher) -> None:
+    reg = ingest_bytes(
+        container,
+        T,
+        TERMS,
+        "terms.md",
+        Provenance(thread_subject="Q3 Financials", contacts=["Acme Corp"], tags=["Legal"]),
+    )
+    r = reg.record
+    assert (r.status, r.outcome, r.error) == (Status.INDEXED, Outcome.OK, None)
+    assert r.title == "Payment terms" and r.summary and r.chunk_count >= 1
+    assert r.tags == ["Legal"]  # manual tags kept exactly as given
+    assert r.auto_tags[:2] == ["q3-financials", "acme-corp"]
+    assert {t.stage for t in r.timings} == {"extract", "enrich", "embed", "index", "finalize"}
+    assert r.embedding_model == "hash-384" and r.is_latest
+    assert events.events[-1][0] == "FileIndexed"
+    assert "Late payments" not in str(events.events)  # events carry ids, never text
+    for mode in ("hybrid", "keyword", "semantic"):
+        assert found(container, "payable thirty days", mode=mode) == ["terms.md"]
+    assert found(container, "payable thirty days", tenant="globex") == []
+
+
+def test_reingesting_the_same_file_is_a_no_op(container: Container) -> None:
+    first = ingest_bytes(container, T, TERMS, "terms.md")
+    again = ingest_bytes(container, T, TERMS, "terms.md")
+    assert first.created and not again.created
+    assert again.record.file_id == first.record.file_id
+    assert sum(container.repo.counts(T).values()) == 1
+
+
+def test_identical_bytes_under_another_name_are_a_duplicate(container: Container) -> None:
+    first = ingest_bytes(container, T, TERMS, "terms.md").record
+    dup = ingest_bytes(container, T, TERMS, "copy of terms.md").record
+    assert dup.outcome is Outcome.SKIPPED_DUPLICATE and dup.status is Status.SKIPPED
+    assert dup.duplicate_of == first.file_id and first.file_id in (dup.error or "")
+    assert found(container, "payable") == ["terms.md"]
+    # another tenant's identical bytes are not a duplicate
+    assert ingest_bytes(container, "globex", TERMS, "terms.md").record.outcome is Outcome.OK
+
+
+def test_version_chain_by_name_and_thread(container: Container) -> None:
+    prov = Provenance(thread_subject="Supply deal")
+    v1 = ingest_bytes(container, T, demo._contract(1), "supply-agreement.docx", prov).record
+    v2 = ingest_bytes(container, T, demo._contract(2), "supply-agreement.docx", prov).record
+    v3 = ingest_bytes(container, T, demo._contract(3), "Supply-Agreement.docx", prov).record
+    assert [v.version for v in (v1, v2, v3)] == [1, 2, 3]
+    assert v1.lineage_id == v2.lineage_id == v3.lineage_id
+    assert v3.previous_version_id == v2.file_id
+    lineage = container.repo.lineage(T, v1.lineage_id)
+    assert [v.is_latest for v in lineage] == [False, False, True]
+    assert v2.change_summary and "30 days" in v2.change_summary and "45 days" in v2.change_summary
+    assert v3.change_summary and 'Added: "Quality"' in v3.change_summary
+    # latest only by default; history on request
+    results = search(container, T, SearchRequest(query="supply agreement payment terms")).results
+    assert [r.file_id for r in results] == [v3.file_id]
+    history = search(
+        container,
+        T,
+        SearchRequest(query="supply agreement payment terms", filters=SearchFilters(include_history=True)),
+    ).results
+    assert {r.file_id for r in history} == {v1.file_id, v2.file_id, v3.file_id}
+    # the same name in another thread starts a new lineage
+    other = ingest_bytes(
+        container,
+        T,
+        demo._contract(1) + b"\n",
+        "supply-agreement.docx",
+        Provenance(thread_subject="Another deal"),
+    ).record
+    assert (other.version, other.previous_version_id) == (1, None)
+    assert other.lineage_id != v1.lineage_id
+
+
+def test_explicit_previous_version(container: Container) -> None:
+    v1 = ingest_bytes(container, T, TERMS, "terms.md").record
+    v2 = ingest_bytes(
+        container,
+        T,
+        TERMS + b"\n\nNew clause on discounts.",
+        "terms-2026.md",
+        Provenance(previous_version_id=v1.file_id),
+    ).record
+    assert (v2.version, v2.lineage_id, v2.previous_version_id) == (2, v1.lineage_id, v1.file_id)
+    assert v2.change_summary and "discounts" in v2.change_summary
+
+
+class Crash(BaseException):
+    """Stands for the process dying mid-pipeline (not an Exception: nothing may catch it)."""
+
+
+class CrashingEmbedder(HashEmbedder):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:  # type: ignore[override]
+        raise Crash
+
+
+def test_crash_mid_pipeline_then_resume(tmp_path: Path, shared_extractor: object) -> None:
+    settings = make_settings(tmp_path)
+    crashing = build_container(settings, embedder=CrashingEmbedder(), extractor=shared_extractor)  # type: ignore[arg-type]
+    with pytest.raises(Crash):
+        ingest_bytes(crashing, T, TERMS, "terms.md")
+    stuck = crashing.repo.unfinished()
+    assert [r.status for r in stuck] == [Status.EMBEDDING]
+    healthy = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    assert found(healthy, "payable") == []  # nothing partially indexed is visible
+    done = resume(healthy)
+    assert [(r.status, r.outcome) for r in done] == [(Status.INDEXED, Outcome.OK)]
+    assert found(healthy, "payable") == ["terms.md"]
+    # the next ingest of the same file also finishes an unfinished record instead of skipping it
+    assert healthy.repo.unfinished() == []
+
+
+def test_crash_left_file_is_finished_by_the_next_ingest(tmp_path: Path, shared_extractor: object) -> None:
+    settings = make_settings(tmp_path)
+    crashing = build_container(settings, embedder=CrashingEmbedder(), extractor=shared_extractor)  # type: ignore[arg-type]
+    with pytest.raises(Crash):
+        ingest_bytes(crashing, T, TERMS, "terms.md")
+    healthy = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    assert ingest_bytes(healthy, T, TERMS, "terms.md").record.outcome is Outcome.OK
+
+
+def _zip_bomb() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", b"<Types/>")
+        zf.writestr("word/document.xml", b"\x00" * (30 * 1024 * 1024))
+    return buf.getvalue()
+
+
+def _encrypted_pdf() -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, encrypt="secret")
+    c.drawString(100, 700, "confidential figures")
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _png() -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), "white").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+BAD_INPUTS = {
+    "zero.txt": (lambda: b"", Outcome.SKIPPED_EMPTY),
+    "truncated.pdf": (lambda: demo._security_pdf()[:900], Outcome.FAILED_PARSE),
+    "encrypted.pdf": (_encrypted_pdf, Outcome.SKIPPED_ENCRYPTED),
+    "bomb.docx": (_zip_bomb, Outcome.REJECTED_ARCHIVE_BOMB),
+    "laughs.xml": (
+        lambda: b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><l>&b;</l>',
+        Outcome.REJECTED_XML_ENTITY,
+    ),
+    "huge.txt": (lambda: b"word " * (12 * 1024 * 1024), Outcome.REJECTED_TOO_LARGE),
+    "fake.pdf": (lambda: b"just text pretending", Outcome.REJECTED_TYPE_MISMATCH),
+    "program.exe": (lambda: b"MZ\x90\x00\x03\x00\x00\x00" + bytes(200), Outcome.SKIPPED_UNSUPPORTED_TYPE),
+    "scan.png": (_png, Outcome.SKIPPED_NO_TEXT),
+}
+
+
+def test_bad_inputs_end_in_their_outcome_and_disturb_nothing(container: Container) -> None:
+    good = ingest_bytes(container, T, TERMS, "terms.md").record
+    before = search(container, T, SearchRequest(query="payable thirty days"))
+    for name, (make, expected) in BAD_INPUTS.items():
+        r = ingest_bytes(container, T, make(), name).record
+        assert r.outcome is expected, (name, r.outcome, r.error)
+        assert r.status is expected.final_status and r.status.terminal
+        assert r.error and "\n" not in r.error and "Traceback" not in r.error
+        assert r.file_id not in container.index.file_ids(T)
+    assert container.repo.get(T, good.file_id).outcome is Outcome.OK
+    assert search(container, T, SearchRequest(query="payable thirty days")) == before
+    assert container.index.file_ids(T) == {good.file_id}
+
+
+def test_sixty_megabyte_file_is_rejected_without_storing_it(container: Container) -> None:
+    r = ingest_bytes(container, T, b"a" * (60 * 1024 * 1024), "big.log").record
+    assert r.outcome is Outcome.REJECTED_TOO_LARGE
+    assert list(container.blobs.list("content/")) == []
+
+
+def test_unsafe_name_is_rejected(container: Container) -> None:
+    assert ingest_bytes(container, T, b"hello", "bad\x00name.txt").record.outcome is Outcome.REJECTED_UNSAFE_NAME
+    assert ingest_bytes(container, T, b"hello there", "../../etc/passwd").record.filename == "passwd"
+
+
+def test_parse_timeout_ends_in_failed_timeout(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, extract_timeout_s=0.001)
+    c = build_container(settings)
+    try:
+        r = ingest_bytes(c, T, demo._q3_workbook(), "q3.xlsx").record
+    finally:
+        c.close()
+    assert r.outcome is Outcome.FAILED_TIMEOUT and r.status is Status.FAILED
+
+
+class FlakyEmbedder(HashEmbedder):
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:  # type: ignore[override]
+        if self.failures > 0:
+            self.failures -= 1
+            raise EmbeddingUnavailable("temporarily down")
+        return super().embed_documents(texts)
+
+
+def test_retryable_errors_are_retried_by_the_state_machine(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path), embedder=FlakyEmbedder(2), extractor=shared_extractor)  # type: ignore[arg-type]
+    assert ingest_bytes(c, T, TERMS, "terms.md").record.outcome is Outcome.OK
+
+
+def test_retries_exhausted_end_in_failed_embed(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path), embedder=FlakyEmbedder(100), extractor=shared_extractor)  # type: ignore[arg-type]
+    r = ingest_bytes(c, T, TERMS, "terms.md").record
+    assert (r.status, r.outcome) == (Status.FAILED, Outcome.FAILED_EMBED)
+    assert c.index.file_ids(T) == set()
+
+
+class BrokenLlm:
+    def enrich(self, item: EnrichInput) -> Enrichment:
+        raise EnrichmentFailed("model overloaded")
+
+
+def test_enricher_failure_falls_back_to_extractive(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path), enricher=BrokenLlm(), extractor=shared_extractor)  # type: ignore[arg-type]
+    r = ingest_bytes(c, T, TERMS, "terms.md").record
+    assert (r.outcome, r.title) == (Outcome.OK_ENRICH_FALLBACK, "Payment terms")
+
+
+def test_search_degrades_to_keyword_when_embeddings_fail(container: Container, embedder: HashEmbedder) -> None:
+    ingest_bytes(container, T, TERMS, "terms.md")
+    embedder.fail = True
+    resp = search(container, T, SearchRequest(query="payable thirty days"))
+    assert resp.degraded and [r.filename for r in resp.results] == ["terms.md"]
+    assert search(container, T, SearchRequest(query="payable", mode="semantic")).degraded
+
+
+def test_snippets_carry_highlights_and_locations(container: Container) -> None:
+    ingest_bytes(container, T, demo._security_pdf(), "security.pdf")
+    (hit,) = search(container, T, SearchRequest(query="lost laptop breach", limit=1)).results
+    snippet = hit.snippets[0]
+    assert snippet.location.page == 2
+    marked = [snippet.text[a:b].lower() for a, b in snippet.highlights]
+    assert "laptop" in marked and "breach" in marked
+
+
+def test_rm_removes_from_every_mode_and_promotes_the_previous_version(container: Container) -> None:
+    v1 = ingest_bytes(container, T, demo._contract(1), "supply.docx").record
+    v2 = ingest_bytes(container, T, demo._contract(2), "supply.docx").record
+    manage.delete_file(container, T, v2.file_id)
+    for mode in ("hybrid", "keyword", "semantic"):
+        ids = [r.file_id for r in search(container, T, SearchRequest(query="supply agreement", mode=mode)).results]
+        assert ids == [v1.file_id]
+    assert container.repo.get(T, v1.file_id).is_latest
+    assert container.repo.get(T, v2.file_id).status is Status.DELETED
+    manage.delete_file(container, T, v1.file_id, all_versions=True)
+    assert search(container, T, SearchRequest(query="supply agreement")).results == []
+
+
+def test_manual_tags_are_searchable_filters(container: Container) -> None:
+    r = ingest_bytes(container, T, TERMS, "terms.md").record
+    manage.set_tags(container, T, r.file_id, add=["Legal Review"], remove=[])
+    hits = search(container, T, SearchRequest(query="payable", filters=SearchFilters(tags=["Legal Review"])))
+    assert [h.file_id for h in hits.results] == [r.file_id]
+    manage.set_tags(container, T, r.file_id, add=[], remove=["Legal Review"])
+    assert (
+        search(container, T, SearchRequest(query="payable", filters=SearchFilters(tags=["Legal Review"]))).results == []
+    )
+
+
+def test_reindex_rebuilds_the_same_answers(container: Container) -> None:
+    for rel in ("handbook/employee-handbook.md", "notes/meeting-notes-2026-09-14.txt"):
+        ingest_bytes(container, T, demo.TEXT_FILES[rel].encode(), rel.rsplit("/", 1)[1])
+    ingest_bytes(container, T, demo._contract(1), "supply.docx")
+    ingest_bytes(container, T, demo._contract(2), "supply.docx")
+    queries = ["annual leave days", "aluminium shortage", "supply agreement"]
+    before = [search(container, T, SearchRequest(query=q)) for q in queries]
+    assert manage.reindex(container) == 4
+    assert [search(container, T, SearchRequest(query=q)) for q in queries] == before
+
+
+def test_reindex_re_embeds_when_the_model_changed(tmp_path: Path, shared_extractor: object) -> None:
+    settings = make_settings(tmp_path)
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    r = ingest_bytes(c, T, TERMS, "terms.md").record
+    c2 = build_container(settings, embedder=HashEmbedder(dim=128), extractor=shared_extractor)  # type: ignore[arg-type]
+    manage.reindex(c2)
+    assert c2.repo.get(T, r.file_id).embedding_model == "hash-128"
+    assert [x.file_id for x in search(c2, T, SearchRequest(query="payable", mode="semantic")).results] == [r.file_id]

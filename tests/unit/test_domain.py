@@ -1,0 +1,133 @@
+"""Pure domain code: ids, tags, RRF, grouping, change summaries, text helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from semfs.domain.changes import change_summary
+from semfs.domain.errors import FileRejected, PermanentError, RetryableError, family_name
+from semfs.domain.ids import chunk_id, execution_name, file_id_for, normalise_filename
+from semfs.domain.models import IndexHit
+from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.ranking import group_by_file, overfetch, rrf
+from semfs.domain.tags import is_valid_tag, merge_tags, slugify
+from semfs.domain.text import query_terms, sentences
+
+pytestmark = pytest.mark.unit
+
+
+def test_file_id_is_deterministic_and_identity_sensitive() -> None:
+    a = file_id_for("acme", "upload", "report.pdf", "ab" * 32)
+    assert a == file_id_for("acme", "upload", "report.pdf", "ab" * 32)
+    assert a != file_id_for("other", "upload", "report.pdf", "ab" * 32)
+    assert a != file_id_for("acme", "upload", "report.pdf", "cd" * 32)
+    assert chunk_id(a, 3) == f"{a}:3"
+
+
+def test_execution_name_fits_step_functions_rules() -> None:
+    name = execution_name("acme", "f_" + "x" * 24)
+    assert len(name) <= 80
+    assert all(ch.isalnum() or ch in "-_" for ch in name)
+
+
+def test_normalise_filename_folds_only_cosmetics() -> None:
+    assert normalise_filename("  Contract  FINAL.docx ") == "contract final.docx"
+    assert normalise_filename("ｃｏｎｔｒａｃｔ.docx") == "contract.docx"  # NFKC folds full-width
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("Q3 Financials", "q3-financials"),
+        ("Acme Corp.", "acme-corp"),
+        ("  Café — Déjà vu ", "cafe-deja-vu"),
+        ("!!!", ""),
+        ("a" * 80, "a" * 48),
+    ],
+)
+def test_slugify(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+    assert slug == "" or is_valid_tag(slug)
+
+
+def test_merge_tags_keeps_order_and_drops_duplicates() -> None:
+    assert merge_tags(["Q3 Financials", "acme corp"], ["q3-financials", "", "Invoices"]) == [
+        "q3-financials",
+        "acme-corp",
+        "invoices",
+    ]
+
+
+def _hits(*ids: str) -> list[IndexHit]:
+    return [IndexHit(chunk_id=i, file_id=i.split(":")[0], score=0.0) for i in ids]
+
+
+def test_rrf_scores_are_sum_of_reciprocal_ranks() -> None:
+    fused = rrf([_hits("a:0", "b:0", "c:0"), _hits("b:0", "c:0", "d:0")], k=60)
+    scores = {h.chunk_id: h.score for h in fused}
+    assert fused[0].chunk_id == "b:0"
+    assert scores["b:0"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a:0"] == pytest.approx(1 / 61)
+    assert scores["d:0"] == pytest.approx(1 / 63)
+    assert [h.chunk_id for h in fused] == ["b:0", "c:0", "a:0", "d:0"]
+
+
+def test_group_by_file_scores_a_file_by_its_best_chunk() -> None:
+    hits = [
+        IndexHit(chunk_id="f1:0", file_id="f1", score=0.5),
+        IndexHit(chunk_id="f2:0", file_id="f2", score=0.4),
+        IndexHit(chunk_id="f1:1", file_id="f1", score=0.3),
+    ]
+    groups = group_by_file(hits)
+    assert [(f, s, [h.chunk_id for h in hs]) for f, s, hs in groups] == [
+        ("f1", 0.5, ["f1:0", "f1:1"]),
+        ("f2", 0.4, ["f2:0"]),
+    ]
+
+
+def test_overfetch_bounds() -> None:
+    assert overfetch(1) == 50
+    assert overfetch(20) == 100
+    assert overfetch(100) == 256
+
+
+def test_change_summary_reports_added_removed_changed_lines() -> None:
+    old = "Parties: Northwind and Acme\nPayment within 30 days\nTermination: 90 days notice"
+    new = "Parties: Northwind and Acme\nPayment within 45 days\nTermination: 90 days notice\nQuality: ISO 4210"
+    summary = change_summary(old, new)
+    assert summary.startswith("1 line(s) added, 0 removed, 1 changed.")
+    assert "30 days" in summary and "45 days" in summary
+    assert 'Added: "Quality: ISO 4210"' in summary
+    assert change_summary(old, old) == "No text changes."
+    assert "removed" in change_summary(new, old) and "1 removed" in change_summary(new, old)
+
+
+def test_change_summary_ignores_rewrapping() -> None:
+    assert change_summary("a  b\n\nc", "a b\nc") == "No text changes."
+
+
+def test_error_families_carry_outcomes_and_survive_pickling() -> None:
+    import pickle
+
+    err = FileRejected("too big", outcome=Outcome.REJECTED_TOO_LARGE)
+    assert family_name(err) == "PermanentError"
+    again = pickle.loads(pickle.dumps(err))
+    assert isinstance(again, FileRejected) and again.outcome is Outcome.REJECTED_TOO_LARGE
+    assert family_name(RetryableError("x")) == "RetryableError"
+    assert family_name(PermanentError("x")) == "PermanentError"
+    assert family_name(KeyError("x")) == "KeyError"
+
+
+def test_every_outcome_maps_to_one_terminal_status() -> None:
+    for outcome in Outcome:
+        assert outcome.final_status.terminal
+    assert Outcome.OK_PARTIAL.final_status is Status.INDEXED
+    assert Outcome.SKIPPED_DUPLICATE.final_status is Status.SKIPPED
+    assert Outcome.REJECTED_ARCHIVE_BOMB.final_status is Status.SKIPPED
+    assert Outcome.FAILED_PARSE.final_status is Status.FAILED
+
+
+def test_sentences_and_query_terms() -> None:
+    assert sentences("First one. Second one! Third?") == ["First one.", "Second one!", "Third?"]
+    assert query_terms("What are the payment terms?") == ["payment", "terms"]
+    assert query_terms("the of") == ["the", "of"]

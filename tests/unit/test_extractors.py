@@ -1,0 +1,196 @@
+"""Every supported format through ``extract_file`` (in-process), and every guard."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from semfs import demo
+from semfs.domain.errors import SemfsError
+from semfs.domain.outcomes import Outcome
+from semfs.extractors.dispatch import ExtractLimits, extract_file
+from semfs.extractors.guard import ArchiveLimits
+
+pytestmark = pytest.mark.unit
+LIMITS = ExtractLimits()
+
+
+def outcome_of(data: bytes, name: str, limits: ExtractLimits = LIMITS) -> Outcome:
+    with pytest.raises(SemfsError) as info:
+        extract_file(data, name, limits)
+    return info.value.outcome
+
+
+@pytest.mark.parametrize("rel", sorted(demo.TEXT_FILES))
+def test_text_formats_extract_their_words(rel: str) -> None:
+    out = extract_file(demo.TEXT_FILES[rel].encode(), rel.rsplit("/", 1)[-1], LIMITS)
+    assert out.document.blocks
+    text = out.document.text
+    assert len(text) > 40
+
+
+def test_markdown_headings_and_title() -> None:
+    out = extract_file(demo.TEXT_FILES["handbook/employee-handbook.md"].encode(), "h.md", LIMITS)
+    heads = [b.text for b in out.document.blocks if b.kind == "heading"]
+    assert out.document.title == "Northwind Cycles employee handbook"
+    assert heads[:3] == ["Northwind Cycles employee handbook", "Working from home", "Annual leave"]
+    assert out.mime_type == "text/markdown"
+
+
+def test_html_drops_script_and_style() -> None:
+    out = extract_file(demo.TEXT_FILES["web/vela-launch.html"].encode(), "v.html", LIMITS)
+    assert "trackPageView" not in out.document.text and "font-family" not in out.document.text
+    assert "belt drive" in out.document.text
+    assert out.document.title == "Introducing the Vela e-bike"
+
+
+def test_csv_rows_keep_header_and_row_locations() -> None:
+    out = extract_file(demo.TEXT_FILES["data/warehouse-stock.csv"].encode(), "s.csv", LIMITS)
+    block = out.document.blocks[0]
+    assert block.text.startswith("sku | model")
+    assert (block.location.row_start, block.location.row_end) == (2, 5)
+
+
+def test_pdf_pages_have_locations() -> None:
+    out = extract_file(demo._security_pdf(), "p.pdf", LIMITS)
+    assert [b.location.page for b in out.document.blocks] == [1, 2]
+    assert out.document.title == "Information security policy"
+    assert "Multi-factor authentication" in out.document.text
+    assert out.document.pages == 2 and out.ocr_pages == []
+
+
+def test_docx_paragraphs_tables_headers_and_footers() -> None:
+    out = extract_file(demo._contract(3), "c.docx", LIMITS)
+    text = out.document.text
+    assert "Draft 3" in text  # header
+    assert "Supply Agreement between Northwind Cycles Ltd and Acme Corp" in text  # footer
+    assert "Frame | EUR 88" in text  # table
+    assert any(b.kind == "heading" and b.text == "Quality" for b in out.document.blocks)
+    assert out.document.title == "Supply Agreement — Acme Corp"
+
+
+def test_xlsx_visible_sheets_only_with_sheet_and_row_locations() -> None:
+    out = extract_file(demo._q3_workbook(), "q3.xlsx", LIMITS)
+    sheets = {b.location.sheet for b in out.document.blocks}
+    assert sheets == {"Revenue", "Costs"}
+    assert "hidden" not in out.document.text
+    revenue = next(b for b in out.document.blocks if b.location.sheet == "Revenue")
+    assert (revenue.location.row_start, revenue.location.row_end) == (2, 7)
+    assert "1120000" in revenue.text
+
+
+def test_pptx_slides_and_speaker_notes() -> None:
+    out = extract_file(demo._board_deck(), "deck.pptx", LIMITS)
+    slides = {b.location.slide for b in out.document.blocks}
+    assert slides == {1, 2, 3}
+    assert "Speaker notes: Ask the board to approve hiring" in out.document.text
+    assert out.document.title == "Q3 board update"
+
+
+def test_empty_unsupported_and_mismatched_inputs() -> None:
+    assert outcome_of(b"", "a.txt") is Outcome.SKIPPED_EMPTY
+    assert outcome_of(b"plain words", "a.pdf") is Outcome.REJECTED_TYPE_MISMATCH
+    assert outcome_of(b"plain words", "a.docx") is Outcome.REJECTED_TYPE_MISMATCH
+    assert outcome_of(b"plain words", "a.png") is Outcome.REJECTED_TYPE_MISMATCH
+    assert outcome_of(b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 64, "a.bin") is Outcome.SKIPPED_UNSUPPORTED_TYPE
+    assert outcome_of(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64, "old.doc") is Outcome.SKIPPED_UNSUPPORTED_TYPE
+
+
+def test_pdf_truncated_and_encrypted() -> None:
+    from reportlab.pdfgen import canvas
+
+    pdf = demo._security_pdf()
+    assert outcome_of(pdf[: len(pdf) // 2], "t.pdf") is Outcome.FAILED_PARSE
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, encrypt="secret")
+    c.drawString(100, 700, "confidential")
+    c.showPage()
+    c.save()
+    assert outcome_of(buf.getvalue(), "e.pdf") is Outcome.SKIPPED_ENCRYPTED
+
+
+def test_encrypted_ooxml_container_is_skipped() -> None:
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100 + "EncryptedPackage".encode("utf-16-le") + b"\x00" * 50
+    assert outcome_of(ole, "secret.docx") is Outcome.SKIPPED_ENCRYPTED
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_zip_bomb_renamed_docx_is_rejected_before_parsing() -> None:
+    bomb = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"\x00" * (20 * 1024 * 1024)})
+    assert len(bomb) < 100_000
+    assert outcome_of(bomb, "bomb.docx") is Outcome.REJECTED_ARCHIVE_BOMB
+
+
+def test_archive_entry_count_and_total_size_caps() -> None:
+    many = _zip({f"word/{i}.xml": b"<a/>" for i in range(50)})
+    tight = ExtractLimits(archive=ArchiveLimits(max_entries=10))
+    assert outcome_of(many, "many.docx", tight) is Outcome.REJECTED_ARCHIVE_BOMB
+    big = _zip({"word/document.xml": b"a" * 2_000_000})
+    small = ExtractLimits(archive=ArchiveLimits(max_uncompressed=1_000_000, max_ratio=10_000))
+    assert outcome_of(big, "big.docx", small) is Outcome.REJECTED_ARCHIVE_BOMB
+
+
+def test_overlapping_entries_are_a_bomb() -> None:
+    data = bytearray(_zip({"word/a.xml": b"<a>" + b"x" * 1000 + b"</a>", "word/b.xml": b"<b/>"}))
+    # point the second central-directory entry's local header offset at the first entry's header
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 42 : cd + 46] = (0).to_bytes(4, "little")
+    assert outcome_of(bytes(data), "overlap.docx") is Outcome.REJECTED_ARCHIVE_BOMB
+
+
+def test_unsafe_member_names_and_entities_in_parts() -> None:
+    assert outcome_of(_zip({"../../etc/passwd": b"x"}), "evil.docx") is Outcome.REJECTED_UNSAFE_NAME
+    entity = b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaa">]><d>&a;</d>'
+    pkg = _zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": entity})
+    assert outcome_of(pkg, "entity.docx") is Outcome.REJECTED_XML_ENTITY
+
+
+def test_xml_entity_bomb_is_rejected() -> None:
+    laughs = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+        + b"".join(f'<!ENTITY lol{i} "{"&lol{};".format(i - 1 if i > 1 else "") * 10}">'.encode() for i in range(1, 9))
+        + b"]><lolz>&lol8;</lolz>"
+    )
+    assert outcome_of(laughs, "bomb.xml") is Outcome.REJECTED_XML_ENTITY
+
+
+def test_invalid_json_and_yaml_fail_to_parse() -> None:
+    assert outcome_of(b'{"a": ', "x.json") is Outcome.FAILED_PARSE
+    assert outcome_of(b"a: [1, 2", "x.yaml") is Outcome.FAILED_PARSE
+
+
+def test_text_is_capped_and_marked_truncated() -> None:
+    out = extract_file(("para. " * 50 + "\n\n").encode() * 200, "big.txt", ExtractLimits(max_chars=5000))
+    assert out.document.truncated
+    assert sum(len(b.text) for b in out.document.blocks) <= 5000
+
+
+def test_non_utf8_text_is_decoded() -> None:
+    text = (
+        "Le menu du café propose une crème brûlée, des crêpes flambées et un gâteau à la française. "
+        "Les élèves ont goûté la spécialité régionale après la réunion de l'équipe."
+    )
+    out = extract_file(text.encode("cp1252"), "menu.txt", LIMITS)
+    assert "crème brûlée" in out.document.text
+    assert "élèves ont goûté" in out.document.text
+
+
+def test_image_pixel_flood_is_rejected_before_decoding() -> None:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00")) + chunk(b"IEND", b"")
+    assert outcome_of(png, "flood.png") is Outcome.REJECTED_IMAGE_PIXELS

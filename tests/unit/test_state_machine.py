@@ -1,0 +1,92 @@
+"""The ASL definition and the local interpreter agree; retries and catches behave as in AWS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs.pipeline import runner
+from semfs.pipeline.runner import STAGES, _choice_matches, load_definition
+
+pytestmark = pytest.mark.unit
+ASL = Path(__file__).resolve().parents[2] / "statemachine" / "process_file.asl.json"
+
+
+def test_every_task_maps_to_a_stage_and_every_stage_is_used() -> None:
+    definition = load_definition(ASL)
+    tasks = {n for n, s in definition["States"].items() if s["Type"] == "Task"}
+    assert tasks == set(STAGES)
+    for name in tasks:
+        assert definition["States"][name]["Resource"] == f"${{{name}FunctionArn}}"
+
+
+def test_every_task_retries_retryable_and_catches_into_mark_failed() -> None:
+    states = json.loads(ASL.read_text())["States"]
+    for name, st in states.items():
+        if st["Type"] != "Task" or name == "MarkFailed":
+            continue
+        retry = st["Retry"][0]
+        assert "RetryableError" in retry["ErrorEquals"] or name == "Finalize"
+        assert retry["JitterStrategy"] == "FULL" and retry["BackoffRate"] >= 2
+        assert st["Catch"][-1] == {
+            "ErrorEquals": ["States.ALL"],
+            "ResultPath": "$.error",
+            "Next": "MarkFailed",
+        }
+        if name != "Finalize":
+            assert st["Catch"][0]["ErrorEquals"] == ["PermanentError"]
+
+
+def test_every_next_points_at_a_state_and_the_graph_terminates() -> None:
+    states = json.loads(ASL.read_text())["States"]
+    for st in states.values():
+        targets = (
+            [st.get("Next"), st.get("Default")]
+            + [c["Next"] for c in st.get("Choices", [])]
+            + [c["Next"] for c in st.get("Catch", [])]
+        )
+        assert all(t in states for t in targets if t)
+        assert st.get("End") or st.get("Next") or st["Type"] in ("Choice", "Succeed", "Fail")
+
+
+def test_unsupported_state_types_are_refused(tmp_path: Path) -> None:
+    bad = {"StartAt": "M", "States": {"M": {"Type": "Map", "End": True}}}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="not supported"):
+        runner.load_definition(path)
+
+
+def test_unknown_resources_are_refused(tmp_path: Path) -> None:
+    bad = {"StartAt": "X", "States": {"X": {"Type": "Task", "Resource": "${NopeFunctionArn}", "End": True}}}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="no local stage"):
+        runner.load_definition(path)
+
+
+@pytest.mark.parametrize(
+    ("rule", "state", "expected"),
+    [
+        ({"Variable": "$.needs_ocr", "BooleanEquals": True}, {"needs_ocr": True}, True),
+        ({"Variable": "$.needs_ocr", "BooleanEquals": True}, {"needs_ocr": False}, False),
+        ({"Variable": "$.a.b", "StringEquals": "x"}, {"a": {"b": "x"}}, True),
+        ({"Variable": "$.missing", "IsPresent": False}, {}, True),
+        ({"Not": {"Variable": "$.f", "BooleanEquals": True}}, {"f": True}, False),
+        (
+            {"And": [{"Variable": "$.f", "BooleanEquals": True}, {"Variable": "$.g", "BooleanEquals": True}]},
+            {"f": True, "g": False},
+            False,
+        ),
+        (
+            {"Or": [{"Variable": "$.f", "BooleanEquals": True}, {"Variable": "$.g", "BooleanEquals": True}]},
+            {"f": True, "g": False},
+            True,
+        ),
+    ],
+)
+def test_choice_rules(rule: dict[str, Any], state: dict[str, Any], expected: bool) -> None:
+    assert _choice_matches(rule, state) is expected
