@@ -10,6 +10,22 @@ def _excerpt(line: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _changed_region(old: str, new: str, context: int = 4) -> tuple[str, str]:
+    """The first differing words of two lines, with a few words of context either side."""
+    a, b = old.split(), new.split()
+    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return _excerpt(old), _excerpt(new)
+    _, i1, i2, j1, j2 = ops[0]
+    lo_a, hi_a = max(0, i1 - context), min(len(a), i2 + context)
+    lo_b, hi_b = max(0, j1 - context), min(len(b), j2 + context)
+
+    def show(words: list[str], lo: int, hi: int) -> str:
+        return ("…" if lo > 0 else "") + _excerpt(" ".join(words[lo:hi])) + ("…" if hi < len(words) else "")
+
+    return show(a, lo_a, hi_a), show(b, lo_b, hi_b)
+
+
 def change_summary(old: str, new: str, max_examples: int = 3) -> str:
     """Lines added, removed and changed, with short examples of each; ``"No text changes."`` if equal.
 
@@ -39,7 +55,8 @@ def change_summary(old: str, new: str, max_examples: int = 3) -> str:
         return "No text changes."
     parts = [f"{len(added)} line(s) added, {len(removed)} removed, {len(changed)} changed."]
     for old_line, new_line in changed[:max_examples]:
-        parts.append(f'Changed: "{_excerpt(old_line)}" → "{_excerpt(new_line)}"')
+        before, after = _changed_region(old_line, new_line)
+        parts.append(f'Changed: "{before}" → "{after}"')
     for line in added[:max_examples]:
         parts.append(f'Added: "{_excerpt(line)}"')
     for line in removed[:max_examples]:

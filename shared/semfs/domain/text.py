@@ -19,7 +19,8 @@ STOPWORDS = frozenset(
     theirs them themselves then there there's these they this those through to too under until up upon
     us very via was wasn't we were weren't what when where which while who whom why will with within
     without won't would wouldn't you your yours yourself yourselves new one two three page section
-    document file please regards dear hi hello thanks thank see use used using get got""".split()  # noqa: SIM905 - a readable word list
+    document file please regards dear hi hello thanks thank see use used using get got every within least including like
+    many much well make made still even since whether yet already always often another""".split()
 )
 
 

@@ -106,9 +106,12 @@ def keyphrases(text: str, k: int = 8) -> list[str]:
                     counts[" ".join(run[i : i + size])] += 1
             run = []
     scored: list[tuple[float, str]] = []
+    long_text = sum(counts[p] for p in counts if " " not in p) > 80
     for phrase, c in counts.items():
         n = phrase.count(" ") + 1
-        if n > 1 and c < 2:
+        if c < 2 and (n > 1 or long_text):
+            continue  # a phrase said once in a long text is not what the text is about
+        if n == 1 and len(phrase) < 4:
             continue
         scored.append((c * (1.0 + 0.6 * (n - 1)), phrase))
     scored.sort(key=lambda x: (-x[0], x[1]))
