@@ -48,14 +48,7 @@ def mark_failed(state: PipelineState, c: Container) -> PipelineState:
         outcome = Outcome.FAILED_INTERNAL
     error = record.error or f"unhandled error: {(state.error or {}).get('Error', 'unknown')}"
     c.index.delete_file(record.tenant_id, record.file_id)
-    c.repo.save(
-        record.evolve(
-            status=outcome.final_status,
-            outcome=outcome,
-            error=error,
-            is_latest=False if record.version > 1 else record.is_latest,
-        )
-    )
+    c.repo.save(record.evolve(status=outcome.final_status, outcome=outcome, error=error))
     detail = "FileSkipped" if outcome.final_status is Status.SKIPPED else "FileFailed"
     c.events.publish(detail, {"tenant_id": record.tenant_id, "file_id": record.file_id, "outcome": outcome.value})
     log.info("file not indexed", file_id=record.file_id, outcome=outcome.value)

@@ -277,19 +277,17 @@ class SqliteSearchIndex:
             mask &= vecs.latest
         if not _is_plain(filters):
             where, params = compile_filter(tenant_id, filters)
-            allowed = [r[0] for r in self._db.get().execute(f"SELECT d.rid FROM docs d WHERE {where}", params)]
-            mask &= np.isin(vecs.rids, np.array(allowed, dtype=np.int64))
-        idx = np.flatnonzero(mask)
-        if idx.size == 0:
+            rids = [r[0] for r in self._db.get().execute(f"SELECT d.rid FROM docs d WHERE {where}", params)]
+            mask &= np.isin(vecs.rids, np.array(rids, dtype=np.int64))
+        allowed = int(mask.sum())
+        if allowed == 0:
             return []
-        scores = vecs.matrix[idx] @ q
-        top = min(k, idx.size)
+        # One product over the whole matrix, then mask: no copy of the allowed rows per query.
+        scores = np.where(mask, vecs.matrix @ q, -np.inf)
+        top = min(k, allowed)
         part = np.argpartition(-scores, top - 1)[:top]
         order = part[np.argsort(-scores[part], kind="stable")]
-        return [
-            IndexHit(chunk_id=vecs.chunk_ids[idx[i]], file_id=vecs.file_ids[idx[i]], score=float(scores[i]))
-            for i in order
-        ]
+        return [IndexHit(chunk_id=vecs.chunk_ids[i], file_id=vecs.file_ids[i], score=float(scores[i])) for i in order]
 
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
         if not chunk_ids:
@@ -327,10 +325,8 @@ class SqliteSearchIndex:
         return out
 
     def file_ids(self, tenant_id: str | None = None) -> set[str]:
-        if tenant_id is None:
-            rows = self._db.get().execute("SELECT DISTINCT file_id FROM docs").fetchall()
-        else:
-            rows = (
-                self._db.get().execute("SELECT DISTINCT file_id FROM docs WHERE tenant_id = ?", (tenant_id,)).fetchall()
-            )
-        return {r[0] for r in rows}
+        sql = "SELECT DISTINCT file_id FROM docs"
+        params: tuple[str, ...] = ()
+        if tenant_id is not None:
+            sql, params = sql + " WHERE tenant_id = ?", (tenant_id,)
+        return {r[0] for r in self._db.get().execute(sql, params)}
