@@ -23,7 +23,7 @@ from _common import pct, scifact_queries, scifact_texts, summary, synthetic_text
 
 from semfs.adapters.local.hash_embedder import HashEmbedder
 from semfs.adapters.local.onnx_embedder import OnnxEmbedder
-from semfs.adapters.local.sqlite_index import SqliteSearchIndex
+from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.ranking import group_by_file, overfetch, rrf
 
@@ -42,8 +42,8 @@ def chunk_texts(n: int) -> list[str]:
     return texts
 
 
-def build(path: Path, n: int) -> SqliteSearchIndex:
-    index = SqliteSearchIndex(path)
+def build(path: Path, n: int) -> LocalSearchIndex:
+    index = LocalSearchIndex(path)
     emb = HashEmbedder()
     texts = chunk_texts(n)
     created = datetime(2026, 1, 1, tzinfo=UTC)

@@ -88,14 +88,14 @@ def build_container(
     match settings.backend:
         case "local":
             from semfs.adapters.local.blobs import LocalBlobStore
-            from semfs.adapters.local.sqlite_index import SqliteSearchIndex
+            from semfs.adapters.local.search_index import LocalSearchIndex
             from semfs.adapters.local.sqlite_repository import SqliteFileRepository
             from semfs.extractors.runner import SubprocessExtractor
 
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             blobs: BlobStore = LocalBlobStore(settings.blobs_dir)
             repo: FileRepository = SqliteFileRepository(settings.records_db)
-            index: SearchIndex = SqliteSearchIndex(settings.index_db)
+            index: SearchIndex = LocalSearchIndex(settings.index_db)
             extractor = extractor or SubprocessExtractor(
                 extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
             )

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from semfs.adapters.local.blobs import LocalBlobStore
-from semfs.adapters.local.sqlite_index import SqliteSearchIndex
+from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
 from semfs.ports import BlobStore, FileRepository, SearchIndex
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
 REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p: SqliteFileRepository(p / "r.db")}
-INDEXES: dict[str, Callable[[Path], SearchIndex]] = {"sqlite": lambda p: SqliteSearchIndex(p / "i.db")}
+INDEXES: dict[str, Callable[[Path], SearchIndex]] = {"sqlite": lambda p: LocalSearchIndex(p / "i.db")}
 
 
 @pytest.fixture(params=sorted(BLOB_STORES))

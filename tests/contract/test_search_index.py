@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 
 from semfs.adapters.local.hash_embedder import HashEmbedder
+from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.ports import SearchIndex
 
@@ -173,3 +176,21 @@ def test_writes_from_another_handle_are_seen(search_index: SearchIndex, tmp_path
     search_index.knn("acme", EMB.embed_query("x"), ALL, 5)
     search_index.replace_file("acme", "late", [doc("late", 0, "arrived later")])
     assert search_index.knn("acme", EMB.embed_query("arrived later"), ALL, 5)[0].file_id == "late"
+
+
+def test_a_second_handle_sees_writes_of_the_first(tmp_path: Path) -> None:
+    # `semfs ingest` in one process while `semfs serve` searches in another
+    reader, writer = LocalSearchIndex(tmp_path / "i.db"), LocalSearchIndex(tmp_path / "i.db")
+    assert reader.keyword("acme", "kittens", ALL, 5) == []
+    writer.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
+    assert [h.file_id for h in reader.keyword("acme", "kittens", ALL, 5)] == ["k"]
+    assert [h.file_id for h in reader.knn("acme", EMB.embed_query("kittens playing"), ALL, 5)] == ["k"]
+
+
+def test_keyword_index_is_rebuilt_from_sqlite_when_they_disagree(tmp_path: Path) -> None:
+    first = LocalSearchIndex(tmp_path / "i.db")
+    first.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
+    shutil.rmtree(tmp_path / "i.tantivy")  # as if the process died before the keyword commit
+    assert not (tmp_path / "i.tantivy").exists()
+    again = LocalSearchIndex(tmp_path / "i.db")
+    assert [h.file_id for h in again.keyword("acme", "kittens", ALL, 5)] == ["k"]
