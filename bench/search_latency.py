@@ -49,6 +49,15 @@ def build(path: Path, n: int) -> LocalSearchIndex:
     created = datetime(2026, 1, 1, tzinfo=UTC)
     per_file = 4
     t0 = time.perf_counter()
+    with index.batch():
+        _fill(index, emb, texts, created, per_file, n)
+    print(f"  built {n} chunks in {time.perf_counter() - t0:.1f}s")
+    return index
+
+
+def _fill(
+    index: LocalSearchIndex, emb: HashEmbedder, texts: list[str], created: datetime, per_file: int, n: int
+) -> None:
     for f in range(0, n, per_file):
         fid = f"f{f // per_file}"
         tenant = TENANTS[(f // per_file) % len(TENANTS)]
@@ -74,8 +83,6 @@ def build(path: Path, n: int) -> LocalSearchIndex:
             for i, (t, v) in enumerate(zip(part, vecs, strict=True))
         ]
         index.replace_file(tenant, fid, docs)
-    print(f"  built {n} chunks in {time.perf_counter() - t0:.1f}s")
-    return index
 
 
 def run(n: int, queries: list[str], model: OnnxEmbedder) -> None:

@@ -126,7 +126,7 @@ def _run_path(run_out: Path | None, mode: str, several: bool) -> Path | None:
 def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -> int:
     batch_docs = 64
     n_chunks = 0
-    with Progress(console=console, disable=console is None, transient=True) as progress:
+    with Progress(console=console, disable=console is None, transient=True) as progress, c.index.batch():
         task = progress.add_task("embedding corpus", total=len(corpus))
         for start in range(0, len(corpus), batch_docs):
             part = corpus[start : start + batch_docs]

@@ -194,3 +194,11 @@ def test_keyword_index_is_rebuilt_from_sqlite_when_they_disagree(tmp_path: Path)
     assert not (tmp_path / "i.tantivy").exists()
     again = LocalSearchIndex(tmp_path / "i.db")
     assert [h.file_id for h in again.keyword("acme", "kittens", ALL, 5)] == ["k"]
+
+
+def test_batched_writes_become_searchable_at_the_end(search_index: SearchIndex) -> None:
+    with search_index.batch():
+        for i in range(20):
+            search_index.replace_file("acme", f"b{i}", [doc(f"b{i}", 0, f"batch document number {i} about otters")])
+    assert len(search_index.keyword("acme", "otters", ALL, 50)) == 20
+    assert len(search_index.knn("acme", EMB.embed_query("otters"), ALL, 50)) == 20

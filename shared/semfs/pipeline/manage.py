@@ -84,10 +84,11 @@ def reindex(c: Container) -> int:
     """Rebuild the whole index from records + blobs. Returns the number of files indexed."""
     c.index.clear()
     n = 0
-    for tenant in c.repo.tenants():
-        for record in iter_records(c, tenant, (Status.INDEXED,)):
-            index_record(c, record)
-            n += 1
+    with c.index.batch():
+        for tenant in c.repo.tenants():
+            for record in iter_records(c, tenant, (Status.INDEXED,)):
+                index_record(c, record)
+                n += 1
     return n
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
@@ -41,6 +42,11 @@ class SearchIndex(Protocol):
 
     def file_ids(self, tenant_id: str | None = None) -> set[str]:
         """Ids of files with at least one document (for reconcile and tests)."""
+        ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """A context in which writes may be buffered and become searchable together at its end
+        (bulk loads, reindex). Every write inside still follows its own contract."""
         ...
 
     def clear(self) -> None:

@@ -17,7 +17,8 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -137,7 +138,8 @@ class LocalSearchIndex:
         self._tv_generation = -1
         self._vectors: _Vectors | None = None
         self._lock = threading.Lock()
-        self._tv_lock = threading.Lock()
+        self._tv_lock = threading.RLock()
+        self._batch_writer: Any = None
 
     # -- the tantivy side -------------------------------------------------------------------------
     @staticmethod
@@ -209,7 +211,7 @@ class LocalSearchIndex:
 
     def _sync_tantivy(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
         with self._tv_lock:
-            writer = self._writer()
+            writer = self._batch_writer or self._writer()
             try:
                 if all_docs:
                     writer.delete_all_documents()
@@ -217,10 +219,29 @@ class LocalSearchIndex:
                     writer.delete_documents_by_term("key", key)
                 for row in rows:
                     writer.add_document(self._tv_doc(row))
-                writer.commit()
+                if self._batch_writer is None:
+                    writer.commit()
             finally:
+                if self._batch_writer is None:
+                    writer.wait_merging_threads()
+            if self._batch_writer is None:
+                self._tv.reload()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Buffer keyword-index writes and commit them once at the end (a commit costs ~20 ms of
+        fsync): for reindex, bulk loads and evaluation. SQLite still commits per file."""
+        self._index()
+        with self._tv_lock:
+            self._batch_writer = self._writer()
+        try:
+            yield
+        finally:
+            with self._tv_lock:
+                writer, self._batch_writer = self._batch_writer, None
+                writer.commit()
                 writer.wait_merging_threads()
-            self._tv.reload()
+                self._tv.reload()
 
     def _rebuild_tantivy(self) -> None:
         rows = self._db.get().execute("SELECT * FROM docs").fetchall()
