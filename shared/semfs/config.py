@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,8 +47,23 @@ class Settings(BaseSettings):
     # search
     rrf_k: int = 60
 
+    # AWS backend (required when backend == "aws"; SAM sets them on every function)
+    bucket: str | None = None
+    table: str | None = None
+    opensearch_endpoint: str | None = None
+    opensearch_service: Literal["es", "aoss"] = "es"
+    index_name: str = "semfs-chunks"
+    hybrid_pipeline: str | None = None  # native `hybrid` query via this search pipeline (OpenSearch >= 2.19)
+    state_machine_arn: str | None = None
+    event_bus: str = "default"
+    llm_secret_arn: str | None = None
+    aws_region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
+    aws_endpoint_url: str | None = None  # tests point boto3 at a local emulator
+
     # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
     retry_scale: float = Field(default=1.0, ge=0)
+    # stage functions run inside the state machine and never start it
+    allow_no_starter: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
@@ -56,6 +71,14 @@ class Settings(BaseSettings):
             raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
         if self.llm_base_url and not self.llm_model:
             raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
+        if self.backend == "aws":
+            missing = [
+                f"SEMFS_{name.upper()}"
+                for name in ("bucket", "table", "opensearch_endpoint", "state_machine_arn")
+                if not getattr(self, name) and not (name == "state_machine_arn" and self.allow_no_starter)
+            ]
+            if missing:
+                raise ValueError(f"SEMFS_BACKEND=aws needs {', '.join(missing)}")
         return self
 
     @property

@@ -6,7 +6,7 @@ OpenSearchIndex on osmem + recorded DSL, OpenAIEmbedder on a fake HTTP server).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ import pytest
 from semfs.adapters.local.blobs import LocalBlobStore
 from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
+from semfs.config import Settings
 from semfs.ports import BlobStore, FileRepository, SearchIndex
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
@@ -21,16 +22,83 @@ REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p:
 INDEXES: dict[str, Callable[[Path], SearchIndex]] = {"sqlite": lambda p: LocalSearchIndex(p / "i.db")}
 
 
-@pytest.fixture(params=sorted(BLOB_STORES))
+@pytest.fixture(params=["local", "s3"])
 def blob_store(request: pytest.FixtureRequest, tmp_path: Path) -> BlobStore:
-    return BLOB_STORES[request.param](tmp_path)
+    if request.param in BLOB_STORES:
+        return BLOB_STORES[request.param](tmp_path)
+    return AWS_BLOB_STORES[request.param](request.getfixturevalue("aws_settings"))
 
 
-@pytest.fixture(params=sorted(REPOSITORIES))
+@pytest.fixture(params=["sqlite", "dynamodb"])
 def repository(request: pytest.FixtureRequest, tmp_path: Path) -> FileRepository:
-    return REPOSITORIES[request.param](tmp_path)
+    if request.param in REPOSITORIES:
+        return REPOSITORIES[request.param](tmp_path)
+    return AWS_REPOSITORIES[request.param](request.getfixturevalue("aws_settings"))
 
 
-@pytest.fixture(params=sorted(INDEXES))
+@pytest.fixture(params=["local", "opensearch"])
 def search_index(request: pytest.FixtureRequest, tmp_path: Path) -> SearchIndex:
-    return INDEXES[request.param](tmp_path)
+    """Every SearchIndex adapter on its keyword, filter, bulk and delete paths. OpenSearch runs on
+    osmem-server, which has no k-NN: its knn and hybrid bodies are checked as compiled DSL."""
+    if request.param == "local":
+        return INDEXES["sqlite"](tmp_path)
+    from semfs.adapters.aws.opensearch import OpenSearchIndex
+
+    url = request.getfixturevalue("osmem_url")
+    return OpenSearchIndex(Settings(opensearch_endpoint=url, index_name="semfs-test"), dim=384)
+
+
+@pytest.fixture
+def vector_index(tmp_path: Path) -> SearchIndex:
+    """Adapters whose k-NN leg can execute here (the local one)."""
+    return INDEXES["sqlite"](tmp_path)
+
+
+# -- AWS adapters on moto ---------------------------------------------------------------------------
+@pytest.fixture
+def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
+    from moto import mock_aws
+
+    from semfs.adapters.aws.clients import _session_client
+    from semfs.adapters.aws.dynamodb import table_definition
+
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "eu-west-1",
+        "AWS_REGION": "eu-west-1",
+    }.items():
+        monkeypatch.setenv(key, value)
+    _session_client.cache_clear()
+    with mock_aws():
+        import boto3
+
+        boto3.client("s3", region_name="eu-west-1").create_bucket(
+            Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": "eu-west-1"}
+        )
+        boto3.client("dynamodb", region_name="eu-west-1").create_table(**table_definition("semfs-files"))
+        yield Settings(
+            data_dir=tmp_path,
+            bucket="semfs-test",
+            table="semfs-files",
+            aws_region="eu-west-1",
+            opensearch_endpoint="http://localhost:9200",
+            state_machine_arn="arn:aws:states:x",
+        )
+    _session_client.cache_clear()
+
+
+def _s3(settings: Settings) -> BlobStore:
+    from semfs.adapters.aws.s3 import S3BlobStore
+
+    return S3BlobStore(settings)
+
+
+def _dynamo(settings: Settings) -> FileRepository:
+    from semfs.adapters.aws.dynamodb import DynamoFileRepository
+
+    return DynamoFileRepository(settings)
+
+
+AWS_BLOB_STORES = {"s3": _s3}
+AWS_REPOSITORIES = {"dynamodb": _dynamo}

@@ -39,17 +39,13 @@ def doc(file_id: str, n: int, text: str, tenant: str = "acme", **kw: object) -> 
 ALL = SearchFilters()
 
 
-@pytest.fixture
-def filled(search_index: SearchIndex) -> SearchIndex:
-    search_index.replace_file(
+def fill(index: SearchIndex) -> SearchIndex:
+    index.replace_file(
         "acme",
         "inv",
-        [
-            doc("inv", 0, "Invoice payment due within thirty days"),
-            doc("inv", 1, "Late fees apply after the due date"),
-        ],
+        [doc("inv", 0, "Invoice payment due within thirty days"), doc("inv", 1, "Late fees apply after the due date")],
     )
-    search_index.replace_file(
+    index.replace_file(
         "acme",
         "bike",
         [
@@ -63,10 +59,18 @@ def filled(search_index: SearchIndex) -> SearchIndex:
             )
         ],
     )
-    search_index.replace_file(
-        "globex", "sec", [doc("sec", 0, "Invoice payment secrets of another tenant", tenant="globex")]
-    )
-    return search_index
+    index.replace_file("globex", "sec", [doc("sec", 0, "Invoice payment secrets of another tenant", tenant="globex")])
+    return index
+
+
+@pytest.fixture
+def filled(search_index: SearchIndex) -> SearchIndex:
+    return fill(search_index)
+
+
+@pytest.fixture
+def filled_vectors(vector_index: SearchIndex) -> SearchIndex:
+    return fill(vector_index)
 
 
 def test_keyword_ranks_matches_and_ors_terms(filled: SearchIndex) -> None:
@@ -83,7 +87,8 @@ def test_fts_syntax_in_queries_is_inert(filled: SearchIndex) -> None:
         filled.keyword("acme", q, ALL, 10)  # never raises
 
 
-def test_knn_ranks_by_cosine(filled: SearchIndex) -> None:
+def test_knn_ranks_by_cosine(filled_vectors: SearchIndex) -> None:
+    filled = filled_vectors
     hits = filled.knn("acme", EMB.embed_query("electric bicycle belt drive"), ALL, 10)
     assert hits[0].chunk_id == "bike:0"
     assert hits == sorted(hits, key=lambda h: -h.score)
@@ -91,7 +96,8 @@ def test_knn_ranks_by_cosine(filled: SearchIndex) -> None:
 
 
 @pytest.mark.parametrize("leg", ["keyword", "knn"])
-def test_tenant_is_applied_inside_every_leg(filled: SearchIndex, leg: str) -> None:
+def test_tenant_is_applied_inside_every_leg(search_index: SearchIndex, vector_index: SearchIndex, leg: str) -> None:
+    filled = fill(search_index if leg == "keyword" else vector_index)
     q = "invoice payment secrets"
     hits = filled.keyword("acme", q, ALL, 50) if leg == "keyword" else filled.knn("acme", EMB.embed_query(q), ALL, 50)
     assert "sec" not in {h.file_id for h in hits}
@@ -102,23 +108,30 @@ def test_tenant_is_applied_inside_every_leg(filled: SearchIndex, leg: str) -> No
     assert filled.get_docs("acme", ["sec:0"]) == {}
 
 
-@pytest.mark.parametrize(
-    ("filters", "expected"),
-    [
-        (SearchFilters(tags=["product"]), {"bike"}),
-        (SearchFilters(thread_id="t1"), {"bike"}),
-        (SearchFilters(contact_id="c_acme"), {"bike"}),
-        (SearchFilters(file_ids=["inv"]), {"inv"}),
-        (SearchFilters(mime_type="application/pdf"), set()),
-        (SearchFilters(date_from=date(2026, 5, 1), date_to=date(2026, 5, 1)), {"inv", "bike"}),
-        (SearchFilters(date_from=date(2026, 5, 2)), set()),
-        (SearchFilters(source_type="email_attachment"), set()),
-    ],
-)
-def test_filters_apply_to_both_legs(filled: SearchIndex, filters: SearchFilters, expected: set[str]) -> None:
+FILTER_CASES = [
+    (SearchFilters(tags=["product"]), {"bike"}),
+    (SearchFilters(thread_id="t1"), {"bike"}),
+    (SearchFilters(contact_id="c_acme"), {"bike"}),
+    (SearchFilters(file_ids=["inv"]), {"inv"}),
+    (SearchFilters(mime_type="application/pdf"), set()),
+    (SearchFilters(date_from=date(2026, 5, 1), date_to=date(2026, 5, 1)), {"inv", "bike"}),
+    (SearchFilters(date_from=date(2026, 5, 2)), set()),
+    (SearchFilters(source_type="email_attachment"), set()),
+]
+
+
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_filters_apply_to_the_keyword_leg(filled: SearchIndex, filters: SearchFilters, expected: set[str]) -> None:
     q = "invoice payment bicycle belt drive"
     assert {h.file_id for h in filled.keyword("acme", q, filters, 50)} == expected
-    assert {h.file_id for h in filled.knn("acme", EMB.embed_query(q), filters, 50)} == expected
+
+
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_filters_apply_to_the_vector_leg(
+    filled_vectors: SearchIndex, filters: SearchFilters, expected: set[str]
+) -> None:
+    q = "invoice payment bicycle belt drive"
+    assert {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query(q), filters, 50)} == expected
 
 
 def test_replace_file_is_idempotent_and_replaces(filled: SearchIndex) -> None:
@@ -138,24 +151,31 @@ def test_delete_file(filled: SearchIndex) -> None:
     assert filled.delete_file("acme", "inv") == 2
     assert filled.delete_file("acme", "inv") == 0
     assert filled.keyword("acme", "invoice", ALL, 10) == []
-    assert "inv" not in {h.file_id for h in filled.knn("acme", EMB.embed_query("invoice"), ALL, 10)}
     assert filled.file_ids("acme") == {"bike"}
 
 
-def test_latest_and_history(search_index: SearchIndex) -> None:
+def test_deleted_files_leave_the_vector_leg(filled_vectors: SearchIndex) -> None:
+    filled_vectors.delete_file("acme", "inv")
+    assert "inv" not in {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10)}
+
+
+@pytest.mark.parametrize("leg", ["keyword", "knn"])
+def test_latest_and_history(search_index: SearchIndex, vector_index: SearchIndex, leg: str) -> None:
+    if leg == "knn":
+        search_index = vector_index
     search_index.replace_file("acme", "v1", [doc("v1", 0, "contract thirty days", lineage_id="L")])
     search_index.replace_file(
         "acme", "v2", [doc("v2", 0, "contract forty five days", lineage_id="L", is_latest=False, version=2)]
     )
     search_index.set_latest("acme", "L", "v2")
-    assert {h.file_id for h in search_index.keyword("acme", "contract", ALL, 10)} == {"v2"}
-    assert {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), ALL, 10)} == {"v2"}
-    history = SearchFilters(include_history=True)
-    assert {h.file_id for h in search_index.keyword("acme", "contract", history, 10)} == {"v1", "v2"}
-    assert {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), history, 10)} == {
-        "v1",
-        "v2",
-    }
+
+    def ids(filters: SearchFilters) -> set[str]:
+        if leg == "keyword":
+            return {h.file_id for h in search_index.keyword("acme", "contract", filters, 10)}
+        return {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), filters, 10)}
+
+    assert ids(ALL) == {"v2"}
+    assert ids(SearchFilters(include_history=True)) == {"v1", "v2"}
 
 
 def test_get_docs_round_trips_fields(filled: SearchIndex) -> None:
@@ -164,15 +184,19 @@ def test_get_docs_round_trips_fields(filled: SearchIndex) -> None:
     assert got.text.startswith("The Vela") and got.embedding is None
 
 
-def test_knn_on_empty_index_and_clear(search_index: SearchIndex) -> None:
-    assert search_index.knn("acme", EMB.embed_query("x"), ALL, 5) == []
+def test_knn_on_empty_index(vector_index: SearchIndex) -> None:
+    assert vector_index.knn("acme", EMB.embed_query("x"), ALL, 5) == []
+
+
+def test_clear(search_index: SearchIndex) -> None:
     search_index.replace_file("acme", "a", [doc("a", 0, "x")])
     search_index.clear()
     assert search_index.file_ids() == set()
 
 
-def test_writes_from_another_handle_are_seen(search_index: SearchIndex, tmp_path: object) -> None:
-    # a second process (CLI ingest while `semfs serve` runs) writes; the vector cache must notice
+def test_writes_after_a_search_are_seen(vector_index: SearchIndex) -> None:
+    # the vector cache must notice writes made after it was loaded
+    search_index = vector_index
     search_index.knn("acme", EMB.embed_query("x"), ALL, 5)
     search_index.replace_file("acme", "late", [doc("late", 0, "arrived later")])
     assert search_index.knn("acme", EMB.embed_query("arrived later"), ALL, 5)[0].file_id == "late"
@@ -201,4 +225,3 @@ def test_batched_writes_become_searchable_at_the_end(search_index: SearchIndex) 
         for i in range(20):
             search_index.replace_file("acme", f"b{i}", [doc(f"b{i}", 0, f"batch document number {i} about otters")])
     assert len(search_index.keyword("acme", "otters", ALL, 50)) == 20
-    assert len(search_index.knn("acme", EMB.embed_query("otters"), ALL, 50)) == 20

@@ -1,0 +1,60 @@
+"""boto3 clients, created on first use (never at import time) and translated errors."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from semfs.config import Settings
+from semfs.domain.errors import RetryableError
+
+# Error codes that mean "try again later" across the services semfs calls.
+RETRYABLE_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestLimitExceeded",
+        "SlowDown",
+        "ProvisionedThroughputExceededException",
+        "RequestThrottled",
+        "TooManyRequestsException",
+        "InternalError",
+        "InternalServerError",
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+        "LimitExceededException",
+        "TransactionInProgressException",
+        "RequestTimeout",
+        "RequestTimeoutException",
+    }
+)
+
+
+@cache
+def _session_client(service: str, region: str | None, endpoint: str | None) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30)
+    return boto3.client(service, region_name=region, endpoint_url=endpoint, config=config)
+
+
+def client(settings: Settings, service: str) -> Any:
+    return _session_client(service, settings.aws_region, settings.aws_endpoint_url)
+
+
+def error_code(error: Exception) -> str:
+    response = getattr(error, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def is_retryable(error: Exception) -> bool:
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import ReadTimeoutError
+
+    return error_code(error) in RETRYABLE_CODES or isinstance(error, BotoConnectionError | ReadTimeoutError)
+
+
+def retryable(error: Exception, what: str) -> RetryableError:
+    return RetryableError(f"{what}: {error_code(error) or type(error).__name__}")

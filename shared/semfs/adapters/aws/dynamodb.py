@@ -1,0 +1,295 @@
+"""``DynamoFileRepository``: file records in DynamoDB with conditional writes.
+
+One item per file version: ``file_id`` is the key, the full record is a JSON attribute, and the
+attributes the pipeline and API look up by are projected into global secondary indexes
+(by tenant, lineage, content hash, name + thread, status, embedding model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from semfs.config import Settings
+from semfs.domain.errors import Conflict, NotFound
+from semfs.domain.models import FileRecord
+from semfs.domain.outcomes import TERMINAL_STATUSES, Status
+from semfs.ports.repository import RecordQuery
+
+from .clients import client, error_code, is_retryable, retryable
+
+SEP = "#"
+GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL = (
+    "by_tenant",
+    "by_lineage",
+    "by_sha",
+    "by_name",
+    "by_status",
+    "by_model",
+)
+
+
+def _item(r: FileRecord) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "file_id": {"S": r.file_id},
+        "tenant_id": {"S": r.tenant_id},
+        "lineage_key": {"S": f"{r.tenant_id}{SEP}{r.lineage_id}"},
+        "version": {"N": str(r.version)},
+        "sha_key": {"S": f"{r.tenant_id}{SEP}{r.sha256}"},
+        "name_key": {"S": f"{r.tenant_id}{SEP}{r.normalised_name}{SEP}{r.thread_id or '-'}"},
+        "status": {"S": r.status.value},
+        "created_at": {"S": r.created_at.isoformat()},
+        "updated_at": {"S": r.updated_at.isoformat()},
+        "is_latest": {"N": str(int(r.is_latest))},
+        "deleted": {"N": str(int(r.deleted_at is not None))},
+        "data": {"S": r.model_dump_json()},
+    }
+    if r.embedding_model:
+        item["embedding_model"] = {"S": r.embedding_model}
+    return item
+
+
+def _record(item: dict[str, Any]) -> FileRecord:
+    return FileRecord.model_validate_json(item["data"]["S"])
+
+
+class DynamoFileRepository:
+    """FileRepository on one DynamoDB table (see module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        assert settings.table
+        self._settings = settings
+        self._table = settings.table
+
+    @property
+    def _ddb(self) -> Any:
+        return client(self._settings, "dynamodb")
+
+    def _call(self, op: str, **kwargs: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self._ddb, op)(TableName=self._table, **kwargs)
+        except ClientError as e:
+            if error_code(e) == "ConditionalCheckFailedException":
+                raise Conflict(f"{op}: condition failed") from e
+            if is_retryable(e):
+                raise retryable(e, f"dynamodb {op}") from e
+            raise
+        except BotoCoreError as e:
+            raise retryable(e, f"dynamodb {op}") from e
+
+    def _query(
+        self,
+        index: str | None,
+        key_cond: str,
+        values: dict[str, Any],
+        *,
+        forward: bool = True,
+        filter_expr: str | None = None,
+        names: dict[str, str] | None = None,
+        start: dict[str, Any] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": key_cond,
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": forward,
+        }
+        if index:
+            kwargs["IndexName"] = index
+        if filter_expr:
+            kwargs["FilterExpression"] = filter_expr
+        if names:
+            kwargs["ExpressionAttributeNames"] = names
+        if start:
+            kwargs["ExclusiveStartKey"] = start
+        while True:
+            page = self._call("query", **kwargs)
+            yield from page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def create(self, record: FileRecord) -> bool:
+        try:
+            self._call("put_item", Item=_item(record), ConditionExpression="attribute_not_exists(file_id)")
+        except Conflict:
+            return False
+        return True
+
+    def save(self, record: FileRecord) -> None:
+        try:
+            self._call("put_item", Item=_item(record), ConditionExpression="attribute_exists(file_id)")
+        except Conflict as e:
+            raise NotFound(f"no record {record.file_id}") from e
+
+    def get(self, tenant_id: str, file_id: str) -> FileRecord:
+        item = self._call("get_item", Key={"file_id": {"S": file_id}}, ConsistentRead=True).get("Item")
+        if item is None or item["tenant_id"]["S"] != tenant_id:
+            raise NotFound(f"no file {file_id}")
+        return _record(item)
+
+    def find_by_sha256(self, tenant_id: str, sha256: str) -> list[FileRecord]:
+        items = self._query(GSI_SHA, "sha_key = :k", {":k": {"S": f"{tenant_id}{SEP}{sha256}"}})
+        return [_record(i) for i in items if i["deleted"]["N"] == "0"]
+
+    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
+        key = f"{tenant_id}{SEP}{normalised_name}{SEP}{thread_id or '-'}"
+        for item in self._query(GSI_NAME, "name_key = :k", {":k": {"S": key}}, forward=False):
+            if item["deleted"]["N"] == "0" and item["status"]["S"] != Status.SKIPPED.value:
+                return _record(item)
+        return None
+
+    def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
+        items = self._query(GSI_LINEAGE, "lineage_key = :k", {":k": {"S": f"{tenant_id}{SEP}{lineage_id}"}})
+        # the GSI is eventually consistent: re-read each item strongly before deciding anything
+        return [self.get(tenant_id, i["file_id"]["S"]) for i in items]
+
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+        versions = self.lineage(tenant_id, lineage_id)
+        target = next((v for v in versions if v.file_id == file_id), None)
+        if target is None or target.deleted_at is not None:
+            return False
+        if any(v.version > target.version and v.is_latest and v.deleted_at is None for v in versions):
+            return False
+        updates = []
+        for v in versions:
+            want = v.file_id == file_id
+            if v.is_latest != want:
+                new = v.evolve(is_latest=want)
+                updates.append(
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": _item(new),
+                            "ConditionExpression": "updated_at = :seen",
+                            "ExpressionAttributeValues": {":seen": {"S": v.updated_at.isoformat()}},
+                        }
+                    }
+                )
+        if not updates:
+            return False
+        from botocore.exceptions import ClientError
+
+        try:
+            self._ddb.transact_write_items(TransactItems=updates)
+        except ClientError as e:  # a concurrent writer changed the lineage: the caller retries
+            raise retryable(e, "set_latest lost a race") from e
+        return True
+
+    def query(self, q: RecordQuery) -> list[FileRecord]:
+        conds, values, names = [], {":t": {"S": q.tenant_id}}, {}
+        if q.statuses:
+            keys = []
+            for i, s in enumerate(q.statuses):
+                values[f":s{i}"] = {"S": s.value}
+                keys.append(f":s{i}")
+            conds.append(f"#st IN ({', '.join(keys)})")
+            names["#st"] = "status"
+        if q.latest_only:
+            conds.append("is_latest = :one")
+            values[":one"] = {"N": "1"}
+        if not q.include_deleted:
+            conds.append("deleted = :zero")
+            values[":zero"] = {"N": "0"}
+        if q.created_from:
+            conds.append("created_at >= :cf")
+            values[":cf"] = {"S": q.created_from.isoformat()}
+        if q.created_to:
+            conds.append("created_at <= :ct")
+            values[":ct"] = {"S": q.created_to.isoformat()}
+        key = "tenant_id = :t"
+        if q.after:
+            key += " AND file_id > :after"
+            values[":after"] = {"S": q.after}
+        out: list[FileRecord] = []
+        items = self._query(GSI_TENANT, key, values, filter_expr=" AND ".join(conds) or None, names=names or None)
+        for item in items:
+            r = _record(item)
+            if q.lineage_id and r.lineage_id != q.lineage_id:
+                continue
+            if q.thread_id and r.thread_id != q.thread_id:
+                continue
+            if q.source_type and r.source_type != q.source_type:
+                continue
+            if q.tag and q.tag not in r.tags and q.tag not in r.auto_tags:
+                continue
+            out.append(r)
+            if len(out) >= q.limit:
+                break
+        return out
+
+    def _scan(self, projection: str, names: dict[str, str] | None = None) -> Iterator[dict[str, Any]]:
+        kwargs: dict[str, Any] = {"ProjectionExpression": projection}
+        if names:
+            kwargs["ExpressionAttributeNames"] = names
+        while True:
+            page = self._call("scan", **kwargs)
+            yield from page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
+        items = (
+            self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}})
+            if tenant_id is not None
+            else self._scan("#d", {"#d": "data"})
+        )
+        out: dict[tuple[str, str | None], int] = {}
+        for item in items:
+            r = _record(item)
+            key = (r.status.value, r.outcome.value if r.outcome else None)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def tenants(self) -> list[str]:
+        return sorted({i["tenant_id"]["S"] for i in self._scan("tenant_id")})
+
+    def unfinished(self) -> list[FileRecord]:
+        found: list[FileRecord] = []
+        for status in Status:
+            if status in TERMINAL_STATUSES:
+                continue
+            found += [
+                _record(i)
+                for i in self._query(GSI_STATUS, "#st = :s", {":s": {"S": status.value}}, names={"#st": "status"})
+            ]
+        return sorted(found, key=lambda r: r.created_at)
+
+
+def table_definition(name: str) -> dict[str, Any]:
+    """The table's key schema and indexes (template.yaml declares the same; a test compares them)."""
+
+    def gsi(index: str, pk: str, sk: str) -> dict[str, Any]:
+        return {
+            "IndexName": index,
+            "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": pk, "KeyType": "HASH"}, {"AttributeName": sk, "KeyType": "RANGE"}],
+        }
+
+    attrs = {
+        "file_id": "S",
+        "tenant_id": "S",
+        "lineage_key": "S",
+        "version": "N",
+        "sha_key": "S",
+        "name_key": "S",
+        "status": "S",
+        "created_at": "S",
+        "embedding_model": "S",
+    }
+    return {
+        "TableName": name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "file_id", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": t} for a, t in attrs.items()],
+        "GlobalSecondaryIndexes": [
+            gsi(GSI_TENANT, "tenant_id", "file_id"),
+            gsi(GSI_LINEAGE, "lineage_key", "version"),
+            gsi(GSI_SHA, "sha_key", "created_at"),
+            gsi(GSI_NAME, "name_key", "version"),
+            gsi(GSI_STATUS, "status", "created_at"),
+            gsi(GSI_MODEL, "embedding_model", "file_id"),
+        ],
+    }

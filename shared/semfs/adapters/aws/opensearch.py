@@ -1,0 +1,383 @@
+"""``OpenSearchIndex``: BM25 + k-NN over an OpenSearch domain or Serverless collection (SigV4).
+
+The query bodies are built by pure functions (tested as compiled DSL, since no OpenSearch server
+runs offline): ``scope_filter`` is the one place the tenant condition is added, and it goes inside
+the ``knn`` clause (efficient filtering) and into the ``hybrid`` query's ``filter``. The two legs are
+fused by the same domain RRF as locally, or — when ``hybrid_pipeline`` names a search pipeline with
+a ``score-ranker-processor`` (OpenSearch >= 2.19) — by the native ``hybrid`` query.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from semfs.config import Settings
+from semfs.domain.errors import IndexUnavailable, PermanentError
+from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
+from semfs.domain.outcomes import Outcome
+from semfs.domain.text import query_terms
+
+BULK_RETRIES = 5
+TEXT_FIELDS = ["title^2", "text", "filename", "tags_text"]
+
+
+def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
+    """Index settings and mappings, from the configured embedding dimension."""
+    keyword = {"type": "keyword"}
+    return {
+        "settings": {"index": {"knn": True, "number_of_shards": 1}},
+        "mappings": {
+            "dynamic": "strict",
+            "properties": {
+                "chunk_id": keyword,
+                "kind": keyword,
+                "file_id": keyword,
+                "lineage_id": keyword,
+                "tenant_id": keyword,
+                "version": {"type": "integer"},
+                "is_latest": {"type": "boolean"},
+                "contact_ids": keyword,
+                "thread_id": keyword,
+                "source_type": keyword,
+                "tags": keyword,
+                "tags_text": {"type": "text"},
+                "mime_type": keyword,
+                "filename": {"type": "text", "fields": {"raw": keyword}},
+                "title": {"type": "text", "analyzer": "english"},
+                "text": {"type": "text", "analyzer": "english"},
+                "location": {"type": "object", "enabled": False},
+                "embedding_model": keyword,
+                "created_at": {"type": "date"},
+                "embedding": {
+                    "type": "knn_vector",
+                    "dimension": dim,
+                    "method": {
+                        "name": "hnsw",
+                        "engine": engine,
+                        "space_type": "cosinesimil",
+                        "parameters": {"m": 16, "ef_construction": 128},
+                    },
+                },
+            },
+        },
+    }
+
+
+def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]:
+    """Every search's scope as bool filter clauses; the tenant clause is always first."""
+    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}]
+    if not filters.include_history:
+        clauses.append({"term": {"is_latest": True}})
+    clauses += [{"term": {"tags": t}} for t in filters.tags]
+    for field, value in (
+        ("source_type", filters.source_type),
+        ("contact_ids", filters.contact_id),
+        ("thread_id", filters.thread_id),
+        ("mime_type", filters.mime_type),
+    ):
+        if value:
+            clauses.append({"term": {field: value}})
+    if filters.date_from or filters.date_to:
+        rng: dict[str, str] = {}
+        if filters.date_from:
+            rng["gte"] = filters.date_from.isoformat()
+        if filters.date_to:
+            rng["lt"] = (filters.date_to + timedelta(days=1)).isoformat()
+        clauses.append({"range": {"created_at": rng}})
+    if filters.file_ids:
+        clauses.append({"terms": {"file_id": list(filters.file_ids)}})
+    return clauses
+
+
+def _keyword_clause(query: str) -> dict[str, Any]:
+    text = " ".join(query_terms(query)) or query
+    return {"multi_match": {"query": text, "fields": TEXT_FIELDS, "type": "best_fields", "operator": "or"}}
+
+
+_SOURCE = {"excludes": ["embedding"]}
+
+
+def keyword_body(tenant_id: str, query: str, filters: SearchFilters, k: int) -> dict[str, Any]:
+    return {
+        "size": k,
+        "_source": ["chunk_id", "file_id"],
+        "query": {"bool": {"must": [_keyword_clause(query)], "filter": scope_filter(tenant_id, filters)}},
+    }
+
+
+def knn_body(tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> dict[str, Any]:
+    """k-NN with the scope *inside* the knn clause (filtered during the graph search, not after)."""
+    return {
+        "size": k,
+        "_source": ["chunk_id", "file_id"],
+        "query": {
+            "knn": {
+                "embedding": {
+                    "vector": list(vector),
+                    "k": k,
+                    "filter": {"bool": {"filter": scope_filter(tenant_id, filters)}},
+                }
+            }
+        },
+    }
+
+
+def hybrid_body(tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int) -> dict[str, Any]:
+    """The native hybrid query; its top-level ``filter`` applies the scope to both sub-queries.
+    Sent with ``search_pipeline`` naming a score-ranker (RRF) pipeline."""
+    return {
+        "size": k,
+        "_source": ["chunk_id", "file_id"],
+        "query": {
+            "hybrid": {
+                "queries": [_keyword_clause(query), {"knn": {"embedding": {"vector": list(vector), "k": k}}}],
+                "filter": {"bool": {"filter": scope_filter(tenant_id, filters)}},
+            }
+        },
+    }
+
+
+def rrf_pipeline_body(rank_constant: int = 60) -> dict[str, Any]:
+    return {
+        "description": "semfs hybrid: reciprocal rank fusion",
+        "phase_results_processors": [
+            {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": rank_constant}}}
+        ],
+    }
+
+
+def _source(d: IndexDoc) -> dict[str, Any]:
+    body = d.model_dump(mode="json", exclude={"location"})
+    body["location"] = d.location.model_dump(exclude_none=True)
+    body["tags_text"] = " ".join(d.tags)
+    return body
+
+
+class OpenSearchIndex:
+    """SearchIndex on OpenSearch (see module docstring). Connects on first use."""
+
+    def __init__(self, settings: Settings, dim: int, client: Any = None) -> None:
+        assert settings.opensearch_endpoint
+        self._settings = settings
+        self._dim = dim
+        self._client = client
+        self._index = settings.index_name
+        self._ready = False
+        self._refresh: bool | str = "wait_for"
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from opensearchpy import OpenSearch, RequestsHttpConnection
+
+            endpoint = self._settings.opensearch_endpoint or ""
+            auth = None
+            if endpoint.startswith("https://"):
+                import boto3
+                from opensearchpy import AWSV4SignerAuth
+
+                credentials = boto3.Session().get_credentials()
+                auth = AWSV4SignerAuth(
+                    credentials, self._settings.aws_region or "us-east-1", self._settings.opensearch_service
+                )
+            self._client = OpenSearch(
+                hosts=[endpoint],
+                http_auth=auth,
+                use_ssl=endpoint.startswith("https"),
+                verify_certs=True,
+                connection_class=RequestsHttpConnection,
+                timeout=30,
+            )
+        return self._client
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from opensearchpy.exceptions import ConnectionError as OsConnectionError
+        from opensearchpy.exceptions import TransportError
+
+        try:
+            return fn(*args, **kwargs)
+        except OsConnectionError as e:
+            raise IndexUnavailable(f"{what}: cannot reach OpenSearch") from e
+        except TransportError as e:
+            if e.status_code in (429, 502, 503, 504):
+                raise IndexUnavailable(f"{what}: OpenSearch answered {e.status_code}") from e
+            raise PermanentError(f"{what}: OpenSearch answered {e.status_code}", outcome=Outcome.FAILED_INDEX) from e
+
+    def ensure_index(self) -> None:
+        if self._ready:
+            return
+        if not self._call("exists", self.client.indices.exists, index=self._index):
+            self._call("create index", self.client.indices.create, index=self._index, body=index_body(self._dim))
+        self._ready = True
+
+    def _scope_query(self, tenant_id: str, **terms: str) -> dict[str, Any]:
+        clauses = [{"term": {"tenant_id": tenant_id}}] + [{"term": {k: v}} for k, v in terms.items()]
+        return {"query": {"bool": {"filter": clauses}}}
+
+    def _bulk(self, actions: list[dict[str, Any]], sources: list[dict[str, Any] | None]) -> None:
+        """Bulk-index with per-item results: 429s are retried with backoff, other failures raised."""
+        pending = list(zip(actions, sources, strict=True))
+        for attempt in range(BULK_RETRIES + 1):
+            body: list[dict[str, Any]] = [x for pair in pending for x in pair if x is not None]
+            result = self._call("bulk", self.client.bulk, body=body, refresh=self._refresh)
+            retry, failed = [], []
+            for pair, item in zip(pending, result.get("items", []), strict=False):
+                status = next(iter(item.values())).get("status", 500)
+                if status == 429:
+                    retry.append(pair)
+                elif status >= 300:
+                    failed.append(next(iter(item.values())).get("_id"))
+            if failed:
+                raise PermanentError(f"bulk: {len(failed)} document(s) rejected", outcome=Outcome.FAILED_INDEX)
+            if not retry:
+                return
+            pending = retry
+            time.sleep(min(0.2 * 2**attempt, 5))
+        raise IndexUnavailable(f"bulk: {len(pending)} document(s) still throttled")
+
+    def _ids(self, tenant_id: str, **terms: str) -> list[str]:
+        """Document ids in a scope. Deletes and flag updates go through ids + bulk rather than
+        delete/update_by_query, which OpenSearch Serverless does not offer."""
+        body = self._scope_query(tenant_id, **terms)
+        body.update({"size": 1000, "_source": False, "sort": [{"chunk_id": "asc"}]})
+        ids: list[str] = []
+        while True:
+            hits = self._call("search", self.client.search, index=self._index, body=body)["hits"]["hits"]
+            ids += [h["_id"] for h in hits]
+            if len(hits) < 1000:
+                return ids
+            body["search_after"] = hits[-1]["sort"]
+
+    def _bulk_ops(self, ops: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> None:
+        actions = [a for a, _ in ops]
+        sources = [s for _, s in ops]
+        self._bulk(actions, sources)
+
+    def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
+        self.ensure_index()
+        for d in docs:
+            if d.tenant_id != tenant_id or d.file_id != file_id:
+                raise ValueError("every document must belong to the file being replaced")
+        keep = {d.chunk_id for d in docs}
+        stale = [i for i in self._ids(tenant_id, file_id=file_id) if i not in keep]
+        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
+            ({"index": {"_index": self._index, "_id": d.chunk_id}}, _source(d)) for d in docs
+        ]
+        ops += [({"delete": {"_index": self._index, "_id": i}}, None) for i in stale]
+        if ops:
+            self._bulk_ops(ops)
+
+    def delete_file(self, tenant_id: str, file_id: str) -> int:
+        self.ensure_index()
+        ids = self._ids(tenant_id, file_id=file_id)
+        if ids:
+            self._bulk_ops([({"delete": {"_index": self._index, "_id": i}}, None) for i in ids])
+        return len(ids)
+
+    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
+        self.ensure_index()
+        body = self._scope_query(tenant_id, lineage_id=lineage_id)
+        body.update({"size": 10_000, "_source": ["file_id"]})
+        hits = self._call("search", self.client.search, index=self._index, body=body)["hits"]["hits"]
+        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
+            (
+                {"update": {"_index": self._index, "_id": h["_id"]}},
+                {"doc": {"is_latest": h["_source"]["file_id"] == latest_file_id}},
+            )
+            for h in hits
+        ]
+        if ops:
+            self._bulk_ops(ops)
+
+    def _hits(self, result: dict[str, Any]) -> list[IndexHit]:
+        return [
+            IndexHit(chunk_id=h["_source"]["chunk_id"], file_id=h["_source"]["file_id"], score=float(h["_score"]))
+            for h in result["hits"]["hits"]
+        ]
+
+    def keyword(self, tenant_id: str, query: str, filters: SearchFilters, k: int) -> list[IndexHit]:
+        self.ensure_index()
+        body = keyword_body(tenant_id, query, filters, k)
+        return self._hits(self._call("search", self.client.search, index=self._index, body=body))
+
+    def knn(self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> list[IndexHit]:
+        self.ensure_index()
+        body = knn_body(tenant_id, vector, filters, k)
+        return self._hits(self._call("search", self.client.search, index=self._index, body=body))
+
+    def hybrid(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
+    ) -> list[IndexHit]:
+        """The native hybrid query through ``settings.hybrid_pipeline`` (one round trip)."""
+        self.ensure_index()
+        body = hybrid_body(tenant_id, query, vector, filters, k)
+        return self._hits(
+            self._call(
+                "search",
+                self.client.search,
+                index=self._index,
+                body=body,
+                params={"search_pipeline": self._settings.hybrid_pipeline},
+            )
+        )
+
+    def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
+        if not chunk_ids:
+            return {}
+        self.ensure_index()
+        body = {
+            "size": len(chunk_ids),
+            "_source": _SOURCE,
+            "query": {
+                "bool": {"filter": [{"term": {"tenant_id": tenant_id}}, {"terms": {"chunk_id": list(chunk_ids)}}]}
+            },
+        }
+        result = self._call("search", self.client.search, index=self._index, body=body)
+        out: dict[str, IndexDoc] = {}
+        for h in result["hits"]["hits"]:
+            src = dict(h["_source"])
+            src.pop("tags_text", None)
+            out[src["chunk_id"]] = IndexDoc.model_validate(src)
+        return out
+
+    def file_ids(self, tenant_id: str | None = None) -> set[str]:
+        self.ensure_index()
+        query = {"term": {"tenant_id": tenant_id}} if tenant_id else {"match_all": {}}
+        found: set[str] = set()
+        after: dict[str, Any] | None = None
+        while True:
+            composite: dict[str, Any] = {"size": 1000, "sources": [{"f": {"terms": {"field": "file_id"}}}]}
+            if after:
+                composite["after"] = after
+            body = {"size": 0, "query": query, "aggs": {"files": {"composite": composite}}}
+            agg = self._call("search", self.client.search, index=self._index, body=body)["aggregations"]["files"]
+            found |= {b["key"]["f"] for b in agg["buckets"]}
+            after = agg.get("after_key")
+            if not after or not agg["buckets"]:
+                return found
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Bulk writes without waiting for refresh; one refresh at the end."""
+        self.ensure_index()
+        self._refresh = False
+        try:
+            yield
+        finally:
+            self._refresh = "wait_for"
+            self._call("refresh", self.client.indices.refresh, index=self._index)
+
+    def clear(self) -> None:
+        self.ensure_index()
+        for tenant in self._tenants():
+            for file_id in self.file_ids(tenant):
+                self.delete_file(tenant, file_id)
+
+    def _tenants(self) -> list[str]:
+        body = {"size": 0, "aggs": {"t": {"terms": {"field": "tenant_id", "size": 10_000}}}}
+        agg = self._call("search", self.client.search, index=self._index, body=body)["aggregations"]["t"]
+        return [b["key"] for b in agg["buckets"]]

@@ -1,0 +1,77 @@
+"""``S3BlobStore``: blobs in the versioned, encrypted bucket."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from semfs.config import Settings
+from semfs.domain.errors import InvalidRequest, NotFound, PermanentError
+from semfs.domain.outcomes import Outcome
+
+from .clients import client, error_code, is_retryable, retryable
+
+
+class S3BlobStore:
+    """Objects under ``bucket``; server-side encryption on every put."""
+
+    def __init__(self, settings: Settings) -> None:
+        assert settings.bucket
+        self._settings = settings
+        self._bucket = settings.bucket
+
+    @property
+    def _s3(self) -> Any:
+        return client(self._settings, "s3")
+
+    @staticmethod
+    def _check(key: str) -> str:
+        if not key or key.startswith("/") or any(p in ("", ".", "..") for p in key.split("/")):
+            raise InvalidRequest(f"invalid blob key: {key!r}")
+        return key
+
+    def _fail(self, e: Exception, what: str) -> Exception:
+        if is_retryable(e):
+            return retryable(e, what)
+        return PermanentError(f"{what}: {error_code(e) or type(e).__name__}", outcome=Outcome.FAILED_INTERNAL)
+
+    def put(self, key: str, data: bytes) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self._s3.put_object(Bucket=self._bucket, Key=self._check(key), Body=data, ServerSideEncryption="aws:kms")
+        except (ClientError, BotoCoreError) as e:
+            raise self._fail(e, "s3 put failed") from e
+
+    def get(self, key: str) -> bytes:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            body: bytes = self._s3.get_object(Bucket=self._bucket, Key=self._check(key))["Body"].read()
+            return body
+        except ClientError as e:
+            if error_code(e) in ("NoSuchKey", "404", "NotFound"):
+                raise NotFound(f"no blob {key}") from e
+            raise self._fail(e, "s3 get failed") from e
+        except BotoCoreError as e:
+            raise self._fail(e, "s3 get failed") from e
+
+    def exists(self, key: str) -> bool:
+        from botocore.exceptions import ClientError
+
+        try:
+            self._s3.head_object(Bucket=self._bucket, Key=self._check(key))
+            return True
+        except ClientError as e:
+            if error_code(e) in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise self._fail(e, "s3 head failed") from e
+
+    def delete(self, key: str) -> None:
+        self._s3.delete_object(Bucket=self._bucket, Key=self._check(key))
+
+    def list(self, prefix: str) -> Iterator[str]:
+        paginator = self._s3.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self._bucket, Prefix=prefix):
+            for obj in page.get("Contents", []):
+                yield obj["Key"]

@@ -1,0 +1,105 @@
+"""The OpenSearch request bodies as compiled DSL (no OpenSearch with k-NN runs offline).
+
+A recording client captures what ``OpenSearchIndex`` sends; the bodies are checked against the
+documented shapes: the tenant filter inside the ``knn`` clause, the hybrid query's ``filter`` and
+its ``search_pipeline`` parameter, the index mapping from the configured dimension.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from semfs.adapters.aws.opensearch import OpenSearchIndex, index_body, rrf_pipeline_body, scope_filter
+from semfs.config import Settings
+from semfs.domain.models import SearchFilters
+
+pytestmark = pytest.mark.contract
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.indices = self
+
+    def exists(self, **kw: Any) -> bool:
+        return True
+
+    def search(self, **kw: Any) -> dict[str, Any]:
+        self.calls.append(("search", kw))
+        return {"hits": {"hits": [{"_score": 0.9, "_source": {"chunk_id": "f:0", "file_id": "f"}}]}}
+
+
+@pytest.fixture
+def recorded() -> tuple[OpenSearchIndex, Recorder]:
+    rec = Recorder()
+    settings = Settings(opensearch_endpoint="https://search.example", hybrid_pipeline="semfs-rrf")
+    return OpenSearchIndex(settings, dim=3, client=rec), rec
+
+
+def test_knn_body_has_the_tenant_filter_inside_the_knn_clause(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    index, rec = recorded
+    hits = index.knn("acme", [0.1, 0.2, 0.3], SearchFilters(tags=["legal"]), 50)
+    assert [h.chunk_id for h in hits] == ["f:0"]
+    body = rec.calls[0][1]["body"]
+    knn = body["query"]["knn"]["embedding"]
+    assert knn["vector"] == [0.1, 0.2, 0.3] and knn["k"] == 50 and body["size"] == 50
+    inner = knn["filter"]["bool"]["filter"]
+    assert inner[0] == {"term": {"tenant_id": "acme"}}
+    assert {"term": {"is_latest": True}} in inner and {"term": {"tags": "legal"}} in inner
+    assert set(body["query"]) == {"knn"}  # no post-filter outside the knn clause
+
+
+def test_keyword_body_filters_in_bool_filter(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    index, rec = recorded
+    index.keyword("acme", "What are the payment terms?", SearchFilters(thread_id="t1"), 20)
+    query = rec.calls[0][1]["body"]["query"]["bool"]
+    assert query["must"][0]["multi_match"]["query"] == "payment terms"
+    assert query["must"][0]["multi_match"]["fields"][0] == "title^2"
+    assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
+    assert {"term": {"thread_id": "t1"}} in query["filter"]
+
+
+def test_hybrid_body_and_pipeline(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    index, rec = recorded
+    index.hybrid("acme", "payment terms", [1.0, 0.0, 0.0], SearchFilters(), 30)
+    call = rec.calls[0][1]
+    assert call["params"] == {"search_pipeline": "semfs-rrf"}
+    hybrid = call["body"]["query"]["hybrid"]
+    assert [next(iter(q)) for q in hybrid["queries"]] == ["multi_match", "knn"]
+    assert hybrid["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
+    ranker = rrf_pipeline_body()["phase_results_processors"][0]["score-ranker-processor"]
+    assert ranker["combination"] == {"technique": "rrf", "rank_constant": 60}
+
+
+def test_scope_filter_covers_every_filter() -> None:
+    clauses = scope_filter(
+        "acme",
+        SearchFilters(
+            tags=["a", "b"],
+            source_type="email_attachment",
+            contact_id="c_x",
+            thread_id="t",
+            mime_type="application/pdf",
+            date_from=date(2026, 1, 1),
+            date_to=date(2026, 1, 31),
+            include_history=True,
+            file_ids=["f1"],
+        ),
+    )
+    assert clauses[0] == {"term": {"tenant_id": "acme"}}
+    assert {"term": {"is_latest": True}} not in clauses
+    assert {"range": {"created_at": {"gte": "2026-01-01", "lt": "2026-02-01"}}} in clauses
+    assert {"terms": {"file_id": ["f1"]}} in clauses
+    assert len(clauses) == 9
+
+
+def test_index_mapping_follows_the_embedding_dimension() -> None:
+    body = index_body(1536)
+    emb = body["mappings"]["properties"]["embedding"]
+    assert emb["type"] == "knn_vector" and emb["dimension"] == 1536
+    assert emb["method"]["name"] == "hnsw" and emb["method"]["space_type"] == "cosinesimil"
+    assert body["settings"]["index"]["knn"] is True
+    assert body["mappings"]["properties"]["text"]["analyzer"] == "english"
