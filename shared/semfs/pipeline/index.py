@@ -75,17 +75,23 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
     return chunks, vectors
 
 
-def settle_latest(c: Container, record: FileRecord) -> None:
-    """Make ``record`` latest unless a newer version already is; mirror the records into the index."""
+def settle_latest(c: Container, record: FileRecord) -> FileRecord | None:
+    """Make ``record`` latest unless a newer version already is (records first); returns the
+    lineage's latest version afterwards."""
     c.repo.set_latest(record.tenant_id, record.lineage_id, record.file_id)
-    latest = next((v for v in c.repo.lineage(record.tenant_id, record.lineage_id) if v.is_latest), None)
-    c.index.set_latest(record.tenant_id, record.lineage_id, latest.file_id if latest else None)
+    return next((v for v in c.repo.lineage(record.tenant_id, record.lineage_id) if v.is_latest), None)
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:
+    """Settle the lineage's latest version in the records, write this file's documents with that
+    flag, and only when the lineage has other versions update their flags in the index too.
+    (Re-running after a crash between the two writes converges: both steps are idempotent.)"""
     with stage("index", state, c, Status.INDEXING) as record:
         chunks, vectors = load_chunks(c, record)
-        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=False)
+        latest = settle_latest(c, record)
+        is_latest = latest is not None and latest.file_id == record.file_id
+        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest)
         c.index.replace_file(record.tenant_id, record.file_id, docs)
-        settle_latest(c, record)
+        if record.version > 1 or not is_latest:
+            c.index.set_latest(record.tenant_id, record.lineage_id, latest.file_id if latest else None)
     return state

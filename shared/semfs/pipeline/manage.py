@@ -75,7 +75,8 @@ def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool =
         v for v in c.repo.lineage(tenant_id, record.lineage_id) if v.deleted_at is None and v.status is Status.INDEXED
     ]
     if remaining:
-        settle_latest(c, max(remaining, key=lambda v: v.version))
+        latest = settle_latest(c, max(remaining, key=lambda v: v.version))
+        c.index.set_latest(tenant_id, record.lineage_id, latest.file_id if latest else None)
     c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})
     return done
 
