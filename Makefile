@@ -31,8 +31,8 @@ run: setup
 	@$(VENV)/bin/semfs search 'how long do we have to pay Acme invoices' --limit 3
 
 lint: setup
-	$(VENV)/bin/ruff check shared tests bench
-	$(VENV)/bin/ruff format --check shared tests bench
+	$(VENV)/bin/ruff check shared tests bench functions
+	$(VENV)/bin/ruff format --check shared tests bench functions
 
 typecheck: setup
 	$(VENV)/bin/mypy

@@ -13,6 +13,8 @@ from semfs.bootstrap import Container, build_container, extract_limits
 from semfs.config import Settings
 from semfs.extractors.runner import SubprocessExtractor
 
+pytest_plugins = ["tests.integration.aws_harness"]  # the offline AWS stack fixture
+
 
 def make_settings(tmp_path: Path, **overrides: object) -> Settings:
     values: dict[str, object] = {"data_dir": tmp_path / "data", "embedder": "hash", "retry_scale": 0.0}

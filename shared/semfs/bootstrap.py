@@ -99,8 +99,22 @@ def build_container(
             extractor = extractor or SubprocessExtractor(
                 extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
             )
-        case "aws":  # pragma: no cover - arrives with the AWS adapters
-            raise NotImplementedError("the AWS backend arrives with the deploy issue; use SEMFS_BACKEND=local")
+        case "aws":
+            from semfs.adapters.aws.dynamodb import DynamoFileRepository
+            from semfs.adapters.aws.opensearch import OpenSearchIndex
+            from semfs.adapters.aws.s3 import S3BlobStore
+            from semfs.extractors.runner import InProcessExtractor
+
+            blobs = S3BlobStore(settings)
+            repo = DynamoFileRepository(settings)
+            embedder = embedder or _embedder(settings)
+            index = OpenSearchIndex(settings, dim=embedder.dim)
+            # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
+            extractor = extractor or InProcessExtractor(extract_limits(settings))
+            if events is None:
+                from semfs.adapters.aws.eventbridge import EventBridgePublisher
+
+                events = EventBridgePublisher(settings)
 
     if enricher is None and settings.llm_base_url:
         from semfs.adapters.aws.openai_client import OpenAIEnricher
@@ -117,5 +131,10 @@ def build_container(
         extractor=extractor,
         events=events or LogEventPublisher(),
     )
-    container.starter = LocalAslStarter(container)
+    if settings.backend == "aws" and settings.state_machine_arn:
+        from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
+
+        container.starter = StepFunctionsStarter(settings)
+    else:
+        container.starter = LocalAslStarter(container)
     return container

@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     llm_secret_arn: str | None = None
     aws_region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
     aws_endpoint_url: str | None = None  # tests point boto3 at a local emulator
+    tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
+    mailboxes: str = ""  # inbound mail: "files@acme.example=acme,docs@beta.example=beta"
+    reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message
 
     # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
     retry_scale: float = Field(default=1.0, ge=0)
@@ -90,6 +93,11 @@ class Settings(BaseSettings):
         if self.embedding_model:
             return self.embedding_model
         return {"onnx": "all-MiniLM-L6-v2-int8", "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
+
+    @property
+    def mailbox_tenants(self) -> dict[str, str]:
+        pairs = (item.split("=", 1) for item in self.mailboxes.split(",") if "=" in item)
+        return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
 
     @property
     def blobs_dir(self) -> Path:

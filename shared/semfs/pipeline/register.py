@@ -145,3 +145,39 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         c.blobs.put(base.blob_key, data)
     created = c.repo.create(base.evolve(status=Status.RECEIVED))
     return Registered(c.repo.get(tenant_id, file_id), created=created)
+
+
+def register_rejected(
+    c: Container,
+    tenant_id: str,
+    filename: str,
+    size: int,
+    source_key: str,
+    outcome: Outcome,
+    reason: str,
+    prov: Provenance | None = None,
+) -> Registered:
+    """Record a file refused before its bytes were read (too large to fetch, a skipped message)."""
+    prov = prov or Provenance()
+    name = safe_filename(filename) or "unnamed"
+    file_id = file_id_for(tenant_id, prov.source_type, source_key, f"unread:{size}")
+    record = FileRecord(
+        file_id=file_id,
+        tenant_id=tenant_id,
+        lineage_id=lineage_id_for(file_id),
+        sha256="",
+        blob_key="",
+        filename=name,
+        normalised_name=normalise_filename(name),
+        size_bytes=size,
+        source_type=prov.source_type,
+        source_key=source_key,
+        source_message_id=prov.source_message_id,
+        upload_context=prov.upload_context,
+        status=outcome.final_status,
+        outcome=outcome,
+        error=reason,
+        provenance=dict(prov.extra),
+    )
+    created = c.repo.create(record)
+    return Registered(record if created else c.repo.get(tenant_id, file_id), created=created)

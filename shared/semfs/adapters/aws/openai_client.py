@@ -78,11 +78,13 @@ def _client(settings: Settings) -> Any:
         from openai import OpenAI
     except ImportError as e:  # pragma: no cover - openai is a declared dependency
         raise PermanentError("the openai package is not installed", outcome=Outcome.FAILED_LLM) from e
+    key = settings.llm_api_key
+    if not key and settings.llm_secret_arn:
+        from .clients import client
+
+        key = client(settings, "secretsmanager").get_secret_value(SecretId=settings.llm_secret_arn)["SecretString"]
     return OpenAI(
-        base_url=settings.llm_base_url,
-        api_key=settings.llm_api_key or "not-needed",
-        timeout=settings.llm_timeout_s,
-        max_retries=3,
+        base_url=settings.llm_base_url, api_key=key or "not-needed", timeout=settings.llm_timeout_s, max_retries=3
     )
 
 

@@ -1,0 +1,31 @@
+"""SQS (S3 ObjectCreated under uploads/{tenant}/) → register each object and start ProcessFile.
+
+Partial batch failures: a record that fails is retried by SQS (then its DLQ); the others are done.
+"""
+
+import json
+from typing import Any
+from urllib.parse import unquote_plus
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from semfs.lambda_support import get_container, logger, tracer
+from semfs.pipeline.sources import ingest_s3_object
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def handle_record(record: SQSRecord) -> None:
+    body = json.loads(record.body)
+    for s3 in body.get("Records", []):  # an s3:TestEvent has none
+        obj = s3["s3"]["object"]
+        # keys arrive URL-encoded in S3 notifications
+        ingest_s3_object(get_container(), unquote_plus(obj["key"]), int(obj.get("size", 0)), obj.get("versionId"))
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=handle_record, processor=processor, context=context)

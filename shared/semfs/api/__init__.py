@@ -1,0 +1,1 @@
+"""The HTTP API: one Powertools router served by Lambda (API Gateway) and locally."""

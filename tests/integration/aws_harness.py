@@ -1,0 +1,144 @@
+"""Offline AWS: moto (S3, DynamoDB, Step Functions executing the real ASL, Lambda dispatching to the
+real handlers in-process) plus osmem-server for OpenSearch. Used by the AWS integration tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "eu-west-1"
+ACCOUNT = "123456789012"
+STAGE_FUNCTIONS = {
+    "Extract": "extract",
+    "Ocr": "ocr",
+    "Enrich": "enrich",
+    "Embed": "embed",
+    "Index": "index",
+    "Finalize": "finalize",
+    "MarkFailed": "mark_failed",
+}
+
+
+def load_handler(name: str) -> ModuleType:
+    """Import functions/<name>/app.py under a unique module name (every handler is app.py)."""
+    spec = importlib.util.spec_from_file_location(f"semfs_fn_{name}", ROOT / "functions" / name / "app.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class FakeContext:
+    function_name: str = "semfs-test"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:semfs-test"
+    aws_request_id: str = "00000000-0000-0000-0000-000000000000"
+
+
+@dataclass
+class Stack:
+    sfn: Any
+    s3: Any
+    state_machine_arn: str
+    handlers: dict[str, ModuleType]
+    invocations: list[str] = field(default_factory=list)
+
+    def wait(self, execution_arn: str, timeout: float = 60) -> dict[str, Any]:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            desc = self.sfn.describe_execution(executionArn=execution_arn)
+            if desc["status"] != "RUNNING":
+                return desc  # type: ignore[no-any-return]
+            time.sleep(0.05)
+        raise TimeoutError(execution_arn)
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self.sfn.list_executions(stateMachineArn=self.state_machine_arn)["executions"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack]:
+    import boto3
+    from moto import mock_aws
+    from moto.awslambda_simple.models import LambdaSimpleBackend
+
+    from semfs.adapters.aws.clients import _session_client
+    from semfs.adapters.aws.dynamodb import table_definition
+    from semfs.lambda_support import get_container
+
+    env = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "SEMFS_BACKEND": "aws",
+        "SEMFS_BUCKET": "semfs-test",
+        "SEMFS_TABLE": "semfs-files",
+        "SEMFS_OPENSEARCH_ENDPOINT": osmem_url,
+        "SEMFS_EMBEDDER": "hash",
+        "SEMFS_INDEX_NAME": "semfs-chunks",
+        "SEMFS_MAILBOXES": "files@northwind.example=acme",
+        "POWERTOOLS_TRACE_DISABLED": "1",
+        "POWERTOOLS_METRICS_NAMESPACE": "semfs",
+        "SEMFS_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:semfs-process-file",
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    _session_client.cache_clear()
+    get_container.cache_clear()
+    handlers = {
+        name: load_handler(name)
+        for name in [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed"]
+    }
+    stack_ref: list[Stack] = []
+
+    def invoke(self: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: Any) -> bytes:
+        name = function_name.rsplit(":", 1)[-1].removeprefix("semfs-")
+        stack = stack_ref[0]
+        stack.invocations.append(name)
+        event = json.loads(body or "{}")
+        try:
+            result = handlers[name].lambda_handler(event, FakeContext(function_name=f"semfs-{name}"))
+            return json.dumps(result).encode()
+        except Exception as e:  # what the Lambda service reports for an unhandled error
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return json.dumps({"errorType": type(e).__name__, "errorMessage": str(e)}).encode()
+
+    monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
+        s3 = boto3.client("s3", region_name=REGION)
+        s3.create_bucket(Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": REGION})
+        boto3.client("dynamodb", region_name=REGION).create_table(**table_definition("semfs-files"))
+        iam = boto3.client("iam", region_name=REGION)
+        role = iam.create_role(RoleName="semfs-fn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+        lam = boto3.client("lambda", region_name=REGION)
+        arns = {}
+        for state, fn in STAGE_FUNCTIONS.items():
+            arns[state] = lam.create_function(
+                FunctionName=f"semfs-{fn}",
+                Runtime="python3.12",
+                Role=role,
+                Handler="app.lambda_handler",
+                Code={"ZipFile": b"stub"},
+            )["FunctionArn"]
+        definition = (ROOT / "statemachine" / "process_file.asl.json").read_text()
+        for state, arn in arns.items():
+            definition = definition.replace(f"${{{state}FunctionArn}}", arn)
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        sm = sfn.create_state_machine(name="semfs-process-file", definition=definition, roleArn=role)
+        assert sm["stateMachineArn"] == env["SEMFS_STATE_MACHINE_ARN"]
+        stack = Stack(sfn=sfn, s3=s3, state_machine_arn=sm["stateMachineArn"], handlers=handlers)
+        stack_ref.append(stack)
+        yield stack
+    get_container.cache_clear()
+    _session_client.cache_clear()

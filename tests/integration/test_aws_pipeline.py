@@ -1,0 +1,176 @@
+"""The deployed definition executes: S3 event → ingest_upload → Step Functions (moto, real ASL) →
+the real stage handlers → an indexed record in DynamoDB and chunks in OpenSearch (osmem)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs.domain.errors import EmbeddingUnavailable
+from semfs.domain.outcomes import Outcome
+from tests.integration.aws_harness import ROOT, FakeContext, Stack
+
+pytestmark = pytest.mark.integration
+KEY = "uploads/acme/Payment terms (Q3).md"
+TERMS = b"# Payment terms\n\nInvoices are payable within thirty days of receipt.\n\nLate payments accrue interest."
+
+
+def upload_event(key: str, size: int) -> dict[str, Any]:
+    from urllib.parse import quote_plus
+
+    event = json.loads((ROOT / "events" / "sqs_s3_upload.json").read_text())
+    body = json.loads(event["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"].update(key=quote_plus(key, safe="/"), size=size)
+    event["Records"][0]["body"] = json.dumps(body)
+    return event
+
+
+def upload(stack: Stack, key: str, data: bytes) -> dict[str, Any]:
+    stack.s3.put_object(Bucket="semfs-test", Key=key, Body=data)
+    out = stack.handlers["ingest_upload"].lambda_handler(upload_event(key, len(data)), FakeContext())
+    assert out == {"batchItemFailures": []}
+    (execution,) = stack.executions()
+    return stack.wait(execution["executionArn"])
+
+
+def record_of(stack: Stack) -> Any:
+    from semfs.lambda_support import get_container
+    from semfs.ports import RecordQuery
+
+    (record,) = get_container().repo.query(RecordQuery(tenant_id="acme", include_deleted=True))
+    return record
+
+
+def search(stack: Stack, query: str, tenant: str = "acme") -> dict[str, Any]:
+    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+    event["body"] = json.dumps({"query": query, "mode": "keyword"})
+    event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"] = tenant
+    response = stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    assert response["statusCode"] == 200, response
+    return json.loads(response["body"])  # type: ignore[no-any-return]
+
+
+def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
+    desc = upload(aws_stack, KEY, TERMS)
+    assert desc["status"] == "SUCCEEDED"
+    assert aws_stack.invocations == ["extract", "enrich", "embed", "index", "finalize"]
+    record = record_of(aws_stack)
+    assert (record.status.value, record.outcome) == ("indexed", Outcome.OK)
+    assert record.filename == "Payment terms (Q3).md" and record.title == "Payment terms"
+    output = json.loads(desc["output"])
+    assert set(output) <= {"tenant_id", "file_id", "needs_ocr", "ocr_pages", "partial", "enrich_fallback", "error"}
+    hits = search(aws_stack, "payable thirty days")["results"]
+    assert [h["file_id"] for h in hits] == [record.file_id]
+    assert search(aws_stack, "payable thirty days", tenant="globex")["results"] == []
+
+
+def test_duplicate_delivery_starts_nothing_new(aws_stack: Stack) -> None:
+    upload(aws_stack, KEY, TERMS)
+    again = aws_stack.handlers["ingest_upload"].lambda_handler(upload_event(KEY, len(TERMS)), FakeContext())
+    assert again == {"batchItemFailures": []}
+    assert len(aws_stack.executions()) == 1
+
+
+def test_a_retryable_error_is_retried_by_the_state_machine(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    from semfs.lambda_support import get_container
+
+    embedder = get_container().embedder
+    real = embedder.embed_documents
+    failures = [EmbeddingUnavailable("throttled")]
+
+    def flaky(texts: list[str]) -> list[list[float]]:
+        if failures:
+            raise failures.pop()
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed_documents", flaky)
+    desc = upload(aws_stack, KEY, TERMS)
+    assert desc["status"] == "SUCCEEDED"
+    assert aws_stack.invocations == ["extract", "enrich", "embed", "embed", "index", "finalize"]
+    assert record_of(aws_stack).outcome is Outcome.OK
+    history = aws_stack.sfn.get_execution_history(executionArn=desc["executionArn"])["events"]
+    failed = [e for e in history if e["type"] == "LambdaFunctionFailed"]
+    assert len(failed) == 1 and failed[0]["lambdaFunctionFailedEventDetails"]["error"] == "RetryableError"
+
+
+def test_a_permanent_error_ends_in_mark_failed_with_its_outcome(aws_stack: Stack) -> None:
+    desc = upload(aws_stack, "uploads/acme/fake.pdf", b"this is not a pdf")
+    assert desc["status"] == "SUCCEEDED"  # MarkFailed ends the execution normally
+    assert aws_stack.invocations == ["extract", "mark_failed"]
+    record = record_of(aws_stack)
+    assert (record.status.value, record.outcome) == ("skipped", Outcome.REJECTED_TYPE_MISMATCH)
+    assert json.loads(desc["output"])["error"]["Error"] == "PermanentError"
+
+
+def test_ses_message_attachments_are_ingested(aws_stack: Stack) -> None:
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "Jane <jane.okafor@acme-corp.example>", "files@northwind.example", "Q3"
+    msg["Date"] = "Mon, 30 Nov 2026 09:00:00 +0000"
+    msg.set_content("See attached.")
+    msg.add_attachment(TERMS, maintype="text", subtype="markdown", filename="terms.md")
+    event = json.loads((ROOT / "events" / "ses_inbound.json").read_text())
+    message_id = event["Records"][0]["ses"]["mail"]["messageId"]
+    aws_stack.s3.put_object(Bucket="semfs-test", Key=f"inbound/raw/{message_id}", Body=msg.as_bytes())
+    out = aws_stack.handlers["ingest_email"].lambda_handler(event, FakeContext())
+    assert len(out["files"]) == 1
+    (execution,) = aws_stack.executions()
+    assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
+    record = record_of(aws_stack)
+    assert record.source_type == "email_attachment" and record.source_message_id == message_id
+    assert record.outcome is Outcome.OK
+
+
+def test_ses_virus_verdict_skips_the_message(aws_stack: Stack) -> None:
+    event = json.loads((ROOT / "events" / "ses_inbound.json").read_text())
+    event["Records"][0]["ses"]["receipt"]["virusVerdict"]["status"] = "FAIL"
+    out = aws_stack.handlers["ingest_email"].lambda_handler(event, FakeContext())
+    assert out["files"][0]["outcome"] == "SKIPPED_EMAIL_VERDICT"
+    assert aws_stack.executions() == []
+
+
+def test_search_api_needs_a_tenant_claim(aws_stack: Stack) -> None:
+    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+    del event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"]
+    assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401
+
+
+def test_reembed_handler_reports_progress(aws_stack: Stack) -> None:
+    upload(aws_stack, KEY, TERMS)
+    event = json.loads((ROOT / "events" / "schedule_reembed.json").read_text())
+    assert aws_stack.handlers["reembed"].lambda_handler(event, FakeContext()) == {"stale": 0, "reembedded": 0}
+
+
+def test_events_are_real_shaped() -> None:
+    from aws_lambda_powertools.utilities.data_classes import (
+        APIGatewayProxyEventV2,
+        EventBridgeEvent,
+        SESEvent,
+        SQSEvent,
+    )
+
+    from semfs.pipeline.state import PipelineState
+
+    load = lambda name: json.loads((ROOT / "events" / name).read_text())  # noqa: E731
+    sqs = SQSEvent(load("sqs_s3_upload.json"))
+    s3 = json.loads(next(iter(sqs.records)).body)["Records"][0]
+    assert s3["eventSource"] == "aws:s3" and s3["s3"]["object"]["key"].startswith("uploads/")
+    ses = next(iter(SESEvent(load("ses_inbound.json")).records))
+    assert ses.ses.receipt.virus_verdict.status == "PASS" and ses.ses.mail.message_id
+    api = APIGatewayProxyEventV2(load("apigw_search.json"))
+    assert api.request_context.authorizer.jwt_claim["custom:tenant"] == "acme"
+    assert EventBridgeEvent(load("schedule_reembed.json")).detail_type == "Scheduled Event"
+    for name in ("sfn_state_extract.json", "sfn_state_mark_failed.json"):
+        PipelineState.model_validate(load(name))
+    assert {p.name for p in Path(ROOT / "events").glob("*.json")} == {
+        "sqs_s3_upload.json",
+        "ses_inbound.json",
+        "apigw_search.json",
+        "schedule_reembed.json",
+        "sfn_state_extract.json",
+        "sfn_state_mark_failed.json",
+    }
