@@ -1,14 +1,14 @@
-"""Step Functions task: Embed. Parses the state, runs one pipeline stage, returns the next state."""
+"""Step Functions task: Embed. Runs one pipeline stage that pays an API, once per file (idempotent)."""
 
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import logger, run_stage, tracer
+from semfs.lambda_support import logger, run_paid_stage, tracer
 from semfs.pipeline import embed
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return run_stage(embed.run, event)
+    return run_paid_stage(embed.run, event, context)

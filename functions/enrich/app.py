@@ -1,14 +1,14 @@
-"""Step Functions task: Enrich. Parses the state, runs one pipeline stage, returns the next state."""
+"""Step Functions task: Enrich. Runs one pipeline stage that pays an API, once per file (idempotent)."""
 
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import logger, run_stage, tracer
+from semfs.lambda_support import logger, run_paid_stage, tracer
 from semfs.pipeline import enrich
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return run_stage(enrich.run, event)
+    return run_paid_stage(enrich.run, event, context)

@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     llm_secret_arn: str | None = None
     aws_region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
     aws_endpoint_url: str | None = None  # tests point boto3 at a local emulator
+    idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
     mailboxes: str = ""  # inbound mail: "files@acme.example=acme,docs@beta.example=beta"
     reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message

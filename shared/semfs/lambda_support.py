@@ -28,6 +28,42 @@ def get_container() -> Container:
     return build_container(Settings(backend="aws"))
 
 
+@cache
+def _idempotency_store(table: str) -> Any:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+    return DynamoDBPersistenceLayer(table_name=table)
+
+
+def run_paid_stage(
+    stage: Callable[[PipelineState, Container], PipelineState], event: dict[str, Any], context: Any
+) -> dict[str, Any]:
+    """``run_stage`` for stages that call a paid API (LLM, embeddings): a repeated delivery of the
+    same file's task within the hour returns the recorded result instead of paying again. A failed
+    run leaves no record, so Step Functions retries still run."""
+    table = get_container().settings.idempotency_table
+    if not table:
+        return run_stage(stage, event)
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+
+    config = IdempotencyConfig(event_key_jmespath="[tenant_id, file_id]", expires_after_seconds=3600)
+    config.register_lambda_context(context)  # an in-progress record expires with the invocation
+
+    def once(state: dict[str, Any]) -> dict[str, Any]:
+        return run_stage(stage, state)
+
+    # one key per stage and file: enrich and embed of the same file are different payments
+    guarded = idempotent_function(
+        once,
+        data_keyword_argument="state",
+        persistence_store=_idempotency_store(table),
+        config=config,
+        key_prefix=f"semfs.{stage.__module__}",
+    )
+    result: dict[str, Any] = guarded(state=event)
+    return result
+
+
 def run_stage(stage: Callable[[PipelineState, Container], PipelineState], event: dict[str, Any]) -> dict[str, Any]:
     """The Step Functions task boundary. The ASL's ``ErrorEquals`` matches the raised class name
     exactly, so a leaf error is re-raised as its family with the outcome code in the message."""

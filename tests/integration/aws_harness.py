@@ -44,6 +44,9 @@ class FakeContext:
     invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:semfs-test"
     aws_request_id: str = "00000000-0000-0000-0000-000000000000"
 
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
 
 @dataclass
 class Stack:
@@ -88,6 +91,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_EMBEDDER": "hash",
         "SEMFS_INDEX_NAME": "semfs-chunks",
         "SEMFS_MAILBOXES": "files@northwind.example=acme",
+        "SEMFS_IDEMPOTENCY_TABLE": "semfs-idempotency",
         "POWERTOOLS_TRACE_DISABLED": "1",
         "POWERTOOLS_METRICS_NAMESPACE": "semfs",
         "SEMFS_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:semfs-process-file",
@@ -118,7 +122,14 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
         s3 = boto3.client("s3", region_name=REGION)
         s3.create_bucket(Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": REGION})
-        boto3.client("dynamodb", region_name=REGION).create_table(**table_definition("semfs-files"))
+        ddb = boto3.client("dynamodb", region_name=REGION)
+        ddb.create_table(**table_definition("semfs-files"))
+        ddb.create_table(
+            TableName="semfs-idempotency",
+            BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        )
         iam = boto3.client("iam", region_name=REGION)
         role = iam.create_role(RoleName="semfs-fn", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
         lam = boto3.client("lambda", region_name=REGION)

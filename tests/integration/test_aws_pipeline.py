@@ -174,3 +174,19 @@ def test_events_are_real_shaped() -> None:
         "sfn_state_extract.json",
         "sfn_state_mark_failed.json",
     }
+
+
+def test_paid_stages_run_once_per_file(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    from semfs.lambda_support import get_container
+
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    embedder = get_container().embedder
+    calls: list[int] = []
+    real = embedder.embed_documents
+    monkeypatch.setattr(embedder, "embed_documents", lambda texts: calls.append(1) or real(texts))
+    state = {"tenant_id": "acme", "file_id": record.file_id}
+    first = aws_stack.handlers["embed"].lambda_handler(state, FakeContext())
+    again = aws_stack.handlers["embed"].lambda_handler(state, FakeContext())
+    assert first == again
+    assert calls == []  # the pipeline's own embed call is the one on record; redeliveries pay nothing
