@@ -42,7 +42,8 @@ def pipeline_round(docs: list[tuple[str, bytes]], model: OnnxEmbedder) -> tuple[
         try:
             ingest_bytes(c, "bench", b"warm the extraction worker", "warm.txt")
             t0 = time.perf_counter()
-            records = [ingest_bytes(c, "bench", data, name).record for name, data in docs]
+            with c.index.batch():  # as `semfs ingest` does
+                records = [ingest_bytes(c, "bench", data, name).record for name, data in docs]
             elapsed = time.perf_counter() - t0
             texts = []
             for r in records:

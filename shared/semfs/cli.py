@@ -89,15 +89,18 @@ def ingest(
         previous_version_id=previous_version,
     )
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=as_json,
-        ) as progress:
+        with (
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+                disable=as_json,
+            ) as progress,
+            c.index.batch(),
+        ):  # keyword-index commits every few seconds, not per file
             task = progress.add_task("ingesting", total=len(files))
             for path in files:
                 progress.update(task, description=f"ingesting {path.name[:40]}")

@@ -346,6 +346,14 @@ def ingest_demo(c: Container, tenant: str, folder: Path, progress: Console | Non
     """Ingest the corpus in a stable order, so the contract versions arrive v1 → v2 → v3."""
     counts: Counter[str] = Counter()
     paths = sorted(p for p in folder.rglob("*") if p.is_file())
+    with c.index.batch():
+        _ingest_paths(c, tenant, folder, paths, counts, progress)
+    return counts
+
+
+def _ingest_paths(
+    c: Container, tenant: str, folder: Path, paths: list[Path], counts: Counter[str], progress: Console | None
+) -> None:
     for path in paths:
         rel = path.relative_to(folder).as_posix()
         if progress is not None:
@@ -353,4 +361,3 @@ def ingest_demo(c: Container, tenant: str, folder: Path, progress: Console | Non
         reg = ingest_bytes(c, tenant, path.read_bytes(), path.name, provenance_for(rel))
         record = reg.record
         counts[(record.outcome.value if record.outcome else record.status.value) if reg.created else "UNCHANGED"] += 1
-    return counts

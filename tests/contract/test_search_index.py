@@ -225,3 +225,18 @@ def test_batched_writes_become_searchable_at_the_end(search_index: SearchIndex) 
         for i in range(20):
             search_index.replace_file("acme", f"b{i}", [doc(f"b{i}", 0, f"batch document number {i} about otters")])
     assert len(search_index.keyword("acme", "otters", ALL, 50)) == 20
+
+
+def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(tmp_path: Path) -> None:
+    first = LocalSearchIndex(tmp_path / "i.db")
+    first.replace_file("acme", "a", [doc("a", 0, "aardvarks")])
+    with pytest.raises(RuntimeError), first.batch():
+        first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
+        held = first._held  # the process dies here: the deferred keyword commit never happens
+        held.rollback()
+        held.wait_merging_threads()
+        first._held = None
+        raise RuntimeError("crash")
+    again = LocalSearchIndex(tmp_path / "i.db")
+    assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
+    assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]

@@ -60,12 +60,14 @@ CREATE INDEX IF NOT EXISTS docs_file ON docs(tenant_id, file_id);
 CREATE INDEX IF NOT EXISTS docs_lineage ON docs(tenant_id, lineage_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta VALUES ('generation', 0);
+INSERT OR IGNORE INTO meta VALUES ('keyword_generation', 0);
 """
 
 # BM25 field boosts: a title match counts double.
 _BOOSTS = {"title": 2.0, "filename": 1.0, "text": 1.0, "tags": 1.0}
 _WRITER_HEAP = 50_000_000
-_LOCK_RETRIES = 50
+_LOCK_RETRIES = 120  # ~1 min: a batch in another process commits (and lets go) every few seconds
+_BATCH_COMMIT_S = 3.0
 
 
 def _tv_query_text(query: str) -> str | None:
@@ -139,7 +141,10 @@ class LocalSearchIndex:
         self._vectors: _Vectors | None = None
         self._lock = threading.Lock()
         self._tv_lock = threading.RLock()
-        self._batch_writer: Any = None
+        self._held: Any = None  # the tantivy writer while commits are deferred
+        self._batch_depth = 0
+        self._last_commit = 0.0
+        self._my_generation = 0  # the SQLite generation after this handle's last write
 
     # -- the tantivy side -------------------------------------------------------------------------
     @staticmethod
@@ -167,9 +172,7 @@ class LocalSearchIndex:
                 self._tv_path.mkdir(parents=True, exist_ok=True)
                 self._tv = tantivy.Index(self._schema(), path=str(self._tv_path))
                 self._tv.reload()
-                count = self._db.get().execute("SELECT COUNT(*) FROM docs").fetchone()[0]
-                if self._tv.searcher().num_docs != count:
-                    self._rebuild_tantivy()
+                self._repair_if_behind()
             gen = self._generation()
             if gen != self._tv_generation:
                 self._tv.reload()
@@ -209,43 +212,23 @@ class LocalSearchIndex:
                 time.sleep(min(0.05 * (attempt + 1), 0.5))
         raise IndexUnavailable("the keyword index is locked by another writer")
 
-    def _sync_tantivy(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
-        with self._tv_lock:
-            writer = self._batch_writer or self._writer()
-            try:
-                if all_docs:
-                    writer.delete_all_documents()
-                for key in delete_keys:
-                    writer.delete_documents_by_term("key", key)
-                for row in rows:
-                    writer.add_document(self._tv_doc(row))
-                if self._batch_writer is None:
-                    writer.commit()
-            finally:
-                if self._batch_writer is None:
-                    writer.wait_merging_threads()
-            if self._batch_writer is None:
-                self._tv.reload()
+    def _meta(self, key: str) -> int:
+        return int(self._db.get().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Buffer keyword-index writes and commit them once at the end (a commit costs ~20 ms of
-        fsync): for reindex, bulk loads and evaluation. SQLite still commits per file."""
-        self._index()
-        with self._tv_lock:
-            self._batch_writer = self._writer()
+    def _repair_if_behind(self) -> None:
+        """Rebuild the keyword index from SQLite when its last commit does not cover SQLite's latest
+        write (a process died between the two) — unless another process holds the writer: that
+        process is alive and will commit."""
+        count = self._db.get().execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+        behind = self._meta("keyword_generation") != self._meta("generation")
+        if not behind and self._tv.searcher().num_docs == count:
+            return
         try:
-            yield
-        finally:
-            with self._tv_lock:
-                writer, self._batch_writer = self._batch_writer, None
-                writer.commit()
-                writer.wait_merging_threads()
-                self._tv.reload()
-
-    def _rebuild_tantivy(self) -> None:
+            writer = self._tv.writer(heap_size=_WRITER_HEAP, num_threads=1)
+        except ValueError:
+            return
+        generation = self._meta("generation")
         rows = self._db.get().execute("SELECT * FROM docs").fetchall()
-        writer = self._writer()
         try:
             writer.delete_all_documents()
             for row in rows:
@@ -254,6 +237,51 @@ class LocalSearchIndex:
         finally:
             writer.wait_merging_threads()
         self._tv.reload()
+        self._mark_committed(generation)
+
+    def _mark_committed(self, generation: int) -> None:
+        self._db.get().execute("UPDATE meta SET value = max(value, ?) WHERE key = 'keyword_generation'", (generation,))
+
+    def _commit_held(self) -> None:
+        writer, self._held = self._held, None
+        if writer is None:
+            return
+        try:
+            writer.commit()
+        finally:
+            writer.wait_merging_threads()  # releases the writer lock for other processes
+        self._last_commit = time.monotonic()
+        self._tv.reload()
+        self._mark_committed(self._my_generation)
+
+    def _sync_tantivy(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
+        with self._tv_lock:
+            if self._held is None:
+                self._held = self._writer()
+            if all_docs:
+                self._held.delete_all_documents()
+            for key in delete_keys:
+                self._held.delete_documents_by_term("key", key)
+            for row in rows:
+                self._held.add_document(self._tv_doc(row))
+            if self._batch_depth == 0 or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
+                self._commit_held()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Defer keyword-index commits (each costs ~20 ms of fsync) to every few seconds and the end:
+        for ingesting many files, reindex and evaluation. SQLite still commits per file; a crash
+        inside a batch is repaired from SQLite on the next open."""
+        self._index()
+        with self._tv_lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._tv_lock:
+                self._batch_depth -= 1
+                if self._batch_depth == 0:
+                    self._commit_held()
 
     # -- writes -----------------------------------------------------------------------------------
     def _write(self, statements: Sequence[tuple[str, Sequence[object]]]) -> int:
@@ -267,6 +295,7 @@ class LocalSearchIndex:
             for sql, params in statements:
                 changed += conn.execute(sql, params).rowcount
             conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            self._my_generation = int(conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -378,6 +407,9 @@ class LocalSearchIndex:
         if text is None:
             return []
         index = self._index()
+        if self._held is not None:  # this process's own deferred writes become visible first
+            with self._tv_lock:
+                self._commit_held()
         try:
             parsed = index.parse_query(text, list(_BOOSTS), field_boosts=_BOOSTS)
         except ValueError:  # a query tantivy cannot parse finds nothing, it is not a 500
