@@ -103,3 +103,66 @@ def test_index_mapping_follows_the_embedding_dimension() -> None:
     assert emb["method"]["name"] == "hnsw" and emb["method"]["space_type"] == "cosinesimil"
     assert body["settings"]["index"]["knn"] is True
     assert body["mappings"]["properties"]["text"]["analyzer"] == "english"
+
+
+class BulkRecorder(Recorder):
+    """Answers bulk requests from a script of per-item statuses."""
+
+    def __init__(self, script: list[list[int]]) -> None:
+        super().__init__()
+        self.script = script
+        self.bulks: list[list[dict[str, Any]]] = []
+
+    def search(self, **kw: Any) -> dict[str, Any]:
+        return {"hits": {"hits": []}}
+
+    def bulk(self, body: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+        self.bulks.append(body)
+        statuses = self.script.pop(0)
+        return {
+            "errors": any(s >= 300 for s in statuses),
+            "items": [{"index": {"_id": f"x{i}", "status": s}} for i, s in enumerate(statuses)],
+        }
+
+
+def _docs(n: int) -> list[Any]:
+    from datetime import UTC, datetime
+
+    from semfs.domain.models import IndexDoc
+
+    return [
+        IndexDoc(
+            chunk_id=f"f:{i}",
+            file_id="f",
+            lineage_id="l",
+            tenant_id="acme",
+            version=1,
+            is_latest=True,
+            source_type="upload",
+            mime_type="text/plain",
+            filename="f.txt",
+            title="t",
+            text="x",
+            embedding=[0.0, 0.0, 1.0],
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+        for i in range(n)
+    ]
+
+
+def test_bulk_retries_only_the_throttled_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("semfs.adapters.aws.opensearch.time.sleep", lambda s: None)
+    rec = BulkRecorder([[201, 429, 201], [201]])
+    OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec).replace_file("acme", "f", _docs(3))
+    assert len(rec.bulks) == 2
+    assert rec.bulks[1] == rec.bulks[0][2:4]  # the second item's action + source, resent alone
+
+
+def test_bulk_surfaces_other_item_failures() -> None:
+    from semfs.domain.errors import PermanentError
+
+    rec = BulkRecorder([[201, 400, 201]])
+    with pytest.raises(PermanentError, match="1 document"):
+        OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec).replace_file(
+            "acme", "f", _docs(3)
+        )
