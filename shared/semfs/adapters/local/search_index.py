@@ -274,6 +274,8 @@ class LocalSearchIndex:
         inside a batch is repaired from SQLite on the next open."""
         self._index()
         with self._tv_lock:
+            if self._batch_depth == 0:
+                self._last_commit = time.monotonic()
             self._batch_depth += 1
         try:
             yield
