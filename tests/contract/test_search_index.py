@@ -230,7 +230,8 @@ def test_batched_writes_become_searchable_at_the_end(search_index: SearchIndex) 
 def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(tmp_path: Path) -> None:
     first = LocalSearchIndex(tmp_path / "i.db")
     first.replace_file("acme", "a", [doc("a", 0, "aardvarks")])
-    first.batch().__enter__()  # the process dies inside the batch: its deferred keyword commit never happens
+    crashed = first.batch()  # the process dies inside the batch: its deferred keyword commit never happens
+    crashed.__enter__()
     first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
     held = first._held
     held.rollback()
