@@ -20,7 +20,7 @@ from semfs.domain.errors import NotFound, SemfsError
 from semfs.domain.models import SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
 from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes, resume
-from semfs.pipeline.register import Provenance
+from semfs.pipeline.register import Provenance, Registered
 from semfs.pipeline.search import search as run_search
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="semfs — a semantic file system.")
@@ -105,22 +105,26 @@ def ingest(
             for path in files:
                 progress.update(task, description=f"ingesting {path.name[:40]}")
                 try:
-                    reg = ingest_bytes(c, tenant, path.read_bytes(), path.name, prov)
+                    regs = _ingest_one(c, tenant, path, prov)
                 except NotFound as e:
                     err.print(f"[red]{path}: {e.reason}[/red]")
                     raise typer.Exit(1) from e
-                record = reg.record
-                key = (record.outcome.value if record.outcome else record.status.value) if reg.created else "UNCHANGED"
-                outcomes[key] += 1
-                rows.append(
-                    {
-                        "path": str(path),
-                        "file_id": record.file_id,
-                        "outcome": key,
-                        "version": record.version,
-                        "reason": record.error,
-                    }
-                )
+                for reg in regs:
+                    record = reg.record
+                    created = reg.created
+                    key = (record.outcome.value if record.outcome else record.status.value) if created else "UNCHANGED"
+                    outcomes[key] += 1
+                    rows.append(
+                        {
+                            "path": str(path)
+                            if record.source_type != "email_attachment"
+                            else f"{path}#{record.filename}",
+                            "file_id": record.file_id,
+                            "outcome": key,
+                            "version": record.version,
+                            "reason": record.error,
+                        }
+                    )
                 progress.advance(task)
     finally:
         c.close()
@@ -136,6 +140,26 @@ def ingest(
     for row in rows:
         if row["outcome"] not in ("OK", "UNCHANGED") and row["reason"]:
             out.print(f"  {row['outcome']}: {row['path']} — {row['reason']}")
+
+
+MAIL_SUFFIXES = {".eml", ".mbox"}
+
+
+def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list[Registered]:
+    """A file, or — for .eml and .mbox — every attachment of every message in it."""
+    from semfs.pipeline.mail import ingest_mail
+
+    suffix = path.suffix.lower()
+    if suffix == ".eml":
+        return ingest_mail(c, tenant, path.read_bytes(), source="file").files
+    if suffix == ".mbox":
+        import mailbox
+
+        regs: list[Registered] = []
+        for message in mailbox.mbox(path, create=False):
+            regs += ingest_mail(c, tenant, message.as_bytes(), source="file").files
+        return regs
+    return [ingest_bytes(c, tenant, path.read_bytes(), path.name, prov)]
 
 
 def _search_json(resp: SearchResponse) -> dict[str, Any]:
@@ -475,6 +499,65 @@ def demo(
     finally:
         c.close()
     out.print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+@app.command()
+def serve(
+    smtp_port: Annotated[int | None, typer.Option("--smtp-port", help="Default SEMFS_SMTP_PORT (2525).")] = None,
+) -> None:
+    """Run the local services: the SMTP listener that turns mail to your mailboxes into files."""
+    import time
+
+    from semfs.server import start_smtp
+
+    c = _container()
+    settings = c.settings
+    port = smtp_port or settings.smtp_port
+    if not settings.mailbox_tenants:
+        err.print(
+            "[yellow]SEMFS_MAILBOXES is empty: every recipient will be refused. Example:[/yellow]\n"
+            "  SEMFS_MAILBOXES='files@localhost=default' semfs serve"
+        )
+    controller = start_smtp(c, settings.smtp_host, port)
+    out.print(
+        f"SMTP listening on {settings.smtp_host}:{port} for: "
+        + (", ".join(f"{a} → {t}" for a, t in settings.mailbox_tenants.items()) or "(no mailboxes)")
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+        c.close()
+
+
+@app.command()
+def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
+    """Contacts seen in mail, with how many files each is on."""
+    from semfs.pipeline.mail import list_contacts
+    from semfs.ports.repository import RecordQuery
+
+    c = _container()
+    try:
+        rows = []
+        for contact in sorted(list_contacts(c, tenant), key=lambda x: x["email"]):
+            files = c.repo.query(RecordQuery(tenant_id=tenant, contact_id=contact["contact_id"], limit=1000))
+            rows.append({**contact, "files": len(files)})
+    finally:
+        c.close()
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"contacts in tenant '{tenant}'")
+    for col in ("contact id", "name", "organisation", "messages", "files"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["contact_id"], r.get("name") or "", r.get("organisation") or "", str(r["messages"]), str(r["files"])
+        )
+    out.print(table)
 
 
 def main() -> None:

@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
     mailboxes: str = ""  # inbound mail: "files@acme.example=acme,docs@beta.example=beta"
     reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message
+    index_email_body: bool = False  # also index each message body (quotes and signature stripped)
+    mail_min_inline_image_bytes: int = 20_000  # smaller inline images are logos/signatures, not documents
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 2525
 
     # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
     retry_scale: float = Field(default=1.0, ge=0)

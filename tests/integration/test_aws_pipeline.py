@@ -111,6 +111,7 @@ def test_ses_message_attachments_are_ingested(aws_stack: Stack) -> None:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = "Jane <jane.okafor@acme-corp.example>", "files@northwind.example", "Q3"
     msg["Date"] = "Mon, 30 Nov 2026 09:00:00 +0000"
+    msg["Message-ID"] = "<0123456789@acme-corp.example>"
     msg.set_content("See attached.")
     msg.add_attachment(TERMS, maintype="text", subtype="markdown", filename="terms.md")
     event = json.loads((ROOT / "events" / "ses_inbound.json").read_text())
@@ -121,7 +122,7 @@ def test_ses_message_attachments_are_ingested(aws_stack: Stack) -> None:
     (execution,) = aws_stack.executions()
     assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
     record = record_of(aws_stack)
-    assert record.source_type == "email_attachment" and record.source_message_id == message_id
+    assert record.source_type == "email_attachment" and record.source_message_id == "<0123456789@acme-corp.example>"
     assert record.outcome is Outcome.OK
 
 

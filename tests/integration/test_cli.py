@@ -136,3 +136,38 @@ def test_demo_command_is_idempotent(cli: CliRunner, tmp_path: Path) -> None:
     first = run(cli, "demo", "--dir", str(tmp_path / "demo"))
     assert f"OK {len(demo.TEXT_FILES) + len(demo.BINARY_FILES)}" in first
     assert "UNCHANGED" in run(cli, "demo", "--dir", str(tmp_path / "demo"))
+
+
+def test_ingest_eml_and_mbox_files_and_list_contacts(cli: CliRunner, tmp_path: Path) -> None:
+    import mailbox
+
+    from tests import mail_corpus as mc
+
+    eml = tmp_path / "terms.eml"
+    eml.write_bytes(mc.plain().as_bytes())
+    box = mailbox.mbox(tmp_path / "archive.mbox")
+    box.add(mc.nested_forward())
+    box.add(mc.rfc2231_name())
+    box.flush()
+    out = json.loads(run(cli, "ingest", str(eml), str(tmp_path / "archive.mbox"), "--tenant", "acme", "--json"))
+    names = sorted(row["path"].rsplit("#", 1)[1] for row in out["files"])
+    assert names == ["Zahlungsbedingungen für Q3.md", "payment-terms.md", "supply-agreement.docx"]
+    assert out["outcomes"] == {"OK": 2, "SKIPPED_DUPLICATE": 1}  # the Zahlungsbedingungen bytes equal the terms
+    contacts = json.loads(run(cli, "contacts", "--tenant", "acme", "--json"))
+    jane = next(c for c in contacts if c["email"] == "jane.okafor@acme-corp.example")
+    assert jane["files"] == 3 and jane["organisation"] == "acme-corp"
+    found = json.loads(
+        run(
+            cli,
+            "search",
+            "payable",
+            "--tenant",
+            "acme",
+            "--contact",
+            "jane.okafor@acme-corp.example",
+            "--source-type",
+            "email_attachment",
+            "--json",
+        )
+    )
+    assert found["results"]

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from email import policy
-from email.message import EmailMessage
-from email.parser import BytesParser
-from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -52,70 +48,19 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
     return ingest_bytes(c, tenant, data, name, Provenance(source_key=source_key))
 
 
-def _attachments(msg: EmailMessage) -> list[tuple[str, bytes, str]]:
-    out: list[tuple[str, bytes, str]] = []
-    for part in msg.walk():
-        if part.is_multipart():
-            continue
-        filename = part.get_filename()
-        disposition = part.get_content_disposition()
-        if not filename and disposition != "attachment":
-            continue
-        payload = part.get_payload(decode=True)
-        if isinstance(payload, bytes):
-            out.append((filename or f"attachment.{part.get_content_subtype()}", payload, part.get_content_type()))
-    return out
-
-
 def ingest_ses_message(
     c: Container, message_id: str, recipients: list[str], verdicts: dict[str, str]
 ) -> list[Registered]:
-    """One SES-received message: tenant from the recipient mailbox, verdict policy, then each
-    attachment as a file with the message's provenance. The email issue deepens this (threads,
-    contacts, nested messages)."""
-    mailboxes = c.settings.mailbox_tenants
-    tenants = [mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes]
-    if not tenants:
-        log.warning("mail to an unknown mailbox skipped", message_id=message_id)
+    """One SES-received message: the tenant from the recipient mailbox (unknown recipients are
+    skipped and logged, never ingested into a default tenant), then the shared mail path."""
+    from semfs.pipeline.mail import failed_verdicts, ingest_mail, skip_message, tenant_for
+
+    tenant = tenant_for(c, recipients)
+    if tenant is None:
+        log.warning("mail to an unknown mailbox skipped", recipients=len(recipients))
         return []
-    tenant = tenants[0]
-    rejected = [v for v in c.settings.reject_email_verdicts.split(",") if verdicts.get(v.strip()) == "FAIL"]
-    if rejected:
-        return [
-            register_rejected(
-                c,
-                tenant,
-                f"{message_id}.eml",
-                0,
-                f"ses:{message_id}",
-                Outcome.SKIPPED_EMAIL_VERDICT,
-                f"SES verdict FAIL: {', '.join(rejected)}",
-                Provenance(source_type="email_attachment", source_message_id=message_id),
-            )
-        ]
+    failing = failed_verdicts(c, verdicts)
+    if failing:  # refused before its content is even read
+        return [skip_message(c, tenant, message_id, 0, failing, "ses")]
     raw = c.blobs.get(f"{INBOUND_PREFIX}{message_id}")
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(msg, EmailMessage)
-    subject = str(msg.get("Subject", "") or "")
-    sender = [a for _, a in getaddresses([str(msg.get("From", ""))]) if a]
-    received = msg.get("Date")
-    extra = {
-        "sender": sender[0] if sender else None,
-        "recipients": recipients,
-        "subject": subject,
-        "received_at": parsedate_to_datetime(str(received)).isoformat() if received else None,
-        "verdicts": verdicts,
-    }
-    results = []
-    for n, (filename, data, _) in enumerate(_attachments(msg)):
-        prov = Provenance(
-            source_type="email_attachment",
-            source_key=f"ses:{message_id}:{n}",
-            thread_subject=subject or None,
-            contacts=sender,
-            upload_context=f"attached to the email “{subject}”"[:300],
-            extra=extra,
-            source_message_id=message_id,
-        )
-        results.append(ingest_bytes(c, tenant, data, filename, prov))
-    return results
+    return ingest_mail(c, tenant, raw, recipients=recipients, verdicts=verdicts, source="ses").files

@@ -214,6 +214,8 @@ class DynamoFileRepository:
                 continue
             if q.tag and q.tag not in r.tags and q.tag not in r.auto_tags:
                 continue
+            if q.contact_id and q.contact_id not in r.contact_ids:
+                continue
             out.append(r)
             if len(out) >= q.limit:
                 break

@@ -192,6 +192,9 @@ class SqliteFileRepository:
                 " OR EXISTS (SELECT 1 FROM json_each(data, '$.auto_tags') WHERE value = ?))"
             )
             params.extend([q.tag, q.tag])
+        if q.contact_id:
+            where.append("EXISTS (SELECT 1 FROM json_each(data, '$.contact_ids') WHERE value = ?)")
+            params.append(q.contact_id)
         if q.latest_only:
             where.append("is_latest = 1")
         if not q.include_deleted:

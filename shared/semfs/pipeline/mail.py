@@ -1,0 +1,189 @@
+"""Mail → files: tenant by recipient, verdict policy, threads, contacts, one file per attachment.
+
+Used by the SES handler (AWS), the local SMTP server and ``semfs ingest *.eml|*.mbox``. Threads and
+contacts are small JSON documents in the blob store (``mail/{tenant}/…``), so both backends share them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from semfs.domain.errors import NotFound
+from semfs.domain.ids import sha256_hex
+from semfs.domain.outcomes import Outcome
+from semfs.extractors.email import Address, ParsedMail, normalise_subject, parse_mail
+from semfs.observability import get_logger
+from semfs.pipeline.enrich import contact_tag
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.register import Provenance, Registered, contact_id_for, register_rejected
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+
+
+@dataclass
+class MailResult:
+    message_id: str
+    tenant_id: str | None
+    thread_id: str | None = None
+    files: list[Registered] = field(default_factory=list)
+    skipped: str | None = None
+
+
+def _h(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def _get_json(c: Container, key: str) -> dict[str, Any] | None:
+    try:
+        value: dict[str, Any] = json.loads(c.blobs.get(key))
+        return value
+    except NotFound:
+        return None
+
+
+def _put_json(c: Container, key: str, value: dict[str, Any]) -> None:
+    c.blobs.put(key, json.dumps(value, sort_keys=True).encode())
+
+
+def tenant_for(c: Container, recipients: list[str]) -> str | None:
+    mailboxes = c.settings.mailbox_tenants
+    return next((mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes), None)
+
+
+def _external(c: Container, people: list[Address]) -> list[Address]:
+    own = set(c.settings.mailbox_tenants)
+    return [p for p in people if p.address not in own]
+
+
+def resolve_thread(c: Container, tenant: str, mail: ParsedMail, message_id: str) -> tuple[str, str]:
+    """A known message in References/In-Reply-To names the thread; else the normalised subject among
+    the same participants; else this message starts a thread. Returns (thread_id, subject)."""
+    base = f"mail/{tenant}"
+    thread_id = None
+    for ref in mail.references:
+        known = _get_json(c, f"{base}/messages/{_h(ref)}.json")
+        if known:
+            thread_id = known["thread_id"]
+            break
+    subject_norm = normalise_subject(mail.subject)
+    people = ",".join(sorted(p.address for p in _external(c, mail.participants)))
+    subject_key = f"{base}/subjects/{_h(subject_norm, people)}.json"
+    if thread_id is None and subject_norm:
+        known = _get_json(c, subject_key)
+        thread_id = known["thread_id"] if known else None
+    if thread_id is None:
+        thread_id = "t_" + _h(tenant, message_id)[:20]
+    thread = _get_json(c, f"{base}/threads/{thread_id}.json") or {
+        "thread_id": thread_id,
+        "subject": mail.subject.strip() or "(no subject)",
+        "message_ids": [],
+        "participants": [],
+    }
+    if message_id not in thread["message_ids"]:
+        thread["message_ids"].append(message_id)
+    thread["participants"] = sorted(set(thread["participants"]) | {p.address for p in mail.participants})
+    _put_json(c, f"{base}/threads/{thread_id}.json", thread)
+    _put_json(c, f"{base}/messages/{_h(message_id)}.json", {"thread_id": thread_id})
+    if subject_norm:
+        _put_json(c, subject_key, {"thread_id": thread_id})
+    return thread_id, str(thread["subject"])
+
+
+def upsert_contacts(c: Container, tenant: str, people: list[Address]) -> list[dict[str, Any]]:
+    """A contact per normalised address (display name kept), organisation from a company domain."""
+    contacts = []
+    for person in _external(c, people):
+        cid = contact_id_for(person.address)
+        key = f"mail/{tenant}/contacts/{_h(cid)}.json"
+        contact = _get_json(c, key) or {"contact_id": cid, "email": person.address, "name": "", "messages": 0}
+        contact["name"] = person.name or contact["name"]
+        contact["organisation"] = contact_tag(person.address) or None
+        contact["messages"] = int(contact["messages"]) + 1
+        _put_json(c, key, contact)
+        contacts.append(contact)
+    return contacts
+
+
+def list_contacts(c: Container, tenant: str) -> list[dict[str, Any]]:
+    return [v for k in c.blobs.list(f"mail/{tenant}/contacts/") if (v := _get_json(c, k))]
+
+
+def thread_of(c: Container, tenant: str, thread_id: str) -> dict[str, Any] | None:
+    return _get_json(c, f"mail/{tenant}/threads/{thread_id}.json")
+
+
+def failed_verdicts(c: Container, verdicts: dict[str, str] | None) -> list[str]:
+    """The verdicts in the reject policy (``SEMFS_REJECT_EMAIL_VERDICTS``) that say FAIL."""
+    policy = [v.strip() for v in c.settings.reject_email_verdicts.split(",") if v.strip()]
+    return [v for v in policy if (verdicts or {}).get(v) == "FAIL"]
+
+
+def skip_message(c: Container, tenant: str, message_id: str, size: int, failing: list[str], source: str) -> Registered:
+    """Record a message refused by its verdicts; none of its content is read or stored."""
+    return register_rejected(
+        c,
+        tenant,
+        "message.eml",
+        size,
+        f"{source}:{message_id}",
+        Outcome.SKIPPED_EMAIL_VERDICT,
+        f"verdict FAIL: {', '.join(failing)}",
+        Provenance(source_type="email_attachment", source_message_id=message_id),
+    )
+
+
+def ingest_mail(
+    c: Container,
+    tenant: str,
+    raw: bytes,
+    *,
+    recipients: list[str] | None = None,
+    verdicts: dict[str, str] | None = None,
+    source: str = "mail",
+) -> MailResult:
+    """Ingest one message for ``tenant``: every attachment leaf becomes a file with the message's
+    provenance. Redelivering the same Message-ID creates nothing new."""
+    parsed = parse_mail(raw, c.settings.mail_min_inline_image_bytes)
+    message_id = parsed.message_id or f"<{sha256_hex(raw)[:32]}@semfs.invalid>"
+    failing = failed_verdicts(c, verdicts)
+    if failing:
+        reg = skip_message(c, tenant, message_id, len(raw), failing, source)
+        return MailResult(message_id=message_id, tenant_id=tenant, files=[reg], skipped=reg.record.error)
+    thread_id, subject = resolve_thread(c, tenant, parsed, message_id)
+    contacts = upsert_contacts(c, tenant, parsed.participants)
+    sender = parsed.sender.address if parsed.sender else None
+    extra = {
+        "sender": sender,
+        "recipients": recipients or [a.address for a in parsed.to + parsed.cc],
+        "subject": parsed.subject,
+        "received_at": parsed.date.isoformat() if parsed.date else None,
+        "verdicts": verdicts or {},
+        "contacts": [{k: x.get(k) for k in ("name", "email", "organisation")} for x in contacts],
+        "mail_defects": parsed.defects[:20],
+    }
+    result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
+    parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
+    if c.settings.index_email_body and parsed.body:
+        parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
+    for index, filename, data in parts:
+        where = "the body of" if index < 0 else "attached to"
+        prov = Provenance(
+            source_type="email_attachment",
+            source_key=f"{source}:{message_id}:{index}",
+            thread_id=thread_id,
+            thread_subject=subject,
+            contact_ids=[x["contact_id"] for x in contacts],
+            source_message_id=message_id,
+            uploaded_by=sender,
+            upload_context=f"{where} the email “{parsed.subject}” from {sender}"[:300],
+            extra=extra,
+        )
+        result.files.append(ingest_bytes(c, tenant, data, filename, prov))
+    log.info("mail ingested", message_id_hash=_h(message_id)[:12], files=len(result.files), defects=len(parsed.defects))
+    return result

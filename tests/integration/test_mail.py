@@ -1,0 +1,166 @@
+"""Mail → files on the local backend: threads, contacts, context tags, versions, idempotency, SMTP."""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+from pathlib import Path
+
+import pytest
+
+from semfs.bootstrap import Container, build_container
+from semfs.domain.models import SearchFilters, SearchRequest
+from semfs.domain.outcomes import Outcome
+from semfs.pipeline.mail import ingest_mail, list_contacts, thread_of
+from semfs.pipeline.search import search
+from tests import mail_corpus as mc
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.integration
+T = "acme"
+
+
+@pytest.fixture
+def mail_container(tmp_path: Path, shared_extractor: object) -> Container:
+    settings = make_settings(tmp_path, mailboxes=f"{mc.OWN}=acme")
+    return build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+
+
+def test_attachment_carries_the_message_provenance_and_context_tags(mail_container: Container) -> None:
+    result = ingest_mail(mail_container, T, mc.plain().as_bytes())
+    (reg,) = result.files
+    r = reg.record
+    assert (r.outcome, r.source_type) == (Outcome.OK, "email_attachment")
+    assert r.source_message_id == result.message_id and r.thread_id == result.thread_id
+    assert r.provenance["sender"] == "jane.okafor@acme-corp.example"
+    assert r.provenance["subject"] == "Q3 Financials" and r.provenance["received_at"].startswith("2026-11-30")
+    assert r.upload_context and "Q3 Financials" in r.upload_context
+    assert r.contact_ids == ["c_jane.okafor@acme-corp.example", "c_priya@northwind.example"]
+    assert {"q3-financials", "acme-corp"} <= set(r.auto_tags)
+    hits = search(
+        mail_container,
+        T,
+        SearchRequest(
+            query="payable",
+            filters=SearchFilters(
+                thread_id=result.thread_id, contact_id="c_jane.okafor@acme-corp.example", source_type="email_attachment"
+            ),
+        ),
+    )
+    assert [h.file_id for h in hits.results] == [r.file_id]
+
+
+def test_own_mailboxes_are_not_contacts(mail_container: Container) -> None:
+    ingest_mail(mail_container, T, mc.plain().as_bytes())
+    emails = {c["email"]: c for c in list_contacts(mail_container, T)}
+    assert set(emails) == {"jane.okafor@acme-corp.example", "priya@northwind.example"}
+    assert emails["jane.okafor@acme-corp.example"]["name"] == "Jane Okafor"
+    assert emails["jane.okafor@acme-corp.example"]["organisation"] == "acme-corp"
+
+
+def test_a_reply_chain_is_one_thread_and_a_resent_attachment_is_a_new_version(mail_container: Container) -> None:
+    first = mc.message(msgid="<root@acme-corp.example>")
+    first.add_attachment(mc.TERMS, maintype="text", subtype="markdown", filename="terms.md")
+    second = mc.message(
+        subject="RE: Q3 Financials",
+        sender=mc.PRIYA,
+        to=mc.JANE,
+        cc=mc.OWN,
+        msgid="<r1@northwind.example>",
+        in_reply_to="<root@acme-corp.example>",
+        references=["<root@acme-corp.example>"],
+        body="Looks good.\n\nOn Monday Jane wrote:\n> hi",
+    )
+    third = mc.message(
+        subject="Re: Re: Q3 Financials",
+        msgid="<r2@acme-corp.example>",
+        in_reply_to="<r1@northwind.example>",
+        references=["<root@acme-corp.example>", "<r1@northwind.example>"],
+    )
+    third.add_attachment(
+        mc.TERMS + b"\n\nLate payments accrue interest.", maintype="text", subtype="markdown", filename="terms.md"
+    )
+    results = [ingest_mail(mail_container, T, m.as_bytes()) for m in (first, second, third)]
+    assert len({r.thread_id for r in results}) == 1
+    thread = thread_of(mail_container, T, results[0].thread_id or "")
+    assert thread is not None and thread["subject"] == "Q3 Financials" and len(thread["message_ids"]) == 3
+    v1, v2 = results[0].files[0].record, results[2].files[0].record
+    assert (v2.version, v2.lineage_id, v2.previous_version_id) == (2, v1.lineage_id, v1.file_id)
+    assert v2.change_summary and "Late payments" in v2.change_summary
+
+
+def test_subject_fallback_threads_replies_without_references(mail_container: Container) -> None:
+    a = ingest_mail(mail_container, T, mc.message(msgid="<a@x.example>").as_bytes())
+    b = ingest_mail(mail_container, T, mc.message(subject="AW: Q3 Financials", msgid="<b@x.example>").as_bytes())
+    other_people = mc.message(
+        subject="Re: Q3 Financials", sender="Bob <bob@globex.example>", cc=None, msgid="<c@x.example>"
+    )
+    c = ingest_mail(mail_container, T, other_people.as_bytes())
+    assert a.thread_id == b.thread_id != c.thread_id
+
+
+def test_duplicate_delivery_and_identical_bytes_in_two_messages(mail_container: Container) -> None:
+    msg = mc.plain()
+    first = ingest_mail(mail_container, T, msg.as_bytes())
+    again = ingest_mail(mail_container, T, msg.as_bytes())
+    assert [r.created for r in again.files] == [False]
+    assert again.files[0].record.file_id == first.files[0].record.file_id
+    other = mc.message(subject="Fwd: terms")
+    other.add_attachment(mc.TERMS, maintype="text", subtype="markdown", filename="payment-terms.md")
+    dup = ingest_mail(mail_container, T, other.as_bytes()).files[0].record
+    assert dup.outcome is Outcome.SKIPPED_DUPLICATE and dup.duplicate_of == first.files[0].record.file_id
+    assert dup.blob_key == first.files[0].record.blob_key
+    assert len(list(mail_container.blobs.list(f"content/{T}/"))) == 1
+
+
+def test_every_kind_of_part_ends_in_its_outcome(mail_container: Container) -> None:
+    outcomes = {
+        r.record.filename: r.record.outcome
+        for r in ingest_mail(mail_container, T, mc.wrong_type_and_empty_and_nameless().as_bytes()).files
+    }
+    assert outcomes["policy.pdf"] is Outcome.OK  # declared octet-stream, sniffed as PDF
+    assert outcomes["empty.pdf"] is Outcome.SKIPPED_EMPTY
+    assert sorted(o.value for o in outcomes.values()) == ["OK", "OK", "SKIPPED_EMPTY"]
+    nested = ingest_mail(mail_container, T, mc.nested_forward().as_bytes()).files
+    assert "supply-agreement.docx" in {r.record.filename for r in nested}
+    broken = ingest_mail(mail_container, T, mc.malformed()).files
+    assert {r.record.filename: r.record.outcome for r in broken}["ok.md"] is Outcome.OK
+
+
+def test_spam_or_virus_fail_skips_the_whole_message(mail_container: Container) -> None:
+    result = ingest_mail(mail_container, T, mc.plain().as_bytes(), verdicts={"spam": "FAIL", "virus": "PASS"})
+    (reg,) = result.files
+    assert reg.record.outcome is Outcome.SKIPPED_EMAIL_VERDICT and "spam" in (reg.record.error or "")
+    assert mail_container.index.file_ids(T) == set()
+
+
+def test_body_indexing_is_opt_in(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path, index_email_body=True), extractor=shared_extractor)  # type: ignore[arg-type]
+    msg = mc.message(body="The board approved the second Rotterdam shift.\n\n> old quoted text\n-- \nsig")
+    files = ingest_mail(c, T, msg.as_bytes()).files
+    assert [r.record.filename for r in files] == ["q3 financials.txt"]
+    assert search(c, T, SearchRequest(query="Rotterdam shift", mode="keyword")).results
+    assert not search(c, T, SearchRequest(query="quoted", mode="keyword")).results
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_smtp_round_trip_and_unknown_recipients_are_refused(mail_container: Container) -> None:
+    from semfs.server import start_smtp
+
+    port = _free_port()
+    controller = start_smtp(mail_container, "127.0.0.1", port)
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                smtp.sendmail("jane.okafor@acme-corp.example", ["nobody@northwind.example"], mc.plain().as_bytes())
+            smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN], mc.plain().as_bytes())
+    finally:
+        controller.stop()
+    hits = search(mail_container, T, SearchRequest(query="payable thirty days")).results
+    assert len(hits) == 1 and {"q3-financials", "acme-corp"} <= set(hits[0].tags)
+    assert hits[0].source_type == "email_attachment"

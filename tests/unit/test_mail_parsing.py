@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from semfs.extractors.email import normalise_subject, parse_mail, strip_quotes_and_signature
+from tests import mail_corpus as mc
+
+pytestmark = pytest.mark.unit
+
+
+def names(raw: bytes) -> list[str]:
+    return [a.filename for a in parse_mail(raw).attachments]
+
+
+def test_plain_message_headers_and_attachment() -> None:
+    mail = parse_mail(mc.plain().as_bytes())
+    assert mail.subject == "Q3 Financials" and mail.message_id.startswith("<")
+    assert mail.sender is not None and mail.sender.address == "jane.okafor@acme-corp.example"
+    assert mail.sender.name == "Jane Okafor"
+    assert [a.address for a in mail.participants] == [
+        "jane.okafor@acme-corp.example",
+        "files@northwind.example",
+        "priya@northwind.example",
+    ]
+    assert [a.filename for a in mail.attachments] == ["payment-terms.md"]
+    assert mail.body == "Hello,\n\nplease find the figures attached."  # signature dropped
+
+
+def test_small_inline_images_are_skipped_but_inline_documents_kept() -> None:
+    assert names(mc.alternative_with_inline_logo_and_pdf().as_bytes()) == ["policy.pdf"]
+
+
+def test_attachments_of_nested_messages_are_found() -> None:
+    assert "supply-agreement.docx" in names(mc.nested_forward().as_bytes())
+
+
+def test_rfc2231_names_are_decoded() -> None:
+    assert names(mc.rfc2231_name().as_bytes()) == ["Zahlungsbedingungen für Q3.md"]
+
+
+def test_wrong_types_empty_parts_and_missing_names() -> None:
+    got = names(mc.wrong_type_and_empty_and_nameless().as_bytes())
+    assert got[:2] == ["policy.pdf", "empty.pdf"]
+    assert got[2].startswith("bits-and-pieces-") and got[2].endswith(".csv")
+
+
+def test_malformed_mail_keeps_the_parts_that_parse() -> None:
+    mail = parse_mail(mc.malformed())
+    assert "ok.md" in [a.filename for a in mail.attachments]
+    assert mail.defects  # the missing closing boundary is reported, not raised
+
+
+def test_header_bomb_is_cut_not_fatal() -> None:
+    raw = b"Subject: x\r\n" + b"X-Filler: " + b"a" * 1_000_000 + b"\r\n\r\nbody"
+    assert "headers exceed the size limit" in parse_mail(raw).defects
+
+
+def test_reply_threading_headers() -> None:
+    reply = mc.message(subject="Re: Q3 Financials", in_reply_to="<a@x>", references=["<root@x>", "<a@x>"])
+    assert parse_mail(reply.as_bytes()).references == ["<root@x>", "<a@x>"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "norm"),
+    [("Re: AW: Fwd: Q3 Financials ", "q3 financials"), ("WG: RE: Budget", "budget"), ("Q3", "q3"), ("", "")],
+)
+def test_normalise_subject(subject: str, norm: str) -> None:
+    assert normalise_subject(subject) == norm
+
+
+def test_strip_quotes() -> None:
+    text = "Agreed, 45 days.\n\nOn Mon, Jane wrote:\n> 30 days?\n> thanks"
+    assert strip_quotes_and_signature(text) == "Agreed, 45 days."
