@@ -96,3 +96,12 @@ def malformed() -> bytes:
         b"--XYZ\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n"
         b'Content-Disposition: attachment; filename="bad.pdf"\r\n\r\n!!!not base64!!!\r\n'
     )
+
+
+def related_html_with_logo() -> EmailMessage:
+    """multipart/alternative → multipart/related: an HTML body that embeds its logo by cid."""
+    msg = message(subject="Newsletter")
+    msg.add_alternative('<p>Our news <img src="cid:logo1"></p>', subtype="html")
+    html = msg.get_payload()[1]
+    html.add_related(b"\x89PNG\r\n\x1a\n" + b"\x00" * 500, maintype="image", subtype="png", cid="<logo1>")
+    return msg

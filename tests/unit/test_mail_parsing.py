@@ -71,3 +71,9 @@ def test_normalise_subject(subject: str, norm: str) -> None:
 def test_strip_quotes() -> None:
     text = "Agreed, 45 days.\n\nOn Mon, Jane wrote:\n> 30 days?\n> thanks"
     assert strip_quotes_and_signature(text) == "Agreed, 45 days."
+
+
+def test_related_html_with_an_embedded_logo_has_no_documents() -> None:
+    raw = mc.related_html_with_logo().as_bytes()
+    assert b"multipart/related" in raw
+    assert names(raw) == []
