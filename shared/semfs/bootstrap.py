@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 class Extractor(Protocol):
     def extract(self, data: bytes, filename: str) -> ExtractOutput: ...
 
+    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]: ...
+
     def close(self) -> None: ...
 
 
@@ -79,6 +81,7 @@ def build_container(
     enricher: Enricher | None = None,
     events: EventPublisher | None = None,
     extractor: Extractor | None = None,
+    ocr: Ocr | None = None,
 ) -> Container:
     """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports."""
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
@@ -120,6 +123,16 @@ def build_container(
         from semfs.adapters.aws.openai_client import OpenAIEnricher
 
         enricher = OpenAIEnricher(settings)
+    if ocr is not None or not settings.ocr_enabled:
+        pass
+    elif settings.backend == "local":
+        from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
+
+        ocr = TesseractOcr(settings.ocr_languages) if tesseract_available() else None
+    else:
+        from semfs.adapters.aws.textract import TextractOcr
+
+        ocr = TextractOcr(settings)
     container = Container(
         settings=settings,
         blobs=blobs,
@@ -130,6 +143,7 @@ def build_container(
         fallback_enricher=ExtractiveEnricher(),
         extractor=extractor,
         events=events or LogEventPublisher(),
+        ocr=ocr,
     )
     if settings.backend == "aws" and settings.state_machine_arn:
         from semfs.adapters.aws.stepfunctions import StepFunctionsStarter

@@ -44,6 +44,14 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     llm_timeout_s: float = 60
 
+    # OCR: pages without a text layer, and images
+    ocr_enabled: bool = True
+    ocr_languages: str = "eng"
+    ocr_max_pages: int = Field(default=200, ge=1)
+    ocr_dpi: int = Field(default=300, ge=72, le=600)
+    ocr_poll_seconds: int = Field(default=5, ge=0)  # the state machine's wait between Textract polls
+    ocr_max_polls: int = Field(default=360, ge=1)
+
     # search
     rrf_k: int = 60
 

@@ -140,6 +140,8 @@ class FileRecord(Frozen):
     chunks_key: str | None = None
     pages: int | None = None
     extraction: Extraction | None = None
+    ocr_engine: str | None = None
+    ocr_confidence: float | None = None
     chunk_count: int = 0
     # embeddings
     embedding_model: str | None = None

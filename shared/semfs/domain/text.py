@@ -68,3 +68,11 @@ def query_terms(query: str) -> list[str]:
     ws = [w.lower() for w in words(query)]
     kept = [w for w in ws if w not in STOPWORDS and len(w) > 1]
     return list(dict.fromkeys(kept or ws))
+
+
+_HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")
+
+
+def normalise_ocr(text: str) -> str:
+    """OCR output as prose: words hyphenated across line ends rejoined, whitespace unified."""
+    return normalise(_HYPHEN_BREAK.sub(r"\1", text))

@@ -90,3 +90,38 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
                 kept.append(block)
             doc = doc.model_copy(update={"blocks": kept})
     return ExtractOutput(mime_type=mime, kind=kind, document=doc, ocr_pages=ocr)
+
+
+def render_pages(data: bytes, kind: str, pages: list[int], dpi: int, max_pixels: int) -> list[tuple[int, bytes]]:
+    """Page images (PNG) for OCR: PDF pages rendered by pdfium at ``dpi``, image frames as they are
+    (a multi-page TIFF yields one per frame). Runs in the bounded worker like every parse."""
+    import io
+
+    from PIL import Image
+
+    out: list[tuple[int, bytes]] = []
+    if kind == "pdf":
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(data)
+        try:
+            for number in pages:
+                page = pdf[number - 1]
+                try:
+                    image = page.render(scale=dpi / 72).to_pil()
+                finally:
+                    page.close()
+                buf = io.BytesIO()
+                image.save(buf, format="PNG")
+                out.append((number, buf.getvalue()))
+        finally:
+            pdf.close()
+        return out
+    check_image(data, max_pixels)
+    with Image.open(io.BytesIO(data)) as img:
+        for number in pages:
+            img.seek(number - 1)
+            buf = io.BytesIO()
+            img.convert("RGB").save(buf, format="PNG")
+            out.append((number, buf.getvalue()))
+    return out

@@ -16,7 +16,7 @@ from typing import Any
 
 from semfs.domain.errors import ParseFailed, PermanentError, SemfsError
 from semfs.domain.outcomes import Outcome
-from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file
+from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file, render_pages
 
 
 def _limit_memory(max_bytes: int) -> None:
@@ -67,6 +67,23 @@ class SubprocessExtractor:
         except MemoryError as e:
             raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
 
+    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
+        """Page images for OCR, rendered in the bounded worker."""
+        from pebble import ProcessExpired
+
+        args = (data, kind, pages, dpi, self._limits.max_image_pixels)
+        future = self._get_pool().schedule(render_pages, args=args, timeout=self._timeout)
+        try:
+            return future.result()  # type: ignore[no-any-return]
+        except SemfsError:
+            raise
+        except FutureTimeout as e:
+            raise PermanentError("rendering pages for OCR took too long", outcome=Outcome.FAILED_TIMEOUT) from e
+        except (ProcessExpired, MemoryError) as e:
+            raise PermanentError("rendering pages for OCR ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+        except Exception as e:  # pdfium / Pillow errors on a page
+            raise PermanentError(f"a page could not be rendered: {type(e).__name__}", outcome=Outcome.FAILED_OCR) from e
+
     def close(self) -> None:
         with self._lock:
             if self._pool is not None:
@@ -83,6 +100,9 @@ class InProcessExtractor:
 
     def extract(self, data: bytes, filename: str) -> ExtractOutput:
         return extract_file(data, filename, self._limits)
+
+    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
+        return render_pages(data, kind, pages, dpi, self._limits.max_image_pixels)
 
     def close(self) -> None:
         return None

@@ -21,10 +21,14 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         doc = out.document
         ocr_pages = out.ocr_pages if c.ocr is not None else []
         partial = doc.truncated
+        if len(ocr_pages) > c.settings.ocr_max_pages:  # OCR the first pages, say the file is partial
+            ocr_pages, partial = ocr_pages[: c.settings.ocr_max_pages], True
         if out.ocr_pages and c.ocr is None:
             if not doc.blocks:
                 reason = (
-                    "no text layer, and OCR is not enabled" if out.kind != "image" else "image, and OCR is not enabled"
+                    "no text layer, and OCR is not enabled"
+                    if out.kind != "image"
+                    else "an image, and OCR is not enabled"
                 )
                 raise FileSkipped(reason, outcome=Outcome.SKIPPED_NO_TEXT)
             partial = True  # some pages had no text layer and were not OCR'd
@@ -40,4 +44,6 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 extraction=doc.extraction,
             )
         )
-    return state.model_copy(update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial})
+    return state.model_copy(
+        update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial, "ocr_done": not ocr_pages}
+    )

@@ -1,21 +1,84 @@
-"""Ocr: text for the pages without a text layer (the OCR issue brings the engines)."""
+"""Ocr: text for the pages without a text layer, merged into the document page by page.
+
+Engines that work page by page (Tesseract) get pages rendered in the bounded worker; engines with
+document jobs (Textract's async API) are started here and polled by the state machine's
+Wait → Ocr loop, so no function is held while the job runs.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from semfs.domain.errors import PermanentError
+from semfs.domain.errors import FileSkipped, PermanentError
+from semfs.domain.models import Block, Location
 from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.text import normalise_ocr
+from semfs.pipeline.enrich import load_document
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState
+from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
     from semfs.bootstrap import Container
 
+RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
+
 
 def run(state: PipelineState, c: Container) -> PipelineState:
-    """OCR ``state.ocr_pages``. Without an OCR engine the file fails with ``FAILED_OCR``."""
-    with stage("ocr", state, c, Status.OCR):
+    """Start, poll or run OCR for ``state.ocr_pages``; when the text is in, merge it and go on."""
+    with stage("ocr", state, c, Status.OCR) as record:
         if c.ocr is None:
             raise PermanentError("no OCR engine is configured", outcome=Outcome.FAILED_OCR)
-        raise PermanentError("OCR of stored pages is not available in this build", outcome=Outcome.FAILED_OCR)
+        wanted = set(state.ocr_pages)
+        if state.ocr_job_id:
+            if state.ocr_polls >= c.settings.ocr_max_polls:
+                raise PermanentError("the OCR job did not finish in time", outcome=Outcome.FAILED_TIMEOUT)
+            polled = c.ocr.poll_document(state.ocr_job_id)
+            if polled is None:
+                return state.model_copy(
+                    update={
+                        "ocr_done": False,
+                        "ocr_polls": state.ocr_polls + 1,
+                        "ocr_wait_seconds": c.settings.ocr_poll_seconds,
+                    }
+                )
+            pages = [p for p in polled if p.page in wanted]
+        else:
+            job = c.ocr.start_document(record.blob_key, record.mime_type)
+            if job is not None:
+                return state.model_copy(
+                    update={
+                        "ocr_job_id": job,
+                        "ocr_done": False,
+                        "ocr_polls": 0,
+                        "ocr_wait_seconds": c.settings.ocr_poll_seconds,
+                    }
+                )
+            kind = "pdf" if record.mime_type == "application/pdf" else "image"
+            data = c.blobs.get(record.blob_key)
+            pages = []
+            numbers = sorted(wanted)
+            for i in range(0, len(numbers), RENDER_BATCH):
+                for number, image in c.extractor.render(data, kind, numbers[i : i + RENDER_BATCH], c.settings.ocr_dpi):
+                    pages.append(c.ocr.recognise(image, number))
+        merge(c, state, pages)
+    return state.model_copy(update={"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0})
+
+
+def merge(c: Container, state: PipelineState, pages: list[OcrPage]) -> None:
+    """Insert the OCR'd pages into the stored document in page order and record engine + confidence."""
+    record = c.repo.get(state.tenant_id, state.file_id)
+    doc = load_document(c, record)
+    found = [p for p in pages if p.text.strip()]
+    new_blocks = [Block(text=normalise_ocr(p.text), location=Location(page=p.page)) for p in found]
+    if not doc.blocks and not new_blocks:
+        raise FileSkipped("OCR found no text", outcome=Outcome.SKIPPED_NO_TEXT)
+    blocks = sorted([*doc.blocks, *new_blocks], key=lambda b: b.location.page or 0)
+    extraction = "ocr" if not doc.blocks else "mixed"
+    merged = doc.model_copy(update={"blocks": blocks, "extraction": extraction})
+    assert record.text_key is not None
+    c.blobs.put(record.text_key, merged.model_dump_json().encode("utf-8"))
+    confidence = round(sum(p.confidence for p in found) / len(found), 4) if found else None
+    c.repo.save(
+        record.evolve(extraction=extraction, ocr_engine=c.ocr.engine if c.ocr else None, ocr_confidence=confidence)
+    )

@@ -1,8 +1,8 @@
 """``LocalAslStarter``: executes ``statemachine/process_file.asl.json`` in-process.
 
 The same definition SAM deploys orders the stages locally; this interpreter implements the part of
-the Amazon States Language that definition uses (Task with Retry/Catch/ResultPath, Choice, Pass,
-Succeed, Fail) and refuses a definition using anything else, so the two cannot silently diverge.
+the Amazon States Language that definition uses (Task with Retry/Catch/ResultPath, Choice, Wait,
+Pass, Succeed, Fail) and refuses a definition using anything else, so the two cannot silently diverge.
 Task resources ``${XxxFunctionArn}`` map to the stage functions in ``STAGES``.
 """
 
@@ -36,7 +36,7 @@ STAGES: dict[str, Callable[[PipelineState, Container], PipelineState]] = {
     "Finalize": finalize.run,
     "MarkFailed": finalize.mark_failed,
 }
-SUPPORTED = {"Task", "Choice", "Pass", "Succeed", "Fail"}
+SUPPORTED = {"Task", "Choice", "Wait", "Pass", "Succeed", "Fail"}
 _RESOURCE = re.compile(r"^\$\{(\w+)FunctionArn\}$")
 
 
@@ -117,6 +117,9 @@ class LocalAslStarter:
                     return data
                 case "Fail":
                     return data
+                case "Wait":
+                    seconds = st.get("Seconds", _get(data, st["SecondsPath"]) if "SecondsPath" in st else 0)
+                    self._sleep(float(seconds or 0) * self._c.settings.retry_scale)
                 case "Pass":
                     data = _set_path(data, st.get("ResultPath", "$"), st.get("Result", data))
                 case "Choice":

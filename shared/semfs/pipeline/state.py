@@ -14,6 +14,10 @@ class PipelineState(BaseModel):
     file_id: str
     needs_ocr: bool = False
     ocr_pages: list[int] = Field(default_factory=list)
+    ocr_done: bool = True
+    ocr_job_id: str | None = None
+    ocr_polls: int = 0
+    ocr_wait_seconds: int = 0
     partial: bool = False
     enrich_fallback: bool = False
     error: dict[str, Any] | None = None

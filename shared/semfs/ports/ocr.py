@@ -1,12 +1,35 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 
-class Ocr(Protocol):
-    """Text from page images (Textract in AWS, Tesseract locally). Arrives with the OCR issue."""
+@dataclass(frozen=True)
+class OcrPage:
+    page: int  # 1-based
+    text: str
+    confidence: float  # mean word confidence, 0..1
 
-    def recognise(self, image: bytes, language: str = "eng") -> tuple[str, float]:
-        """The text of one page image and its mean confidence (0–1). Raises ``PermanentError``
-        (``FAILED_OCR``) for an unreadable image, ``RetryableError`` when throttled."""
+
+class Ocr(Protocol):
+    """Text from pages without a text layer (Textract in AWS, Tesseract locally)."""
+
+    @property
+    def engine(self) -> str:
+        """The engine's name, recorded on the file."""
+        ...
+
+    def recognise(self, image: bytes, page: int) -> OcrPage:
+        """OCR one page image (PNG/JPEG/TIFF bytes) synchronously. Raises ``PermanentError``
+        (``FAILED_OCR``) for an image it cannot read, ``RetryableError`` when throttled."""
+        ...
+
+    def start_document(self, blob_key: str, mime_type: str) -> str | None:
+        """Start an asynchronous job over a whole stored document (PDF/TIFF) and return its id, or
+        ``None`` when this engine works page by page (the caller then renders and ``recognise``s)."""
+        ...
+
+    def poll_document(self, job_id: str) -> list[OcrPage] | None:
+        """The pages of a finished job, ``None`` while it runs. Raises ``PermanentError``
+        (``FAILED_OCR``) for a failed job, ``RetryableError`` when throttled."""
         ...

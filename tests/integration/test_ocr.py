@@ -1,0 +1,95 @@
+"""OCR on the local backend with the real Tesseract: images, scans, mixed PDFs, limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
+from semfs.bootstrap import Container, build_container
+from semfs.domain.models import SearchRequest
+from semfs.domain.outcomes import Outcome
+from semfs.pipeline.enrich import load_document
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.search import search
+from tests import ocr_corpus as oc
+from tests.conftest import make_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.ocr]
+T = "acme"
+EXPECTED = "\n".join(oc.LINES)
+
+
+def test_tesseract_is_installed() -> None:
+    # .ci/run installs Debian's tesseract-ocr; without it every OCR test below would be meaningless
+    assert tesseract_available()
+
+
+@pytest.mark.parametrize(
+    ("case", "make", "bound"),
+    [
+        ("clean", oc.degraded, 0.02),
+        ("rotated 2 degrees", lambda: oc.degraded(rotate=2), 0.08),
+        ("salt-and-pepper noise", lambda: oc.degraded(noise=0.01), 0.08),
+        ("low contrast", lambda: oc.degraded(contrast=0.25), 0.05),
+    ],
+)
+def test_character_error_rate_per_case(case: str, make: object, bound: float) -> None:
+    page = TesseractOcr().recognise(make(), 1)  # type: ignore[operator]
+    assert oc.cer(EXPECTED, page.text) <= bound, (case, page.text)
+    assert 0.5 < page.confidence <= 1.0
+
+
+@pytest.fixture
+def ocr_container(tmp_path: Path, shared_extractor: object) -> Container:
+    return build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("scan.png", "PNG"), ("scan.jpg", "JPEG"), ("scan.webp", "WEBP")])
+def test_images_become_searchable(ocr_container: Container, name: str, fmt: str) -> None:
+    data = oc.encode(oc.page_image(), fmt)
+    r = ingest_bytes(ocr_container, T, data, name).record
+    assert (r.outcome, r.extraction, r.ocr_engine) == (Outcome.OK, "ocr", "tesseract")
+    assert r.ocr_confidence is not None and r.ocr_confidence > 0.5
+    hits = search(ocr_container, T, SearchRequest(query="late payments interest", mode="keyword")).results
+    assert [h.file_id for h in hits] == [r.file_id]
+
+
+def test_multi_page_tiff_keeps_page_numbers(ocr_container: Container) -> None:
+    r = ingest_bytes(ocr_container, T, oc.tiff_pages(2), "contract.tiff").record
+    assert r.outcome is Outcome.OK
+    (hit,) = search(ocr_container, T, SearchRequest(query="scanned contract", mode="keyword", limit=1)).results
+    assert hit.snippets[0].location.page == 2
+
+
+def test_mixed_pdf_is_searchable_on_both_kinds_of_page(ocr_container: Container) -> None:
+    r = ingest_bytes(ocr_container, T, oc.mixed_pdf(), "review.pdf").record
+    assert (r.outcome, r.extraction, r.pages) == (Outcome.OK, "mixed", 2)
+    doc = load_document(ocr_container, r)
+    assert [b.location.page for b in doc.blocks] == [1, 2]
+    assert "Text layer page" in doc.blocks[0].text and "Late payments" in doc.blocks[1].text
+    for query, page in (("quarterly supplier review", 1), ("late payments accrue interest", 2)):
+        (hit,) = search(ocr_container, T, SearchRequest(query=query, mode="keyword", limit=1)).results
+        assert hit.snippets[0].location.page == page
+
+
+def test_ocr_page_limit_gives_ok_partial(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path, ocr_max_pages=1), extractor=shared_extractor)  # type: ignore[arg-type]
+    scan = oc.image_only_pdf([oc.encode(oc.page_image()), oc.encode(oc.page_image(["Second page text."]))])
+    r = ingest_bytes(c, T, scan, "scan.pdf").record
+    assert (r.outcome, r.extraction) == (Outcome.OK_PARTIAL, "ocr")
+    assert [b.location.page for b in load_document(c, r).blocks] == [1]
+
+
+def test_ocr_disabled_skips_images_with_the_reason(tmp_path: Path, shared_extractor: object) -> None:
+    c = build_container(make_settings(tmp_path, ocr_enabled=False), extractor=shared_extractor)  # type: ignore[arg-type]
+    r = ingest_bytes(c, T, oc.encode(oc.page_image()), "scan.png").record
+    assert r.outcome is Outcome.SKIPPED_NO_TEXT and "OCR is not enabled" in (r.error or "")
+
+
+def test_a_blank_scan_ends_with_no_text(ocr_container: Container) -> None:
+    from PIL import Image
+
+    blank = oc.encode(Image.new("L", (800, 1100), 255))
+    assert ingest_bytes(ocr_container, T, blank, "blank.png").record.outcome is Outcome.SKIPPED_NO_TEXT
