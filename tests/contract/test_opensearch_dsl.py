@@ -57,7 +57,7 @@ def test_keyword_body_filters_in_bool_filter(recorded: tuple[OpenSearchIndex, Re
     index.keyword("acme", "What are the payment terms?", SearchFilters(thread_id="t1"), 20)
     query = rec.calls[0][1]["body"]["query"]["bool"]
     assert query["must"][0]["multi_match"]["query"] == "payment terms"
-    assert query["must"][0]["multi_match"]["fields"][0] == "title^2"
+    assert query["must"][0]["multi_match"]["fields"] == ["title^0.25", "filename^1", "text^1", "tags_text^1"]
     assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
     assert {"term": {"thread_id": "t1"}} in query["filter"]
 

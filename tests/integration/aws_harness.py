@@ -92,6 +92,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_INDEX_NAME": "semfs-chunks",
         "SEMFS_MAILBOXES": "files@northwind.example=acme",
         "SEMFS_IDEMPOTENCY_TABLE": "semfs-idempotency",
+        "SEMFS_OCR_POLL_SECONDS": "0",
         "POWERTOOLS_TRACE_DISABLED": "1",
         "POWERTOOLS_METRICS_NAMESPACE": "semfs",
         "SEMFS_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:semfs-process-file",

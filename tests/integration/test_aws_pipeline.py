@@ -205,3 +205,45 @@ def test_paid_stages_run_once_per_file(aws_stack: Stack, monkeypatch: pytest.Mon
     again = aws_stack.handlers["embed"].lambda_handler(state, FakeContext())
     assert first == again
     assert calls == []  # the pipeline's own embed call is the one on record; redeliveries pay nothing
+
+
+class AsyncOcr:
+    """Stands in for Textract's async API: the job runs for two polls, then returns its pages."""
+
+    engine = "textract"
+
+    def __init__(self) -> None:
+        self.polls = 0
+
+    def recognise(self, image: bytes, page: int) -> Any:
+        raise AssertionError("a PDF goes to the async API")
+
+    def start_document(self, blob_key: str, mime_type: str) -> str | None:
+        return "job-1"
+
+    def poll_document(self, job_id: str) -> Any:
+        from semfs.ports.ocr import OcrPage
+
+        self.polls += 1
+        if self.polls < 3:
+            return None
+        return [OcrPage(page=1, text="Invoice 2026-117\nPayment is due within thirty days.", confidence=0.97)]
+
+
+def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from semfs.lambda_support import get_container
+    from tests import ocr_corpus as oc
+
+    fake = AsyncOcr()
+    monkeypatch.setattr(get_container(), "ocr", fake)
+    scan = oc.image_only_pdf([oc.encode(oc.page_image())])
+    desc = upload(aws_stack, "uploads/acme/scan.pdf", scan)
+    assert desc["status"] == "SUCCEEDED"
+    assert aws_stack.invocations == ["extract", "ocr", "ocr", "ocr", "ocr", "enrich", "embed", "index", "finalize"]
+    history = aws_stack.sfn.get_execution_history(executionArn=desc["executionArn"])["events"]
+    assert sum(1 for e in history if e["type"] == "WaitStateEntered") == 3
+    record = record_of(aws_stack)
+    assert (record.outcome, record.extraction, record.ocr_engine) == (Outcome.OK, "ocr", "textract")
+    assert search(aws_stack, "payment due thirty days")["results"][0]["file_id"] == record.file_id

@@ -93,3 +93,12 @@ def test_a_blank_scan_ends_with_no_text(ocr_container: Container) -> None:
 
     blank = oc.encode(Image.new("L", (800, 1100), 255))
     assert ingest_bytes(ocr_container, T, blank, "blank.png").record.outcome is Outcome.SKIPPED_NO_TEXT
+
+
+def test_the_local_state_machine_runs_the_async_ocr_loop(tmp_path: Path, shared_extractor: object) -> None:
+    from tests.integration.test_aws_pipeline import AsyncOcr
+
+    fake = AsyncOcr()
+    c = build_container(make_settings(tmp_path), extractor=shared_extractor, ocr=fake)  # type: ignore[arg-type]
+    r = ingest_bytes(c, T, oc.image_only_pdf([oc.encode(oc.page_image())]), "scan.pdf").record
+    assert (r.outcome, r.extraction, fake.polls) == (Outcome.OK, "ocr", 3)

@@ -6,6 +6,12 @@ from collections.abc import Sequence
 
 from semfs.domain.models import IndexHit
 
+# BM25 field weights, shared by the local and the OpenSearch keyword legs. The title is repeated on
+# every chunk of a file (and is the head of its card), so a title match is a tie-breaker, not the
+# main signal: with weight 2 the keyword leg lost 0.07 nDCG@10 on SciFact, 0.25 gave the best of
+# the four weights tried (docs/benchmarks.md).
+FIELD_BOOSTS = {"title": 0.25, "filename": 1.0, "text": 1.0, "tags": 1.0}
+
 
 def overfetch(limit: int) -> int:
     """How many hits each leg fetches before fusion (DESIGN §6)."""

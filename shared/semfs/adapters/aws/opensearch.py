@@ -19,10 +19,12 @@ from semfs.config import Settings
 from semfs.domain.errors import IndexUnavailable, PermanentError
 from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
+from semfs.domain.ranking import FIELD_BOOSTS
 from semfs.domain.text import query_terms
 
 BULK_RETRIES = 5
-TEXT_FIELDS = ["title^2", "text", "filename", "tags_text"]
+# the same field weights as the local keyword leg
+TEXT_FIELDS = [f"{'tags_text' if f == 'tags' else f}^{w:g}" for f, w in FIELD_BOOSTS.items()]
 
 
 def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:

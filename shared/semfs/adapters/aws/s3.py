@@ -13,7 +13,7 @@ from .clients import client, error_code, is_retryable, retryable
 
 
 class S3BlobStore:
-    """Objects under ``bucket``; server-side encryption on every put."""
+    """Objects under ``bucket``; server-side encryption (SSE-S3) on every put."""
 
     def __init__(self, settings: Settings) -> None:
         assert settings.bucket
@@ -39,7 +39,7 @@ class S3BlobStore:
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            self._s3.put_object(Bucket=self._bucket, Key=self._check(key), Body=data, ServerSideEncryption="aws:kms")
+            self._s3.put_object(Bucket=self._bucket, Key=self._check(key), Body=data, ServerSideEncryption="AES256")
         except (ClientError, BotoCoreError) as e:
             raise self._fail(e, "s3 put failed") from e
 

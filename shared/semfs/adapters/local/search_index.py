@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from semfs.domain.errors import IndexUnavailable
 from semfs.domain.models import IndexDoc, IndexHit, Location, SearchFilters
+from semfs.domain.ranking import FIELD_BOOSTS
 from semfs.domain.text import query_terms
 
 from .sqlite_util import SqliteConnections
@@ -63,8 +64,7 @@ INSERT OR IGNORE INTO meta VALUES ('generation', 0);
 INSERT OR IGNORE INTO meta VALUES ('keyword_generation', 0);
 """
 
-# BM25 field boosts: a title match counts double.
-_BOOSTS = {"title": 2.0, "filename": 1.0, "text": 1.0, "tags": 1.0}
+_BOOSTS = FIELD_BOOSTS
 _WRITER_HEAP = 50_000_000
 _LOCK_RETRIES = 120  # ~1 min: a batch in another process commits (and lets go) every few seconds
 _BATCH_COMMIT_S = 3.0

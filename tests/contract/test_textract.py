@@ -1,0 +1,137 @@
+"""TextractOcr on botocore's Stubber with real response shapes (moto's Textract returns no blocks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from botocore.stub import ANY, Stubber
+
+from semfs.adapters.aws.textract import TextractOcr, pages_from_blocks
+from semfs.config import Settings
+from semfs.domain.errors import PermanentError, RetryableError
+from semfs.domain.outcomes import Outcome
+from tests import ocr_corpus as oc
+
+pytestmark = pytest.mark.contract
+
+
+def line(text: str, page: int = 1) -> dict[str, Any]:
+    return {"BlockType": "LINE", "Text": text, "Confidence": 99.1, "Page": page, "Id": f"l{page}{len(text)}"}
+
+
+def word(text: str, conf: float, page: int = 1) -> dict[str, Any]:
+    return {"BlockType": "WORD", "Text": text, "Confidence": conf, "Page": page, "Id": f"w{page}{text}"}
+
+
+@pytest.fixture
+def textract() -> Iterator[tuple[TextractOcr, Stubber]]:
+    import boto3
+
+    client = boto3.client("textract", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x")
+    with Stubber(client) as stub:
+        yield TextractOcr(Settings(bucket="semfs-test", aws_region="eu-west-1"), textract_client=client), stub
+        stub.assert_no_pending_responses()
+
+
+def test_blocks_to_pages() -> None:
+    pages = pages_from_blocks(
+        [
+            {"BlockType": "PAGE", "Page": 1},
+            line("Hello world"),
+            word("Hello", 90),
+            word("world", 80),
+            line("Second page", 2),
+            word("Second", 100, 2),
+        ]
+    )
+    assert [(p.page, p.text) for p in pages] == [(1, "Hello world"), (2, "Second page")]
+    assert pages[0].confidence == pytest.approx(0.85)
+
+
+def test_a_single_image_uses_detect_document_text(textract: tuple[TextractOcr, Stubber]) -> None:
+    ocr, stub = textract
+    blocks = [{"BlockType": "PAGE", "Id": "p"}, line("Invoice 2026-117"), word("Invoice", 98.0), word("2026-117", 96.0)]
+    stub.add_response(
+        "detect_document_text", {"Blocks": blocks, "DocumentMetadata": {"Pages": 1}}, {"Document": {"Bytes": ANY}}
+    )
+    page = ocr.recognise(oc.encode(oc.page_image(), "PNG"), 3)
+    assert (page.page, page.text) == (3, "Invoice 2026-117") and page.confidence == pytest.approx(0.97)
+
+
+def test_async_job_in_progress_then_succeeded_with_pagination(
+    textract: tuple[TextractOcr, Stubber], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ocr, stub = textract
+    monkeypatch.setattr(
+        "semfs.adapters.aws.textract.client",
+        lambda settings, service: type("S3", (), {"head_object": lambda self, **kw: {"ContentLength": 1000}})(),
+    )
+    stub.add_response(
+        "start_document_text_detection",
+        {"JobId": "job-1", "ResponseMetadata": {"HTTPStatusCode": 200}},  # textract-caller checks the status
+        {"DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}}},
+    )
+    assert ocr.start_document("content/acme/ab/abc", "application/pdf") == "job-1"
+    stub.add_response(
+        "get_document_text_detection", {"JobStatus": "IN_PROGRESS"}, {"JobId": "job-1", "MaxResults": 1000}
+    )
+    assert ocr.poll_document("job-1") is None
+    stub.add_response(
+        "get_document_text_detection",
+        {"JobStatus": "SUCCEEDED", "NextToken": "t2", "Blocks": [line("Page one text"), word("Page", 90)]},
+        {"JobId": "job-1", "MaxResults": 1000},
+    )
+    stub.add_response(
+        "get_document_text_detection",
+        {"JobStatus": "SUCCEEDED", "Blocks": [line("Page two text", 2), word("two", 70, 2)]},
+        {"JobId": "job-1", "MaxResults": 1000, "NextToken": "t2"},
+    )
+    pages = ocr.poll_document("job-1")
+    assert pages is not None and [(p.page, p.text) for p in pages] == [(1, "Page one text"), (2, "Page two text")]
+
+
+def test_images_are_not_sent_to_the_async_api(textract: tuple[TextractOcr, Stubber]) -> None:
+    ocr, _ = textract
+    assert ocr.start_document("content/acme/ab/abc", "image/png") is None
+
+
+def test_a_failed_job_is_failed_ocr(textract: tuple[TextractOcr, Stubber]) -> None:
+    ocr, stub = textract
+    stub.add_response(
+        "get_document_text_detection",
+        {"JobStatus": "FAILED", "StatusMessage": "Unsupported document"},
+        {"JobId": "job-2", "MaxResults": 1000},
+    )
+    with pytest.raises(PermanentError) as info:
+        ocr.poll_document("job-2")
+    assert info.value.outcome is Outcome.FAILED_OCR and "Unsupported document" in info.value.reason
+
+
+def test_throttling_is_retryable_and_bad_input_is_not(textract: tuple[TextractOcr, Stubber]) -> None:
+    ocr, stub = textract
+    stub.add_client_error("get_document_text_detection", service_error_code="ProvisionedThroughputExceededException")
+    with pytest.raises(RetryableError):
+        ocr.poll_document("job-3")
+    stub.add_client_error("detect_document_text", service_error_code="UnsupportedDocumentException")
+    with pytest.raises(PermanentError) as info:
+        ocr.recognise(oc.encode(oc.page_image(), "PNG"), 1)
+    assert info.value.outcome is Outcome.FAILED_OCR
+    stub.add_client_error("detect_document_text", service_error_code="ThrottlingException")
+    with pytest.raises(RetryableError):
+        ocr.recognise(oc.encode(oc.page_image(), "PNG"), 1)
+
+
+def test_limits_are_checked_before_calling(
+    textract: tuple[TextractOcr, Stubber], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ocr, _ = textract
+    monkeypatch.setattr(
+        "semfs.adapters.aws.textract.client",
+        lambda settings, service: type(
+            "S3", (), {"head_object": lambda self, **kw: {"ContentLength": 600 * 1024 * 1024}}
+        )(),
+    )
+    with pytest.raises(PermanentError, match="larger than Textract accepts"):
+        ocr.start_document("content/acme/ab/big", "application/pdf")
