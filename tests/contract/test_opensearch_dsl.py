@@ -166,3 +166,19 @@ def test_bulk_surfaces_other_item_failures() -> None:
         OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec).replace_file(
             "acme", "f", _docs(3)
         )
+
+
+def test_search_uses_the_native_hybrid_query_when_a_pipeline_is_configured(
+    recorded: tuple[OpenSearchIndex, Recorder], tmp_path: Any
+) -> None:
+    from semfs.adapters.local.hash_embedder import HashEmbedder
+    from semfs.pipeline.search import retrieve
+
+    index, rec = recorded
+    container = type("C", (), {})()
+    container.index, container.embedder = index, HashEmbedder(dim=3)
+    container.settings = Settings(opensearch_endpoint="https://x", hybrid_pipeline="semfs-rrf")
+    found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
+    assert [f for f, _, _ in found.files] == ["f"]
+    (call,) = rec.calls
+    assert "hybrid" in call[1]["body"]["query"] and call[1]["params"] == {"search_pipeline": "semfs-rrf"}

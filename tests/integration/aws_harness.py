@@ -54,6 +54,9 @@ class Stack:
     s3: Any
     state_machine_arn: str
     handlers: dict[str, ModuleType]
+    sqs: Any = None
+    queue_url: str = ""
+    queue_arn: str = ""
     invocations: list[str] = field(default_factory=list)
 
     def wait(self, execution_arn: str, timeout: float = 60) -> dict[str, Any]:
@@ -64,6 +67,28 @@ class Stack:
                 return desc  # type: ignore[no-any-return]
             time.sleep(0.05)
         raise TimeoutError(execution_arn)
+
+    def sqs_event(self) -> dict[str, Any]:
+        """The queued S3 notifications as the Lambda SQS event source delivers them."""
+        messages = self.sqs.receive_message(
+            QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]
+        ).get("Messages", [])
+        return {
+            "Records": [
+                {
+                    "messageId": m["MessageId"],
+                    "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"],
+                    "attributes": m.get("Attributes", {}),
+                    "messageAttributes": {},
+                    "md5OfBody": m["MD5OfBody"],
+                    "eventSource": "aws:sqs",
+                    "eventSourceARN": self.queue_arn,
+                    "awsRegion": REGION,
+                }
+                for m in messages
+            ]
+        }
 
     def executions(self) -> list[dict[str, Any]]:
         return self.sfn.list_executions(stateMachineArn=self.state_machine_arn)["executions"]  # type: ignore[no-any-return]
@@ -149,7 +174,33 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         sfn = boto3.client("stepfunctions", region_name=REGION)
         sm = sfn.create_state_machine(name="semfs-process-file", definition=definition, roleArn=role)
         assert sm["stateMachineArn"] == env["SEMFS_STATE_MACHINE_ARN"]
-        stack = Stack(sfn=sfn, s3=s3, state_machine_arn=sm["stateMachineArn"], handlers=handlers)
+        # uploads/ → SQS, as template.yaml wires it: the handler receives what S3 really sends
+        sqs = boto3.client("sqs", region_name=REGION)
+        queue_url = sqs.create_queue(QueueName="semfs-uploads")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        s3.put_bucket_notification_configuration(
+            Bucket="semfs-test",
+            NotificationConfiguration={
+                "QueueConfigurations": [
+                    {
+                        "QueueArn": queue_arn,
+                        "Events": ["s3:ObjectCreated:*"],
+                        "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "uploads/"}]}},
+                    }
+                ]
+            },
+        )
+        sqs.receive_message(QueueUrl=queue_url, WaitTimeSeconds=0)  # drain the s3:TestEvent
+        sqs.purge_queue(QueueUrl=queue_url)
+        stack = Stack(
+            sfn=sfn,
+            s3=s3,
+            state_machine_arn=sm["stateMachineArn"],
+            handlers=handlers,
+            sqs=sqs,
+            queue_url=queue_url,
+            queue_arn=queue_arn,
+        )
         stack_ref.append(stack)
         yield stack
     get_container.cache_clear()

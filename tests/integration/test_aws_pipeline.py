@@ -29,8 +29,13 @@ def upload_event(key: str, size: int) -> dict[str, Any]:
 
 
 def upload(stack: Stack, key: str, data: bytes) -> dict[str, Any]:
+    """PUT into moto S3 → its notification in moto SQS → the ingest_upload handler → Step Functions."""
     stack.s3.put_object(Bucket="semfs-test", Key=key, Body=data)
-    out = stack.handlers["ingest_upload"].lambda_handler(upload_event(key, len(data)), FakeContext())
+    event = stack.sqs_event()
+    assert len(event["Records"]) == 1
+    notified = json.loads(event["Records"][0]["body"])["Records"][0]["s3"]["object"]["key"]
+    assert " " not in notified or key == notified  # S3 URL-encodes keys in notifications
+    out = stack.handlers["ingest_upload"].lambda_handler(event, FakeContext())
     assert out == {"batchItemFailures": []}
     (execution,) = stack.executions()
     return stack.wait(execution["executionArn"])
