@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest clean
+.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr clean
 
 setup: $(VENV)/.installed
 
@@ -43,13 +43,16 @@ test: setup lint typecheck
 unit: setup
 	$(VENV)/bin/pytest -q -m "unit"
 
-bench: bench-scifact bench-latency bench-ingest
+bench: bench-scifact bench-latency bench-ingest bench-ocr
 
 bench-scifact: setup
 	$(VENV)/bin/semfs eval ../shared/bench/scifact --mode all
 
 bench-latency: setup
 	$(PY) bench/search_latency.py
+
+bench-ocr: setup
+	$(PY) bench/ocr_bench.py
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py

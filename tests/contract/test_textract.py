@@ -73,7 +73,7 @@ def test_async_job_in_progress_then_succeeded_with_pagination(
         {"JobId": "job-1", "ResponseMetadata": {"HTTPStatusCode": 200}},  # textract-caller checks the status
         {"DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}}},
     )
-    assert ocr.start_document("content/acme/ab/abc", "application/pdf") == "job-1"
+    assert ocr.start_document("content/acme/ab/abc", "application/pdf", 2) == "job-1"
     stub.add_response(
         "get_document_text_detection", {"JobStatus": "IN_PROGRESS"}, {"JobId": "job-1", "MaxResults": 1000}
     )
@@ -94,7 +94,7 @@ def test_async_job_in_progress_then_succeeded_with_pagination(
 
 def test_images_are_not_sent_to_the_async_api(textract: tuple[TextractOcr, Stubber]) -> None:
     ocr, _ = textract
-    assert ocr.start_document("content/acme/ab/abc", "image/png") is None
+    assert ocr.start_document("content/acme/ab/abc", "image/png", 1) is None
 
 
 def test_a_failed_job_is_failed_ocr(textract: tuple[TextractOcr, Stubber]) -> None:
@@ -134,4 +134,6 @@ def test_limits_are_checked_before_calling(
         )(),
     )
     with pytest.raises(PermanentError, match="larger than Textract accepts"):
-        ocr.start_document("content/acme/ab/big", "application/pdf")
+        ocr.start_document("content/acme/ab/big", "application/pdf", 10)
+    with pytest.raises(PermanentError, match="more than Textract accepts"):
+        ocr.start_document("content/acme/ab/long", "application/pdf", 3001)

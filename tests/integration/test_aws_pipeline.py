@@ -223,7 +223,7 @@ class AsyncOcr:
     def recognise(self, image: bytes, page: int) -> Any:
         raise AssertionError("a PDF goes to the async API")
 
-    def start_document(self, blob_key: str, mime_type: str) -> str | None:
+    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
         return "job-1"
 
     def poll_document(self, job_id: str) -> Any:

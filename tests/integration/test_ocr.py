@@ -102,3 +102,10 @@ def test_the_local_state_machine_runs_the_async_ocr_loop(tmp_path: Path, shared_
     c = build_container(make_settings(tmp_path), extractor=shared_extractor, ocr=fake)  # type: ignore[arg-type]
     r = ingest_bytes(c, T, oc.image_only_pdf([oc.encode(oc.page_image())]), "scan.pdf").record
     assert (r.outcome, r.extraction, fake.polls) == (Outcome.OK, "ocr", 3)
+
+
+def test_a_noisy_scanned_pdf_is_found(ocr_container: Container) -> None:
+    scan = oc.image_only_pdf([oc.degraded(noise=0.01)])
+    r = ingest_bytes(ocr_container, T, scan, "noisy-scan.pdf").record
+    assert r.outcome is Outcome.OK
+    assert oc.cer(EXPECTED, load_document(ocr_container, r).text) <= 0.05

@@ -44,7 +44,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 )
             pages = [p for p in polled if p.page in wanted]
         else:
-            job = c.ocr.start_document(record.blob_key, record.mime_type)
+            job = c.ocr.start_document(record.blob_key, record.mime_type, record.pages)
             if job is not None:
                 return state.model_copy(
                     update={

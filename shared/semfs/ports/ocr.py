@@ -24,9 +24,10 @@ class Ocr(Protocol):
         (``FAILED_OCR``) for an image it cannot read, ``RetryableError`` when throttled."""
         ...
 
-    def start_document(self, blob_key: str, mime_type: str) -> str | None:
-        """Start an asynchronous job over a whole stored document (PDF/TIFF) and return its id, or
-        ``None`` when this engine works page by page (the caller then renders and ``recognise``s)."""
+    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
+        """Start an asynchronous job over a whole stored document (PDF/TIFF) of ``pages`` pages and
+        return its id, or ``None`` when this engine works page by page (the caller then renders and
+        ``recognise``s). Raises ``PermanentError`` (``FAILED_OCR``) for a document over its limits."""
         ...
 
     def poll_document(self, job_id: str) -> list[OcrPage] | None:

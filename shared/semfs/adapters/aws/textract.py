@@ -20,6 +20,7 @@ from .clients import client, error_code, is_retryable, retryable
 
 SYNC_MAX_BYTES = 10 * 1024 * 1024  # DetectDocumentText: 10 MB for bytes input
 ASYNC_MAX_BYTES = 500 * 1024 * 1024
+ASYNC_MAX_PAGES = 3000
 SYNC_FORMATS = {"PNG", "JPEG", "TIFF"}
 ASYNC_TYPES = {"application/pdf", "image/tiff"}
 
@@ -88,11 +89,15 @@ class TextractOcr:
             OcrPage(page=page, text=found[0].text, confidence=found[0].confidence) if found else OcrPage(page, "", 0.0)
         )
 
-    def start_document(self, blob_key: str, mime_type: str) -> str | None:
+    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         if mime_type not in ASYNC_TYPES:
             return None  # single images: rendered frames go through recognise()
+        if pages is not None and pages > ASYNC_MAX_PAGES:
+            raise PermanentError(
+                f"{pages} pages is more than Textract accepts ({ASYNC_MAX_PAGES})", outcome=Outcome.FAILED_OCR
+            )
         head = client(self._settings, "s3").head_object(Bucket=self._settings.bucket, Key=blob_key)
         if head["ContentLength"] > ASYNC_MAX_BYTES:
             raise PermanentError("the document is larger than Textract accepts", outcome=Outcome.FAILED_OCR)
