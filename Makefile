@@ -26,6 +26,7 @@ run: setup
 	@echo "  $(VENV)/bin/semfs search 'e-bike sales in Germany' --thread 'Q3 Financials'"
 	@echo "  $(VENV)/bin/semfs search 'password rules' --mode keyword --json"
 	@echo "  $(VENV)/bin/semfs ingest ~/Documents --tag personal"
+	@echo "  SEMFS_MAILBOXES='files@localhost=default' $(VENV)/bin/semfs serve   # mail to files@localhost, port 2525"
 	@echo
 	@echo "\$$ semfs search 'how long do we have to pay Acme invoices' --limit 3"
 	@$(VENV)/bin/semfs search 'how long do we have to pay Acme invoices' --limit 3
