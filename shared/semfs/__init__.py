@@ -5,3 +5,10 @@ meaning and by keyword. See DESIGN.md for the architecture; `semfs --help` for t
 """
 
 __version__ = "0.1.0"
+
+
+def ingest_agent_file(*args: object, **kwargs: object) -> object:
+    """See :func:`semfs.agents.ingest_agent_file` (imported on first use, keeping ``import semfs`` light)."""
+    from semfs.agents import ingest_agent_file as ingest
+
+    return ingest(*args, **kwargs)  # type: ignore[arg-type]

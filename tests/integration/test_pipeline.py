@@ -324,3 +324,22 @@ def test_reindex_re_embeds_when_the_model_changed(tmp_path: Path, shared_extract
     manage.reindex(c2)
     assert c2.repo.get(T, r.file_id).embedding_model == "hash-128"
     assert [x.file_id for x in search(c2, T, SearchRequest(query="payable", mode="semantic")).results] == [r.file_id]
+
+
+def test_agent_generated_files_carry_their_provenance(container: Container) -> None:
+    import semfs
+
+    source = ingest_bytes(container, T, TERMS, "terms.md").record
+    record = semfs.ingest_agent_file(
+        "# Summary\n\nAcme invoices are payable within thirty days.",
+        "summary.md",
+        agent="finance-bot",
+        run_id="run-42",
+        tenant=T,
+        derived_from=[source.file_id],
+        container=container,
+    )
+    assert record.source_type == "agent_generated" and record.uploaded_by == "finance-bot"  # type: ignore[attr-defined]
+    assert record.provenance["derived_from"] == [source.file_id]  # type: ignore[attr-defined]
+    hits = search(container, T, SearchRequest(query="payable", filters=SearchFilters(source_type="agent_generated")))
+    assert [h.file_id for h in hits.results] == [record.file_id]  # type: ignore[attr-defined]

@@ -1,0 +1,56 @@
+"""In-process entry point for agents: store an artifact with the provenance of the run that made it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.register import Provenance
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+    from semfs.domain.models import FileRecord
+
+
+def ingest_agent_file(
+    data: bytes | str,
+    filename: str,
+    *,
+    agent: str,
+    run_id: str | None = None,
+    tenant: str = "default",
+    thread_id: str | None = None,
+    contact_ids: Sequence[str] = (),
+    derived_from: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    container: Container | None = None,
+) -> FileRecord:
+    """Ingest a file an agent produced (``source_type=agent_generated``) and return its record.
+
+    ``derived_from`` names the file ids the artifact was made from; with ``agent`` and ``run_id``
+    it is kept as provenance, so the file can be filtered and traced back. Re-running the same
+    agent run with the same bytes is a no-op.
+    """
+    own = container is None
+    if container is None:
+        from semfs.bootstrap import build_container
+        from semfs.config import Settings
+
+        container = build_container(Settings())
+    try:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        prov = Provenance(
+            source_type="agent_generated",
+            source_key=f"agent:{agent}:{run_id or '-'}:{filename}",
+            thread_id=thread_id,
+            contact_ids=list(contact_ids),
+            tags=list(tags),
+            uploaded_by=agent,
+            upload_context=f"produced by agent {agent}" + (f" in run {run_id}" if run_id else ""),
+            extra={"agent": agent, "run_id": run_id, "derived_from": list(derived_from)},
+        )
+        return ingest_bytes(container, tenant, raw, filename, prov).record
+    finally:
+        if own:
+            container.close()
