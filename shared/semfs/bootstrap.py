@@ -96,7 +96,7 @@ def build_container(
             from semfs.extractors.runner import SubprocessExtractor
 
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-            blobs: BlobStore = LocalBlobStore(settings.blobs_dir)
+            blobs: BlobStore = LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}")
             repo: FileRepository = SqliteFileRepository(settings.records_db)
             index: SearchIndex = LocalSearchIndex(settings.index_db)
             extractor = extractor or SubprocessExtractor(

@@ -503,25 +503,31 @@ def demo(
 
 @app.command()
 def serve(
+    port: Annotated[int | None, typer.Option("--port", help="HTTP port (default SEMFS_HTTP_PORT, 8080).")] = None,
     smtp_port: Annotated[int | None, typer.Option("--smtp-port", help="Default SEMFS_SMTP_PORT (2525).")] = None,
 ) -> None:
-    """Run the local services: the SMTP listener that turns mail to your mailboxes into files."""
+    """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
-    from semfs.server import start_smtp
+    from semfs.server import ApiKeys, start_http, start_smtp
 
     c = _container()
     settings = c.settings
-    port = smtp_port or settings.smtp_port
-    if not settings.mailbox_tenants:
-        err.print(
-            "[yellow]SEMFS_MAILBOXES is empty: every recipient will be refused. Example:[/yellow]\n"
-            "  SEMFS_MAILBOXES='files@localhost=default' semfs serve"
-        )
-    controller = start_smtp(c, settings.smtp_host, port)
+    keys = ApiKeys(settings.api_keys_file)
+    if settings.default_tenant not in keys.tenants():
+        key = keys.create(settings.default_tenant)
+        out.print(f"API key for tenant '{settings.default_tenant}' (shown once): [bold]{key}[/bold]")
+    http_port = port or settings.http_port
+    static = Path(__file__).parent / "web"
+    server = start_http(c, keys, settings.http_host, http_port, static if static.is_dir() else None)
+    controller = start_smtp(c, settings.smtp_host, smtp_port or settings.smtp_port)
+    out.print(f"API and web page: http://{settings.http_host}:{http_port}/  (OpenAPI: /docs)")
     out.print(
-        f"SMTP listening on {settings.smtp_host}:{port} for: "
-        + (", ".join(f"{a} → {t}" for a, t in settings.mailbox_tenants.items()) or "(no mailboxes)")
+        f"SMTP: {settings.smtp_host}:{smtp_port or settings.smtp_port} for "
+        + (
+            ", ".join(f"{a} → {t}" for a, t in settings.mailbox_tenants.items())
+            or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
+        )
     )
     try:
         while True:
@@ -529,8 +535,21 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        server.shutdown()
         controller.stop()
         c.close()
+
+
+keys_app = typer.Typer(help="Local API keys (each maps to one tenant).")
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("create")
+def keys_create(tenant: Tenant = "default") -> None:
+    """Create an API key for a tenant and print it (it is stored hashed; this is the only time it shows)."""
+    from semfs.server import ApiKeys
+
+    print(ApiKeys(Settings().api_keys_file).create(tenant))
 
 
 @app.command()

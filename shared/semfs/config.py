@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message
     index_email_body: bool = False  # also index each message body (quotes and signature stripped)
     mail_min_inline_image_bytes: int = 20_000  # smaller inline images are logos/signatures, not documents
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525
 
@@ -111,6 +113,10 @@ class Settings(BaseSettings):
     def mailbox_tenants(self) -> dict[str, str]:
         pairs = (item.split("=", 1) for item in self.mailboxes.split(",") if "=" in item)
         return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
+
+    @property
+    def api_keys_file(self) -> Path:
+        return self.data_dir / "api-keys.json"
 
     @property
     def blobs_dir(self) -> Path:

@@ -1,16 +1,27 @@
-"""``semfs serve``: the local SMTP listener (aiosmtpd) that turns mail into files.
+"""``semfs serve``: the local HTTP API host and the SMTP listener (aiosmtpd) that turns mail into files.
 
 Recipients map to tenants through ``SEMFS_MAILBOXES``; mail to any other address is refused at RCPT
 with 550, so nothing is ever ingested into a default tenant. Each accepted message goes through the
-same path as SES mail and ``semfs ingest *.eml``. (The HTTP API and web page join this command with
-the API issue.)
+same path as SES mail and ``semfs ingest *.eml``.
+
+The HTTP host turns each request into the API Gateway event the Lambda router receives, with the
+tenant of the caller's API key where AWS puts the JWT claims, and serves the web page.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import json
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, quote, urlsplit
 
+from semfs.domain.errors import NotFound
 from semfs.observability import get_logger
 from semfs.pipeline.mail import ingest_mail, tenant_for
 
@@ -56,3 +67,162 @@ def start_smtp(container: Container, host: str, port: int) -> Any:
     controller = Controller(MailHandler(container), hostname=host, port=port, data_size_limit=60 * 1024 * 1024)
     controller.start()
     return controller
+
+
+# -- the local HTTP host --------------------------------------------------------------------------
+class ApiKeys:
+    """Local API keys → tenants, stored hashed in ``$SEMFS_DATA_DIR/api-keys.json`` (mode 0600)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def _load(self) -> dict[str, str]:
+        if not self._path.exists():
+            return {}
+        data: dict[str, str] = json.loads(self._path.read_text())
+        return data
+
+    def create(self, tenant: str) -> str:
+        key = "semfs_" + secrets.token_urlsafe(32)
+        keys = self._load()
+        keys[hashlib.sha256(key.encode()).hexdigest()] = tenant
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._path.write_text(json.dumps(keys, indent=1))
+        self._path.chmod(0o600)
+        return key
+
+    def tenant_for(self, key: str | None) -> str | None:
+        if not key:
+            return None
+        return self._load().get(hashlib.sha256(key.encode()).hexdigest())
+
+    def tenants(self) -> set[str]:
+        return set(self._load().values())
+
+
+PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
+
+
+def to_event(method: str, target: str, headers: dict[str, str], body: bytes, tenant: str | None) -> dict[str, Any]:
+    """An HTTP request as the API Gateway HTTP API (payload 2.0) event the router expects; the tenant
+    goes where an authorizer puts it, exactly like the JWT claims in AWS."""
+    parsed = urlsplit(target)
+    query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    lowered = {k.lower(): v for k, v in headers.items()}
+    text_like = lowered.get("content-type", "").startswith(("application/json", "text/"))
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": parsed.path,
+        "rawQueryString": parsed.query,
+        "headers": lowered,
+        "queryStringParameters": query or None,
+        "requestContext": {
+            "http": {
+                "method": method,
+                "path": parsed.path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": lowered.get("user-agent", ""),
+            },
+            "authorizer": {"lambda": {"tenant": tenant}} if tenant else {},
+            "requestId": secrets.token_hex(8),
+            "routeKey": "$default",
+            "stage": "$default",
+        },
+        "body": body.decode("utf-8") if text_like else base64.b64encode(body).decode(),
+        "isBase64Encoded": not text_like,
+    }
+
+
+def make_http_handler(
+    container: Container, keys: ApiKeys, static_dir: Path | None = None
+) -> type[BaseHTTPRequestHandler]:
+    from semfs.api.app import app
+
+    lock = threading.Lock()  # the router keeps per-request context: one request at a time
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "semfs"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            log.info("http", status=args[1] if len(args) > 1 else None)
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _handle(self) -> None:
+            path = urlsplit(self.path).path
+            if path.startswith("/download/"):
+                from semfs.adapters.local.blobs import LocalBlobStore
+
+                try:
+                    assert isinstance(container.blobs, LocalBlobStore)
+                    name, data = container.blobs.open_signed(path.removeprefix("/download/"))
+                except NotFound:
+                    self._send(404, b'{"message": "not found"}', {"Content-Type": "application/json"})
+                    return
+                self._send(
+                    200,
+                    data,
+                    {
+                        "Content-Type": "application/octet-stream",
+                        "Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}",
+                    },
+                )
+                return
+            if static_dir is not None and self.command == "GET" and (path == "/" or path.startswith("/static/")):
+                target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
+                if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():
+                    ctype = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(
+                        target.suffix, "application/octet-stream"
+                    )
+                    self._send(200, target.read_bytes(), {"Content-Type": f"{ctype}; charset=utf-8"})
+                    return
+            auth = self.headers.get("Authorization", "")
+            key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else self.headers.get("X-Api-Key")
+            tenant = keys.tenant_for(key)
+            if tenant is None and path not in PUBLIC_PATHS:
+                self._send(401, b'{"message": "missing or invalid API key"}', {"Content-Type": "application/json"})
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            event = to_event(self.command, self.path, dict(self.headers.items()), body, tenant)
+            with lock:
+                app.append_context(container=container)  # type: ignore[no-untyped-call]
+                try:
+                    response = app.resolve(event, _LocalContext())  # type: ignore[arg-type]
+                except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
+                    log.error("request failed", path=path, error=type(e).__name__)
+                    self._send(500, b'{"message": "internal error"}', {"Content-Type": "application/json"})
+                    return
+            payload = response.get("body") or ""
+            data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
+            headers = {k: v for k, v in (response.get("headers") or {}).items() if k.lower() != "content-length"}
+            for k, values in (response.get("multiValueHeaders") or {}).items():
+                headers.setdefault(k, values[-1])
+            self._send(int(response["statusCode"]), data, headers)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle  # noqa: N815 - BaseHTTPRequestHandler's names
+
+    return Handler
+
+
+class _LocalContext:
+    function_name = "semfs-local"
+    memory_limit_in_mb = 0
+    invoked_function_arn = "local"
+    aws_request_id = "local"
+
+
+def start_http(container: Container, keys: ApiKeys, host: str, port: int, static_dir: Path | None = None) -> Any:
+    """Serve the API (and the web page) on ``host:port`` in a background thread; returns the server."""
+    server = ThreadingHTTPServer((host, port), make_http_handler(container, keys, static_dir))
+    threading.Thread(target=server.serve_forever, daemon=True, name="semfs-http").start()
+    return server

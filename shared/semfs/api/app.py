@@ -1,33 +1,91 @@
-"""The API router. The tenant comes from the verified JWT claims, never from the request.
+"""The API router, one for both hosts: API Gateway → ``search_api`` in AWS, ``semfs serve`` locally.
 
-This first cut serves ``/health``, ``POST /search`` and ``GET /files/{id}``; the API issue adds the
-remaining routes, ``/ask``, ``/context`` and the local host.
+The tenant comes from the verified credential only: the JWT claims the API Gateway authorizer put in
+the event (AWS), or the tenant the local host attached after checking the API key. Never from a
+body, query string or header. A file of another tenant is a 404.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import email.parser
+import email.policy
+from datetime import date
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError, UnauthorizedError
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import BadRequestError, NotFoundError, UnauthorizedError
+from pydantic import BaseModel, Field
 
-from semfs.domain.errors import NotFound
-from semfs.domain.models import SearchRequest
-from semfs.lambda_support import get_container
+from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.models import FileRecord, SearchFilters, SearchRequest, SourceType
+from semfs.domain.outcomes import Status
+from semfs.pipeline import manage
+from semfs.pipeline.ask import ask, context
+from semfs.pipeline.enrich import load_document
 from semfs.pipeline.search import search
+from semfs.ports.repository import RecordQuery
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
 
 app = APIGatewayHttpResolver(enable_validation=True)
+app.enable_swagger(path="/docs", title="semfs API", version="0.1.0")
+HIDDEN = {"blob_key", "text_key", "chunks_key", "source_key"}
+
+
+def container() -> Container:
+    local = app.context.get("container")
+    if local is not None:
+        return local  # type: ignore[no-any-return]
+    from semfs.lambda_support import get_container
+
+    return get_container()
 
 
 def current_tenant() -> str:
-    """The caller's tenant from the authorizer's JWT claims; 401 without one."""
-    claims: dict[str, Any] = (
-        app.current_event.raw_event.get("requestContext", {}).get("authorizer", {}).get("jwt", {}).get("claims", {})
-    )
-    tenant = claims.get(get_container().settings.tenant_claim)
+    """The caller's tenant from the authorizer (JWT claims in AWS, the API key locally); 401 without."""
+    authorizer = app.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
+    tenant = claims.get(container().settings.tenant_claim) or (authorizer.get("lambda") or {}).get("tenant")
     if not isinstance(tenant, str) or not tenant:
-        raise UnauthorizedError("no tenant in the token")
+        raise UnauthorizedError("missing or invalid credentials")
     return tenant
+
+
+def _record(file_id: str) -> FileRecord:
+    try:
+        record = container().repo.get(current_tenant(), file_id)
+    except NotFound as e:
+        raise NotFoundError("no such file") from e
+    if record.deleted_at is not None:
+        raise NotFoundError("no such file")
+    return record
+
+
+def _public(record: FileRecord) -> dict[str, Any]:
+    return record.model_dump(mode="json", exclude=HIDDEN)
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    filters: SearchFilters = SearchFilters()
+    file_id: str | None = None
+    thread_id: str | None = None
+    limit: int = Field(default=6, ge=1, le=20)
+
+
+class ContextRequest(BaseModel):
+    subject: str = Field(default="", max_length=1000)
+    body: str = Field(default="", max_length=20_000)
+    contact_id: str | None = None
+    thread_id: str | None = None
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+class TagPatch(BaseModel):
+    add_tags: list[str] = Field(default_factory=list, max_length=50)
+    remove_tags: list[str] = Field(default_factory=list, max_length=50)
 
 
 @app.get("/health")
@@ -37,14 +95,192 @@ def health() -> dict[str, str]:
 
 @app.post("/search")
 def search_route(request: SearchRequest) -> dict[str, Any]:
-    return search(get_container(), current_tenant(), request).model_dump(mode="json")
+    return search(container(), current_tenant(), request).model_dump(mode="json")
+
+
+@app.post("/ask")
+def ask_route(request: AskRequest) -> dict[str, Any]:
+    tenant = current_tenant()
+    filters = request.filters
+    if request.file_id:
+        filters = filters.model_copy(update={"file_ids": [_record(request.file_id).file_id]})
+    if request.thread_id:
+        filters = filters.model_copy(update={"thread_id": request.thread_id})
+    return ask(container(), tenant, request.question, filters, request.limit)
+
+
+@app.post("/context")
+def context_route(request: ContextRequest) -> dict[str, Any]:
+    filters = SearchFilters(contact_id=request.contact_id, thread_id=request.thread_id)
+    items = context(container(), current_tenant(), request.subject, request.body, filters, request.limit)
+    return {"items": items}
+
+
+@app.get("/files")
+def list_files(
+    limit: int = 50,
+    cursor: str | None = None,
+    tag: str | None = None,
+    source_type: str | None = None,
+    thread_id: str | None = None,
+    status: str | None = None,
+    since: date | None = None,
+) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    if not 1 <= limit <= 200:
+        raise BadRequestError("limit must be between 1 and 200")
+    try:
+        statuses = [Status(status)] if status else []
+    except ValueError as e:
+        raise BadRequestError(f"unknown status {status}") from e
+    query = RecordQuery(
+        tenant_id=current_tenant(),
+        statuses=statuses,
+        tag=tag,
+        source_type=source_type,
+        thread_id=thread_id,
+        created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+        limit=limit,
+        after=cursor,
+    )
+    records = container().repo.query(query)
+    return {
+        "files": [_public(r) for r in records],
+        "next_cursor": records[-1].file_id if len(records) == limit else None,
+    }
 
 
 @app.get("/files/<file_id>")
 def get_file(file_id: str) -> dict[str, Any]:
-    tenant = current_tenant()
+    return _public(_record(file_id))
+
+
+@app.get("/files/<file_id>/versions")
+def versions(file_id: str) -> dict[str, Any]:
+    record = _record(file_id)
+    lineage = container().repo.lineage(record.tenant_id, record.lineage_id)
+    return {"versions": [_public(v) for v in lineage if v.deleted_at is None]}
+
+
+@app.get("/files/<file_id>/text")
+def text(file_id: str) -> dict[str, Any]:
+    record = _record(file_id)
     try:
-        record = get_container().repo.get(tenant, file_id)
-    except NotFound as e:  # another tenant's file is a 404 too
-        raise NotFoundError("no such file") from e
-    return record.model_dump(mode="json", exclude={"blob_key", "text_key", "chunks_key", "source_key"})
+        doc = load_document(container(), record)
+    except NotFound as e:
+        raise NotFoundError("this file has no extracted text") from e
+    return {"file_id": file_id, "blocks": [b.model_dump(mode="json", exclude_none=True) for b in doc.blocks]}
+
+
+@app.get("/files/<file_id>/download")
+def download(file_id: str) -> dict[str, Any]:
+    record = _record(file_id)
+    if not record.blob_key:
+        raise NotFoundError("the original was not stored")
+    url = container().blobs.download_url(record.blob_key, record.filename, 300)
+    return {"url": url, "expires_in": 300}
+
+
+@app.patch("/files/<file_id>")
+def patch_file(file_id: str, patch: TagPatch) -> dict[str, Any]:
+    record = _record(file_id)
+    try:
+        updated = manage.set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags)
+    except InvalidRequest as e:
+        raise BadRequestError(e.reason) from e
+    return _public(updated)
+
+
+@app.delete("/files/<file_id>")
+def delete(file_id: str, all_versions: bool = False) -> dict[str, Any]:
+    record = _record(file_id)
+    removed = manage.delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
+    return {"deleted": [r.file_id for r in removed]}
+
+
+@app.post("/files/<file_id>/retry")
+def retry(file_id: str) -> dict[str, Any]:
+    from semfs.pipeline.ingest import process
+
+    record = _record(file_id)
+    if record.status is not Status.FAILED:
+        raise BadRequestError("only failed files can be retried")
+    c = container()
+    c.repo.save(record.evolve(status=Status.RECEIVED, outcome=None, error=None))
+    return _public(process(c, c.repo.get(record.tenant_id, file_id)))
+
+
+@app.post("/files")
+def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
+    """Locally: a multipart/form-data upload (``file`` plus optional ``previous_version_id``,
+    ``thread_id``, ``contact_ids``, ``source_type``, ``tags``), ingested at once. In AWS: a presigned
+    POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
+    tenant = current_tenant()
+    c = container()
+    event = app.current_event
+    if c.settings.backend == "aws":
+        filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
+        return c.blobs.presign_upload(tenant, filename, c.settings.max_file_bytes, 900)  # type: ignore[attr-defined]
+    raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
+    ctype = event.headers.get("content-type", "")
+    if not ctype.startswith("multipart/form-data"):
+        raise BadRequestError("send the file as multipart/form-data")
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {ctype}\r\n\r\n".encode() + raw
+    )
+    fields: dict[str, str] = {}
+    file_part = None
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if name == "file" and part.get_filename():
+            file_part = part
+        elif isinstance(name, str):
+            fields[name] = str(part.get_content()).strip()
+    if file_part is None:
+        raise BadRequestError("no file field in the upload")
+    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.register import Provenance
+
+    source: SourceType = "agent_generated" if fields.get("source_type") == "agent_generated" else "upload"
+    prov = Provenance(
+        source_type=source,
+        previous_version_id=fields.get("previous_version_id") or None,
+        thread_id=fields.get("thread_id") or None,
+        contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
+        tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
+        extra={k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
+    )
+    payload = file_part.get_payload(decode=True)
+    try:
+        reg = ingest_bytes(
+            c, tenant, payload if isinstance(payload, bytes) else b"", str(file_part.get_filename()), prov
+        )
+    except NotFound as e:  # previous_version_id of another tenant or unknown
+        raise NotFoundError("no such previous version") from e
+    return Response(
+        status_code=201,
+        content_type=content_types.APPLICATION_JSON,
+        body=_json(_public(reg.record) | {"created": reg.created}),
+    )
+
+
+@app.get("/tags")
+def tags() -> dict[str, Any]:
+    counts: dict[str, dict[str, int]] = {}
+    for record in manage.iter_records(container(), current_tenant(), (Status.INDEXED,)):
+        for kind, values in (("manual", record.tags), ("auto", record.auto_tags)):
+            for tag in values:
+                counts.setdefault(tag, {"manual": 0, "auto": 0})[kind] += 1
+    return {"tags": [{"tag": t, **n} for t, n in sorted(counts.items(), key=lambda kv: -sum(kv[1].values()))]}
+
+
+@app.get("/openapi.json")
+def openapi() -> Any:  # the schema as generated, not re-validated
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=app.get_openapi_json_schema())
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, default=str)

@@ -24,6 +24,11 @@ class BlobStore(Protocol):
         """Remove ``key``; removing a missing key is not an error (idempotent)."""
         ...
 
+    def download_url(self, key: str, filename: str, expires_s: int) -> str:
+        """A short-lived URL that downloads ``key`` as ``filename`` without other credentials
+        (a presigned GET in S3, a signed link served by ``semfs serve`` locally)."""
+        ...
+
     def list(self, prefix: str) -> Iterator[str]:
         """Every key starting with ``prefix``, in lexical order."""
         ...

@@ -152,3 +152,22 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+def chat_json(settings: Settings, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """One structured-output chat call (no tools). Raises ``EnrichmentFailed`` when unusable."""
+    import openai
+
+    try:
+        response = _client(settings).chat.completions.create(
+            model=settings.llm_model,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            response_format={"type": "json_schema", "json_schema": schema},
+            temperature=0,
+        )
+        raw = json.loads(response.choices[0].message.content or "")
+    except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
+        raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
+    if not isinstance(raw, dict):
+        raise EnrichmentFailed("the model's answer is not an object")
+    return raw

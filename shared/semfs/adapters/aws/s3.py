@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 from semfs.config import Settings
 from semfs.domain.errors import InvalidRequest, NotFound, PermanentError
@@ -69,6 +71,28 @@ class S3BlobStore:
 
     def delete(self, key: str) -> None:
         self._s3.delete_object(Bucket=self._bucket, Key=self._check(key))
+
+    def download_url(self, key: str, filename: str, expires_s: int) -> str:
+        disposition = f"attachment; filename*=UTF-8''{quote(filename)}"
+        url: str = self._s3.generate_presigned_url(
+            "get_object",
+            ExpiresIn=expires_s,
+            Params={"Bucket": self._bucket, "Key": self._check(key), "ResponseContentDisposition": disposition},
+        )
+        return url
+
+    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any]:
+        """A presigned POST for a server-generated key under ``uploads/{tenant}/`` (the S3 event then
+        ingests it); the size range and expiry are enforced by S3."""
+        safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in filename)[:200] or "upload.bin"
+        key = f"uploads/{tenant_id}/{uuid.uuid4().hex}/{safe}"
+        post: dict[str, Any] = self._s3.generate_presigned_post(
+            Bucket=self._bucket,
+            Key=key,
+            ExpiresIn=min(expires_s, 900),
+            Conditions=[["content-length-range", 1, max_bytes]],
+        )
+        return {"key": key, "url": post["url"], "fields": post["fields"], "expires_in": min(expires_s, 900)}
 
     def list(self, prefix: str) -> Iterator[str]:
         paginator = self._s3.get_paginator("list_objects_v2")

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import os
+import secrets
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +19,38 @@ from semfs.domain.errors import InvalidRequest, NotFound
 class LocalBlobStore:
     """Files under ``root``; a put writes a temp file and renames it over the key (atomic)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, base_url: str = "http://127.0.0.1:8080") -> None:
         self._root = root
+        self._base_url = base_url
+
+    def _secret(self) -> bytes:
+        path = self._root.parent / "signing.key"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(secrets.token_bytes(32))
+            path.chmod(0o600)
+        return path.read_bytes()
+
+    def download_url(self, key: str, filename: str, expires_s: int) -> str:
+        claims = {"k": self._check(key), "f": filename, "e": int(time.time()) + expires_s}
+        body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+        mac = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
+        return f"{self._base_url}/download/{body}.{mac}"
+
+    def open_signed(self, token: str) -> tuple[str, bytes]:
+        """(filename, bytes) for a link made by ``download_url``; ``NotFound`` if forged or expired."""
+        body, _, mac = token.rpartition(".")
+        good = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
+        if not body or not hmac.compare_digest(mac, good):
+            raise NotFound("invalid download link")
+        claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        if claims["e"] < time.time():
+            raise NotFound("expired download link")
+        return str(claims["f"]), self.get(str(claims["k"]))
+
+    def _check(self, key: str) -> str:
+        self._path(key)
+        return key
 
     def _path(self, key: str) -> Path:
         parts = key.split("/")
