@@ -275,6 +275,17 @@ def tags() -> dict[str, Any]:
     return {"tags": [{"tag": t, **n} for t, n in sorted(counts.items(), key=lambda kv: -sum(kv[1].values()))]}
 
 
+@app.get("/status")
+def status() -> dict[str, Any]:
+    counts = container().repo.counts(current_tenant())
+    return {
+        "counts": [
+            {"status": s, "outcome": o, "count": n}
+            for (s, o), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+        ]
+    }
+
+
 @app.get("/openapi.json")
 def openapi() -> Any:  # the schema as generated, not re-validated
     return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=app.get_openapi_json_schema())

@@ -40,8 +40,10 @@ def _title(item: EnrichInput) -> str:
 
 def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
     pool: list[str] = []
+    has_body = any(b.kind in ("paragraph", "table") for b in item.document.blocks)
     for block in item.document.blocks:
-        if block.kind in ("heading", "code"):
+        # speaker notes and headers/footers describe a document, not what it says, unless that is all it has
+        if block.kind in ("heading", "code") or (block.kind == "notes" and has_body):
             continue
         for s in sentences(block.text):
             n = len(words(s))

@@ -1,0 +1,123 @@
+"""The web page in headless Chromium: upload a file, find it, open it, edit a tag, ask a question."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs.bootstrap import build_container
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.server import ApiKeys, start_http
+from tests.conftest import make_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
+WEB = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "web"
+DOC = (
+    b"# Travel expenses\n\nTrain travel is preferred over flights for trips under 600 km.\n\n"
+    b"Submit receipts within 30 days of the trip through the expenses portal."
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def site(tmp_path: Path, shared_extractor: object) -> Iterator[tuple[str, str]]:
+    port = _free_port()
+    settings = make_settings(tmp_path, http_port=port)
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    ingest_bytes(c, "default", b"# <img src=x onerror=alert(1)> & <b>markup</b>\n\nA hostile title.", "hostile.md")
+    keys = ApiKeys(settings.api_keys_file)
+    key = keys.create("default")
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    yield f"http://127.0.0.1:{port}", key
+    server.shutdown()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_bin = shutil.which("chromedriver")
+    assert chrome and driver_bin, ".ci/run installs Debian's chromium and chromium-driver"
+    options = webdriver.ChromeOptions()
+    options.binary_location = chrome
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_bin), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, key = site
+    wait = WebDriverWait(browser, 30)
+    browser.get(base + "/")
+    browser.find_element(By.ID, "api-key").send_keys(key)
+    browser.find_element(By.CSS_SELECTOR, "#key-form button").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "key-state"), "key set"))
+
+    # upload
+    path = tmp_path / "travel-policy.md"
+    path.write_bytes(DOC)
+    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=upload]").click()
+    browser.find_element(By.ID, "upload-file").send_keys(str(path))
+    browser.find_element(By.CSS_SELECTOR, "#upload-form button").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "upload-state"), "travel-policy.md: OK"))
+
+    # find it
+    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=search]").click()
+    browser.find_element(By.ID, "q").send_keys("train or plane for short trips")
+    browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    first = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title")))
+    assert first.text == "Travel expenses"
+    assert browser.find_elements(By.CSS_SELECTOR, "#results mark")  # highlighted snippet
+
+    # open it and edit a tag
+    first.click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "file-title"), "Travel expenses"))
+    browser.find_element(By.ID, "new-tag").send_keys("policy")
+    browser.find_element(By.CSS_SELECTOR, "#tag-form button").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "file-tags"), "policy"))
+
+    # ask, and follow the citation back to the file
+    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=ask]").click()
+    browser.find_element(By.ID, "question").send_keys("Within how many days must receipts be submitted?")
+    browser.find_element(By.CSS_SELECTOR, "#ask-form button").click()
+    citation = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#citations a.citation")))
+    assert "30 days" in citation.text
+    citation.click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "file-title"), "Travel expenses"))
+
+
+def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, key = site
+    browser.get(base + "/")
+    browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
+    browser.get(base + "/")
+    browser.find_element(By.ID, "q").send_keys("hostile title")
+    browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    title = WebDriverWait(browser, 30).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, "#results .result-title"))
+    )
+    assert title.text == "<img src=x onerror=alert(1)> & <b>markup</b>"
+    assert browser.find_elements(By.CSS_SELECTOR, "#results img, #results b") == []
