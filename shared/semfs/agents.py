@@ -54,3 +54,32 @@ def ingest_agent_file(
     finally:
         if own:
             container.close()
+
+
+def context_for(
+    subject: str,
+    body: str = "",
+    *,
+    tenant: str = "default",
+    contact_id: str | None = None,
+    thread_id: str | None = None,
+    limit: int = 5,
+    container: Container | None = None,
+) -> list[dict[str, object]]:
+    """The briefing ``POST /context`` returns, for agents running in the same process: the files
+    relevant to a message (filename, title, summary, why it matched). Empty for near-empty text."""
+    from semfs.domain.models import SearchFilters
+    from semfs.pipeline.ask import context
+
+    own = container is None
+    if container is None:
+        from semfs.bootstrap import build_container
+        from semfs.config import Settings
+
+        container = build_container(Settings())
+    try:
+        filters = SearchFilters(contact_id=contact_id, thread_id=thread_id)
+        return context(container, tenant, subject, body, filters, limit)
+    finally:
+        if own:
+            container.close()

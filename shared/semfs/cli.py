@@ -509,7 +509,7 @@ def serve(
     """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
-    from semfs.server import ApiKeys, start_http, start_smtp
+    from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
 
     c = _container()
     settings = c.settings
@@ -521,7 +521,9 @@ def serve(
     static = Path(__file__).parent / "web"
     server = start_http(c, keys, settings.http_host, http_port, static if static.is_dir() else None)
     controller = start_smtp(c, settings.smtp_host, smtp_port or settings.smtp_port)
+    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant)
     out.print(f"API and web page: http://{settings.http_host}:{http_port}/  (OpenAPI: /docs)")
+    out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
     out.print(
         f"SMTP: {settings.smtp_host}:{smtp_port or settings.smtp_port} for "
         + (
@@ -535,6 +537,7 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        inbox.set()
         server.shutdown()
         controller.stop()
         c.close()

@@ -115,6 +115,10 @@ class Settings(BaseSettings):
         return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
 
     @property
+    def inbox_dir(self) -> Path:
+        return self.data_dir / "inbox"
+
+    @property
     def api_keys_file(self) -> Path:
         return self.data_dir / "api-keys.json"
 

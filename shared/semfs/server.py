@@ -16,6 +16,7 @@ import hashlib
 import json
 import secrets
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -226,3 +227,47 @@ def start_http(container: Container, keys: ApiKeys, host: str, port: int, static
     server = ThreadingHTTPServer((host, port), make_http_handler(container, keys, static_dir))
     threading.Thread(target=server.serve_forever, daemon=True, name="semfs-http").start()
     return server
+
+
+# -- the drop folder --------------------------------------------------------------------------------
+def watch_inbox(
+    container: Container, folder: Path, tenant: str, stop: threading.Event, interval_s: float = 2.0
+) -> None:
+    """Ingest every file that appears in ``folder`` (for ``tenant``), then move it to ``folder/processed/``.
+
+    A file is taken once its size has stopped changing between two looks, so a copy in progress is
+    not read half-written. Runs until ``stop`` is set.
+    """
+    from semfs.pipeline.ingest import ingest_bytes
+
+    done = folder / "processed"
+    done.mkdir(parents=True, exist_ok=True)
+    sizes: dict[Path, int] = {}
+    while not stop.is_set():
+        for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
+            size = path.stat().st_size
+            if sizes.get(path) != size:
+                sizes[path] = size  # seen for the first time, or still growing: look again next round
+                continue
+            try:
+                reg = ingest_bytes(container, tenant, path.read_bytes(), path.name)
+                log.info("inbox file ingested", file_id=reg.record.file_id, outcome=str(reg.record.outcome))
+            except Exception as e:  # keep watching; the file stays for the next round
+                log.error("inbox file not ingested", error=type(e).__name__)
+                continue
+            target = done / path.name
+            if target.exists():
+                target = done / f"{path.stem}-{int(time.time())}{path.suffix}"
+            path.replace(target)
+            sizes.pop(path, None)
+        stop.wait(interval_s)
+
+
+def start_inbox(container: Container, folder: Path, tenant: str, interval_s: float = 2.0) -> threading.Event:
+    """Watch ``folder`` in a background thread; set the returned event to stop."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stop = threading.Event()
+    threading.Thread(
+        target=watch_inbox, args=(container, folder, tenant, stop, interval_s), daemon=True, name="semfs-inbox"
+    ).start()
+    return stop

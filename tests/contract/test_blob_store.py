@@ -38,3 +38,23 @@ def test_binary_round_trip(blob_store: BlobStore) -> None:
     data = bytes(range(256)) * 100
     blob_store.put("k/bin", data)
     assert blob_store.get("k/bin") == data
+
+
+def test_download_urls_are_short_lived_links(blob_store: BlobStore) -> None:
+    blob_store.put("content/acme/ab/abc", b"bytes")
+    url = blob_store.download_url("content/acme/ab/abc", "report (final).pdf", 300)
+    assert url.startswith(("http://", "https://"))
+    assert "abc" in url or "/download/" in url
+
+
+def test_s3_presigned_post_is_scoped_to_the_tenant_and_size(aws_settings: object) -> None:
+    from semfs.adapters.aws.s3 import S3BlobStore
+
+    post = S3BlobStore(aws_settings).presign_upload("acme", "../../evil name.pdf", 50 * 1024 * 1024, 3600)  # type: ignore[arg-type]
+    assert post["key"].startswith("uploads/acme/") and post["key"].endswith("evil name.pdf") and ".." not in post["key"]
+    assert post["expires_in"] == 900
+    import base64
+    import json
+
+    policy = json.loads(base64.b64decode(post["fields"]["policy"]))
+    assert ["content-length-range", 1, 50 * 1024 * 1024] in policy["conditions"]

@@ -143,3 +143,30 @@ def test_embedder_orders_by_index_and_reports_failures(server: str) -> None:
     FakeOpenAI.script = [(400, {"error": {"message": "bad"}}, {})]
     with pytest.raises(EmbeddingUnavailable):
         emb.embed_query("x")
+
+
+def test_ask_with_an_llm_returns_only_verified_citations(server: str, tmp_path: Any, shared_extractor: Any) -> None:
+    from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
+    from semfs.bootstrap import build_container
+    from semfs.pipeline.ask import ask
+    from semfs.pipeline.ingest import ingest_bytes
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path, llm_base_url=server, llm_model="m")
+    c = build_container(settings, enricher=ExtractiveEnricher(), extractor=shared_extractor)
+    rec = ingest_bytes(c, "acme", b"# Leave\n\nEveryone gets 28 days of paid holiday a year.", "leave.md").record
+    chunk = f"{rec.file_id}:0"
+    good = {
+        "answer": "28 days a year.",
+        "citations": [{"chunk_id": chunk, "quote": "Everyone gets 28 days of paid holiday"}],
+    }
+    invented_quote = {"answer": "40 days.", "citations": [{"chunk_id": chunk, "quote": "Everyone gets 40 days"}]}
+    outside = {"answer": "28 days.", "citations": [{"chunk_id": "f_other:0", "quote": "Everyone gets 28 days"}]}
+    FakeOpenAI.script = [(200, chat(json.dumps(a)), {}) for a in (good, invented_quote, outside)]
+    answered = ask(c, "acme", "How many days of paid holiday do we get?")
+    assert answered["status"] == "answered" and answered["method"] == "llm"
+    assert answered["citations"][0]["chunk_id"] == chunk and answered["citations"][0]["version"] == 1
+    assert "<passage" in FakeOpenAI.requests[-1]["body"]["messages"][1]["content"]
+    for _ in range(2):
+        refused = ask(c, "acme", "How many days of paid holiday do we get?")
+        assert refused["status"] == "no_answer" and "citation" in refused["reason"]

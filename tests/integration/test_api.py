@@ -225,3 +225,23 @@ def test_the_lambda_handler_serves_the_same_router(api: Api, monkeypatch: pytest
     del event["requestContext"]["authorizer"]
     assert handler.lambda_handler(event, FakeContext())["statusCode"] == 401
     assert get_container is not None
+
+
+def test_the_drop_folder_ingests_what_appears(api: Api, tmp_path: Path) -> None:
+    import time
+
+    from semfs.server import start_inbox
+
+    inbox = tmp_path / "inbox"
+    stop = start_inbox(api.container, inbox, "acme", interval_s=0.05)
+    try:
+        (inbox / "dropped.md").write_bytes(b"# Dropped\n\nParking permits are renewed every January.")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (inbox / "processed" / "dropped.md").exists():
+            time.sleep(0.05)
+    finally:
+        stop.set()
+    assert (inbox / "processed" / "dropped.md").exists() and not (inbox / "dropped.md").exists()
+    status, found = api.call("POST", "/search", {"query": "parking permits", "mode": "keyword"})
+    assert status == 200
+    assert [r["filename"] for r in found["results"]] == ["dropped.md"]

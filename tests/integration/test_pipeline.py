@@ -343,3 +343,12 @@ def test_agent_generated_files_carry_their_provenance(container: Container) -> N
     assert record.provenance["derived_from"] == [source.file_id]  # type: ignore[attr-defined]
     hits = search(container, T, SearchRequest(query="payable", filters=SearchFilters(source_type="agent_generated")))
     assert [h.file_id for h in hits.results] == [record.file_id]  # type: ignore[attr-defined]
+
+
+def test_in_process_context_for_agents(container: Container) -> None:
+    from semfs.agents import context_for
+
+    rec = ingest_bytes(container, T, TERMS, "terms.md").record
+    brief = context_for("Invoice question", "When is payment due for the invoices?", tenant=T, container=container)
+    assert brief[0]["file_id"] == rec.file_id and brief[0]["why"]
+    assert context_for("hi", tenant=T, container=container) == []

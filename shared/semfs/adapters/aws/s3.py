@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
@@ -84,7 +85,8 @@ class S3BlobStore:
     def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any]:
         """A presigned POST for a server-generated key under ``uploads/{tenant}/`` (the S3 event then
         ingests it); the size range and expiry are enforced by S3."""
-        safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in filename)[:200] or "upload.bin"
+        base = PurePosixPath(filename.replace("\\", "/")).name  # a name, never a path
+        safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in base).strip(". ")[:200] or "upload.bin"
         key = f"uploads/{tenant_id}/{uuid.uuid4().hex}/{safe}"
         post: dict[str, Any] = self._s3.generate_presigned_post(
             Bucket=self._bucket,
