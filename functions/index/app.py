@@ -4,11 +4,10 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import logger, run_stage, tracer
+from semfs.lambda_support import logger, run_stage
 from semfs.pipeline import index
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return run_stage(index.run, event)

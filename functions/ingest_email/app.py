@@ -5,12 +5,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.data_classes import SESEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import get_container, logger, tracer
+from semfs.lambda_support import get_container, logger
 from semfs.pipeline.sources import ingest_ses_message
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     ses = SESEvent(event)
     files = []

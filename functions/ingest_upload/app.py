@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import get_container, logger, tracer
+from semfs.lambda_support import get_container, logger
 from semfs.pipeline.sources import ingest_s3_object
 
 processor = BatchProcessor(event_type=EventType.SQS)
@@ -26,6 +26,5 @@ def handle_record(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return process_partial_response(event=event, record_handler=handle_record, processor=processor, context=context)

@@ -4,12 +4,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from semfs.lambda_support import get_container, logger, metrics, tracer
+from semfs.lambda_support import get_container, logger, metrics
 from semfs.pipeline.manage import reembed_stale
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     progress = reembed_stale(get_container(), limit=int(event.get("limit", 500)))

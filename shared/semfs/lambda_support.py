@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 
 from semfs.domain.errors import PermanentError, RetryableError, SemfsError
 from semfs.pipeline.state import PipelineState
@@ -14,8 +14,9 @@ from semfs.pipeline.state import PipelineState
 if TYPE_CHECKING:
     from semfs.bootstrap import Container
 
+# No Powertools Tracer: importing the X-Ray SDK costs ~190 ms of every cold start, and the
+# functions' active tracing (template.yaml) already traces each invocation and its AWS calls' timing.
 logger = Logger(service="semfs")
-tracer = Tracer(service="semfs")
 metrics = Metrics(namespace="semfs", service="semfs")
 
 

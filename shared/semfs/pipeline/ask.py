@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, Location, SearchFilters
 from semfs.domain.text import query_terms, sentences, words
@@ -61,6 +59,8 @@ def _extractive(c: Container, question: str, chunks: list[IndexDoc]) -> tuple[st
     def overlap(s: str) -> float:
         have = {w.lower() for w in words(s)}
         return len([t for t in terms if any(h.startswith(t[:5]) for h in have)]) / max(1, len(terms))
+
+    import numpy as np  # imported on use: API-only cold starts never load it
 
     try:
         vectors = np.asarray(c.embedder.embed_documents([question] + [s for _, s in candidates]), dtype=np.float32)

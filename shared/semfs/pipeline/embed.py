@@ -7,9 +7,6 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from semfs.config import Settings
 from semfs.domain.chunking import chunk_document
 from semfs.domain.models import Chunk, ExtractedDocument, FileRecord, utcnow
@@ -19,6 +16,9 @@ from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from semfs.bootstrap import Container
     from semfs.ports import Embedder
 
@@ -55,6 +55,8 @@ def card_text(record: FileRecord) -> str:
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
+    import numpy as np  # imported on use: API-only cold starts never load it
+
     rows: list[list[float]] = []
     for i in range(0, len(texts), batch):
         rows.extend(embedder.embed_documents(list(texts[i : i + batch])))
@@ -62,12 +64,16 @@ def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDA
 
 
 def vectors_to_bytes(vectors: npt.NDArray[np.float32]) -> bytes:
+    import numpy as np
+
     buf = io.BytesIO()
     np.save(buf, vectors, allow_pickle=False)
     return buf.getvalue()
 
 
 def vectors_from_bytes(data: bytes) -> npt.NDArray[np.float32]:
+    import numpy as np
+
     return np.load(io.BytesIO(data), allow_pickle=False).astype(np.float32)  # type: ignore[no-any-return]
 
 

@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from semfs.domain.ids import card_id, chunk_id
 from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location
 from semfs.domain.outcomes import Status
@@ -17,6 +14,9 @@ from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from semfs.bootstrap import Container
 
 
