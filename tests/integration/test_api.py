@@ -245,3 +245,35 @@ def test_the_drop_folder_ingests_what_appears(api: Api, tmp_path: Path) -> None:
     status, found = api.call("POST", "/search", {"query": "parking permits", "mode": "keyword"})
     assert status == 200
     assert [r["filename"] for r in found["results"]] == ["dropped.md"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "expected"),
+    [
+        ("GET", "/files", None, 200),
+        ("GET", "/files/{terms}", None, 200),
+        ("GET", "/files/{terms}/versions", None, 200),
+        ("GET", "/files/{terms}/text", None, 200),
+        ("GET", "/files/{terms}/download", None, 200),
+        ("PATCH", "/files/{terms}", {"add_tags": ["lambda"]}, 200),
+        ("POST", "/search", {"query": "holiday"}, 200),
+        ("POST", "/ask", {"question": "How many days of paid holiday?"}, 200),
+        ("POST", "/context", {"subject": "holiday", "body": "days off"}, 200),
+        ("GET", "/tags", None, 200),
+        ("GET", "/status", None, 200),
+        ("GET", "/files/{globex}", None, 404),
+        ("DELETE", "/files/{terms}", None, 200),
+    ],
+)
+def test_every_route_through_the_lambda_handler(
+    api: Api, monkeypatch: pytest.MonkeyPatch, method: str, path: str, body: Any, expected: int
+) -> None:
+    from tests.integration.aws_harness import ROOT, FakeContext, load_handler
+
+    monkeypatch.setattr("semfs.lambda_support.get_container", lambda: api.container)
+    handler = load_handler("search_api")
+    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())  # the real-shaped payload
+    concrete = path.format(**api.files)
+    event.update(rawPath=concrete, routeKey=f"{method} {path}", body=json.dumps(body) if body else None)
+    event["requestContext"]["http"].update(method=method, path=concrete)
+    assert handler.lambda_handler(event, FakeContext())["statusCode"] == expected

@@ -103,6 +103,8 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     assert "30 days" in citation.text
     citation.click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "file-title"), "Travel expenses"))
+    cited = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#file-text p.cited")))
+    assert "30 days" in cited.text
 
 
 def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) -> None:

@@ -70,7 +70,7 @@ $("search-form").addEventListener("submit", async (e) => {
   } catch (err) { $("search-state").textContent = String(err); }
 });
 
-async function openFile(id) {
+async function openFile(id, cite) {
   const f = await api("GET", "/files/" + encodeURIComponent(id));
   currentFile = f; show("file");
   $("file-title").textContent = f.title || f.filename;
@@ -94,6 +94,13 @@ async function openFile(id) {
   $("file-text").replaceChildren(...text.blocks.slice(0, 200).map((b) => {
     const p = el("p", b.text); p.dataset.location = locationLabel(b.location); p.title = p.dataset.location; return p;
   }));
+  if (cite) {  // a citation: show the cited place (the block holding the quote, else the cited page)
+    const flat = (t) => t.replace(/\s+/g, " ").trim();
+    const blocks = [...$("file-text").children];
+    const target = blocks.find((p) => flat(p.textContent).includes(flat(cite.quote)))
+      || blocks.find((p) => cite.location && cite.location.page && p.dataset.location.startsWith("page " + cite.location.page));
+    if (target) { target.classList.add("cited"); target.scrollIntoView({ block: "center" }); }
+  }
 }
 function renderTags(f) {
   $("file-tags").replaceChildren(...(f.tags || []).map((t) => {
@@ -120,7 +127,7 @@ $("ask-form").addEventListener("submit", async (e) => {
   $("answer").textContent = data.answer;
   for (const c of data.citations) {
     const li = el("li"); const a = el("a", "“" + c.quote + "”", "citation"); a.href = "#";
-    a.addEventListener("click", (ev) => { ev.preventDefault(); openFile(c.file_id); });
+    a.addEventListener("click", (ev) => { ev.preventDefault(); openFile(c.file_id, c); });
     li.append(a, el("span", " — " + locationLabel(c.location), "muted")); $("citations").append(li);
   }
 });
