@@ -105,9 +105,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     )
 
     def terminal(outcome: Outcome, reason: str, **changes: Any) -> Registered:
-        record = base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes)
-        created = c.repo.create(record)
-        return Registered(record if created else c.repo.get(tenant_id, file_id), created=created)
+        return _create(c, base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes))
 
     if name is None:
         return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
@@ -179,5 +177,10 @@ def register_rejected(
         error=reason,
         provenance=dict(prov.extra),
     )
+    return _create(c, record)
+
+
+def _create(c: Container, record: FileRecord) -> Registered:
+    """Conditionally create ``record``; if its identity exists already, that record wins (idempotent)."""
     created = c.repo.create(record)
-    return Registered(record if created else c.repo.get(tenant_id, file_id), created=created)
+    return Registered(record if created else c.repo.get(record.tenant_id, record.file_id), created=created)
