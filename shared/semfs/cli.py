@@ -543,6 +543,57 @@ def serve(
         c.close()
 
 
+tags_app = typer.Typer(help="The tag vocabulary: counts, merge suggestions, merges.", invoke_without_command=True)
+app.add_typer(tags_app, name="tags")
+
+
+@tags_app.callback()
+def tags_list(
+    ctx: typer.Context,
+    tenant: Tenant = "default",
+    suggest: Annotated[bool, typer.Option("--suggest", help="Show tags that probably mean the same.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Every tag with its manual and auto counts (or, with --suggest, merge candidates with evidence)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from semfs.pipeline.tags import suggest_merges, vocabulary
+
+    c = _container()
+    try:
+        rows: list[dict[str, Any]] = (
+            suggest_merges(c, tenant)
+            if suggest
+            else [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(c, tenant)]
+        )
+    finally:
+        c.close()
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        if suggest:
+            out.print(f"{row['merge']} → {row['into']}  ({'; '.join(row['reasons'])})")
+        else:
+            out.print(f"{row['tag']}  manual {row['manual']}  auto {row['auto']}")
+
+
+@tags_app.command("merge")
+def tags_merge(source: str, target: str, tenant: Tenant = "default") -> None:
+    """Merge tag SOURCE into TARGET on every file; SOURCE keeps working as a search filter."""
+    from semfs.pipeline.tags import merge
+
+    c = _container()
+    try:
+        changed = merge(c, tenant, source, target)
+    except SemfsError as e:
+        err.print(f"[red]{e.reason}[/red]")
+        raise typer.Exit(2) from None
+    finally:
+        c.close()
+    out.print(f"merged '{source}' into '{target}' on {changed} file(s)")
+
+
 keys_app = typer.Typer(help="Local API keys (each maps to one tenant).")
 app.add_typer(keys_app, name="keys")
 

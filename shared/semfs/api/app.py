@@ -267,12 +267,34 @@ def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
 
 @app.get("/tags")
 def tags() -> dict[str, Any]:
-    counts: dict[str, dict[str, int]] = {}
-    for record in manage.iter_records(container(), current_tenant(), (Status.INDEXED,)):
-        for kind, values in (("manual", record.tags), ("auto", record.auto_tags)):
-            for tag in values:
-                counts.setdefault(tag, {"manual": 0, "auto": 0})[kind] += 1
-    return {"tags": [{"tag": t, **n} for t, n in sorted(counts.items(), key=lambda kv: -sum(kv[1].values()))]}
+    from semfs.pipeline.tags import vocabulary
+
+    return {
+        "tags": [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(container(), current_tenant())]
+    }
+
+
+@app.get("/tags/suggestions")
+def tag_suggestions() -> dict[str, Any]:
+    from semfs.pipeline.tags import suggest_merges
+
+    return {"suggestions": suggest_merges(container(), current_tenant())}
+
+
+class TagMerge(BaseModel):
+    merge: str = Field(min_length=1, max_length=100)
+    into: str = Field(min_length=1, max_length=100)
+
+
+@app.post("/tags/merge")
+def tag_merge(request: TagMerge) -> dict[str, Any]:
+    from semfs.pipeline.tags import merge
+
+    try:
+        changed = merge(container(), current_tenant(), request.merge, request.into)
+    except InvalidRequest as e:
+        raise BadRequestError(e.reason) from e
+    return {"merged": request.merge, "into": request.into, "files": changed}
 
 
 @app.get("/status")

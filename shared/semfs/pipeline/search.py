@@ -41,6 +41,10 @@ def retrieve(
     c: Container, tenant_id: str, query: str, mode: SearchMode, filters: SearchFilters, limit: int
 ) -> Retrieved:
     """Ranked files (id, score, best chunk hits) for ``query`` — no records are read here."""
+    if filters.tags:  # a merged-away tag name still finds the files now carrying its target
+        from semfs.pipeline.tags import resolve
+
+        filters = filters.model_copy(update={"tags": resolve(c, tenant_id, list(filters.tags))})
     k = overfetch(limit)
     legs: list[list[IndexHit]] = []
     degraded = False

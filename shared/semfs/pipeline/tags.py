@@ -1,0 +1,159 @@
+"""The tag vocabulary of a tenant: counts, merge suggestions with evidence, merges with aliases.
+
+Suggestions come from three signals — the same stems (``invoice`` / ``invoices`` / ``invoicing``), similar
+slugs (``q3-financials`` / ``q3-finance``) and close embeddings of the tags themselves — each with the
+counts and example files behind it. A merge rewrites records and index documents to the target tag
+and remembers the old name as an alias, so filtering by either name keeps working.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.outcomes import Status
+from semfs.domain.tags import slugify
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+MAX_TAGS_FOR_PAIRS = 400  # pairwise signals over the most used tags only
+EMBEDDING_SIMILARITY = 0.85
+SLUG_SIMILARITY = 0.8
+
+
+@dataclass
+class TagStats:
+    tag: str
+    manual: int = 0
+    auto: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.manual + self.auto
+
+
+def _stem_key(tag: str) -> str:
+    import snowballstemmer
+
+    stemmer = snowballstemmer.stemmer("english")
+    return "-".join(stemmer.stemWords(tag.split("-")))
+
+
+def vocabulary(c: Container, tenant: str) -> list[TagStats]:
+    """Every tag of the tenant's indexed files with manual/auto counts and a few example filenames."""
+    from semfs.pipeline.manage import iter_records
+
+    stats: dict[str, TagStats] = {}
+    for record in iter_records(c, tenant, (Status.INDEXED,)):
+        for kind, values in (("manual", record.tags), ("auto", record.auto_tags)):
+            for tag in values:
+                s = stats.setdefault(tag, TagStats(tag))
+                setattr(s, kind, getattr(s, kind) + 1)
+                if len(s.examples) < 3 and record.filename not in s.examples:
+                    s.examples.append(record.filename)
+    return sorted(stats.values(), key=lambda s: (-s.total, s.tag))
+
+
+def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[dict[str, Any]]:
+    """Pairs of tags that probably mean the same, the less used one first (the one to merge away)."""
+    vocab = vocabulary(c, tenant)[:MAX_TAGS_FOR_PAIRS]
+    by_tag = {s.tag: s for s in vocab}
+    reasons: dict[tuple[str, str], list[str]] = defaultdict(list)
+    stems: dict[str, list[str]] = defaultdict(list)
+    for s in vocab:
+        stems[_stem_key(slugify(s.tag) or s.tag)].append(s.tag)
+    for group in stems.values():
+        for a, b in combinations(group, 2):
+            reasons[(a, b)].append("same stem")
+    keys = {s.tag: _stem_key(slugify(s.tag) or s.tag) for s in vocab}
+    for a, b in combinations([s.tag for s in vocab], 2):
+        ka, kb = keys[a], keys[b]
+        if ka != kb and min(len(ka), len(kb)) >= 5 and (ka.startswith(kb) or kb.startswith(ka)):
+            reasons[(a, b)].append("shared stem")  # q3-finance / q3-financials
+        ratio = difflib.SequenceMatcher(a=a, b=b).ratio()
+        if ratio >= SLUG_SIMILARITY:
+            reasons[(a, b)].append(f"similar spelling ({ratio:.2f})")
+    if vocab:
+        _embedding_pairs(c, [s.tag for s in vocab], reasons)
+    out = []
+    for (a, b), why in reasons.items():
+        small, big = sorted((by_tag[a], by_tag[b]), key=lambda s: (s.total, s.tag))
+        out.append(
+            {
+                "merge": small.tag,
+                "into": big.tag,
+                "reasons": sorted(set(why)),
+                "evidence": {t.tag: {"manual": t.manual, "auto": t.auto, "examples": t.examples} for t in (small, big)},
+            }
+        )
+    return sorted(out, key=lambda x: (-len(x["reasons"]), x["merge"]))[:limit]
+
+
+def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str], list[str]]) -> None:
+    """Pairs of tags whose embeddings are close; without an embedder the other signals still count."""
+    import numpy as np
+
+    from semfs.domain.errors import EmbeddingUnavailable
+
+    try:
+        vectors = np.asarray(c.embedder.embed_documents([t.replace("-", " ") for t in tags]), dtype=np.float32)
+    except EmbeddingUnavailable:
+        return
+    sims = vectors @ vectors.T
+    for i, j in zip(*np.where(np.triu(sims, 1) >= EMBEDDING_SIMILARITY), strict=True):
+        reasons[(tags[int(i)], tags[int(j)])].append(f"close meaning ({float(sims[i, j]):.2f})")
+
+
+def _aliases_key(tenant: str) -> str:
+    return f"tags/{tenant}/aliases.json"
+
+
+def aliases(c: Container, tenant: str) -> dict[str, str]:
+    try:
+        value: dict[str, str] = json.loads(c.blobs.get(_aliases_key(tenant)))
+        return value
+    except NotFound:
+        return {}
+
+
+def resolve(c: Container, tenant: str, tags: list[str]) -> list[str]:
+    """Tags as stored now: a merged-away name resolves to the tag it was merged into."""
+    known = aliases(c, tenant) if tags else {}
+    return list(dict.fromkeys(known.get(t, t) for t in tags))
+
+
+def merge(c: Container, tenant: str, source: str, target: str) -> int:
+    """Rewrite ``source`` to ``target`` on every record (manual and auto tags) and its index documents;
+    remember the alias. Returns how many files changed."""
+    from semfs.pipeline.manage import index_record, iter_records
+
+    source, target = source.strip(), target.strip()
+    if not source or not target or source == target:
+        raise InvalidRequest("give two different tags")
+    changed = 0
+    for record in list(iter_records(c, tenant)):
+        if source not in record.tags and source not in record.auto_tags:
+            continue
+        updated = record.evolve(
+            tags=_swap(record.tags, source, target), auto_tags=_swap(record.auto_tags, source, target)
+        )
+        c.repo.save(updated)
+        if updated.status is Status.INDEXED:
+            index_record(c, updated, reembed_card=True)
+        changed += 1
+    known = aliases(c, tenant)
+    known = {k: (target if v == source else v) for k, v in known.items()}
+    known[source] = target
+    c.blobs.put(_aliases_key(tenant), json.dumps(known, sort_keys=True).encode())
+    return changed
+
+
+def _swap(values: list[str], source: str, target: str) -> list[str]:
+    return list(dict.fromkeys(target if v == source else v for v in values))
