@@ -1,4 +1,4 @@
-"""SQS (S3 ObjectCreated under uploads/{tenant}/) → register each object and start ProcessFile.
+"""SQS (S3 events under uploads/{tenant}/) → register and process created objects, delete removed ones.
 
 Partial batch failures: a record that fails is retried by SQS (then its DLQ); the others are done.
 """
@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
-from semfs.pipeline.sources import ingest_s3_object
+from semfs.pipeline.sources import delete_s3_object, ingest_s3_object
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -21,8 +21,11 @@ def handle_record(record: SQSRecord) -> None:
     body = json.loads(record.body)
     for s3 in body.get("Records", []):  # an s3:TestEvent has none
         obj = s3["s3"]["object"]
-        # keys arrive URL-encoded in S3 notifications
-        ingest_s3_object(get_container(), unquote_plus(obj["key"]), int(obj.get("size", 0)), obj.get("versionId"))
+        key = unquote_plus(obj["key"])  # keys arrive URL-encoded in S3 notifications
+        if s3["eventName"].startswith("ObjectRemoved"):
+            delete_s3_object(get_container(), key)
+        else:
+            ingest_s3_object(get_container(), key, int(obj.get("size", 0)), obj.get("versionId"))
 
 
 @logger.inject_lambda_context

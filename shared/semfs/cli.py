@@ -428,6 +428,26 @@ def reindex() -> None:
     out.print(f"reindexed {n} file(s)")
 
 
+@app.command(name="reconcile")
+def reconcile_cmd(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report what drifted.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Compare stored objects, records and the index; repair drift and report the counts."""
+    from semfs.pipeline.reconcile import reconcile
+
+    c = _container()
+    try:
+        report = reconcile(c, repair=not dry_run)
+    finally:
+        c.close()
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return
+    for kind, counts in report.items():
+        out.print(f"{kind.replace('_', ' ')}: found {counts['found']}, fixed {counts['fixed']}")
+
+
 @app.command(name="resume")
 def resume_cmd() -> None:
     """Finish files a crash left mid-pipeline."""

@@ -184,7 +184,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
                 "QueueConfigurations": [
                     {
                         "QueueArn": queue_arn,
-                        "Events": ["s3:ObjectCreated:*"],
+                        "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
                         "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "uploads/"}]}},
                     }
                 ]

@@ -252,3 +252,15 @@ def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
     record = record_of(aws_stack)
     assert (record.outcome, record.extraction, record.ocr_engine) == (Outcome.OK, "ocr", "textract")
     assert search(aws_stack, "payment due thirty days")["results"][0]["file_id"] == record.file_id
+
+
+def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    aws_stack.s3.delete_object(Bucket="semfs-test", Key=KEY)
+    event = aws_stack.sqs_event()
+    assert json.loads(event["Records"][0]["body"])["Records"][0]["eventName"].startswith("ObjectRemoved")
+    assert aws_stack.handlers["ingest_upload"].lambda_handler(event, FakeContext()) == {"batchItemFailures": []}
+    gone = record_of(aws_stack)
+    assert gone.file_id == record.file_id and gone.status.value == "deleted"
+    assert search(aws_stack, "payable thirty days")["results"] == []

@@ -64,3 +64,18 @@ def ingest_ses_message(
         return [skip_message(c, tenant, message_id, 0, failing, "ses")]
     raw = c.blobs.get(f"{INBOUND_PREFIX}{message_id}")
     return ingest_mail(c, tenant, raw, recipients=recipients, verdicts=verdicts, source="ses").files
+
+
+def delete_s3_object(c: Container, key: str) -> list[str]:
+    """An object removed under ``uploads/{tenant}/`` (ObjectRemoved event): tombstone its records and take
+    them out of the index in the same step. Returns the deleted file ids."""
+    from semfs.pipeline.manage import delete_file
+    from semfs.ports.repository import RecordQuery
+
+    tenant = tenant_from_key(key)
+    if tenant is None:
+        return []
+    removed: list[str] = []
+    for record in c.repo.query(RecordQuery(tenant_id=tenant, source_key=f"s3:{key}", limit=1000)):
+        removed += [r.file_id for r in delete_file(c, tenant, record.file_id)]
+    return removed

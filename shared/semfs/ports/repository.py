@@ -20,6 +20,7 @@ class RecordQuery:
     source_type: str | None = None
     tag: str | None = None
     contact_id: str | None = None
+    source_key: str | None = None
     latest_only: bool = False
     include_deleted: bool = False
     created_from: datetime | None = None

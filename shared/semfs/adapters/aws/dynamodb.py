@@ -216,6 +216,8 @@ class DynamoFileRepository:
                 continue
             if q.contact_id and q.contact_id not in r.contact_ids:
                 continue
+            if q.source_key and r.source_key != q.source_key:
+                continue
             out.append(r)
             if len(out) >= q.limit:
                 break

@@ -192,6 +192,9 @@ class SqliteFileRepository:
                 " OR EXISTS (SELECT 1 FROM json_each(data, '$.auto_tags') WHERE value = ?))"
             )
             params.extend([q.tag, q.tag])
+        if q.source_key:
+            where.append("json_extract(data, '$.source_key') = ?")
+            params.append(q.source_key)
         if q.contact_id:
             where.append("EXISTS (SELECT 1 FROM json_each(data, '$.contact_ids') WHERE value = ?)")
             params.append(q.contact_id)

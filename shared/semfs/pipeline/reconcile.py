@@ -1,0 +1,81 @@
+"""The reconcile sweep: compare bucket objects, records and index documents, and repair drift.
+
+- an object under ``uploads/{tenant}/`` with no record → ingested (AWS: a lost S3 event);
+- a record whose stored bytes are gone → tombstoned and removed from the index;
+- index documents of a file with no live record → removed;
+- a record ``indexed`` whose documents are missing from the index → re-indexed from its stored chunks.
+Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from semfs.domain.models import utcnow
+from semfs.domain.outcomes import Status
+from semfs.observability import get_logger
+from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+
+
+def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
+    """Find (and with ``repair`` fix) each kind of drift; returns ``{kind: {"found": n, "fixed": n}}``."""
+    found: Counter[str] = Counter()
+    fixed: Counter[str] = Counter()
+    tenants = set(c.repo.tenants())
+    known_sources: set[str] = set()
+    for tenant in sorted(tenants):
+        records = list(iter_records(c, tenant))
+        live = {r.file_id for r in records if r.deleted_at is None}
+        indexed_ids = c.index.file_ids(tenant)
+        for r in records:
+            known_sources.add(r.source_key)
+            if r.deleted_at is not None:
+                continue
+            if r.blob_key and not c.blobs.exists(r.blob_key):
+                found["records_without_object"] += 1
+                if repair:
+                    c.index.delete_file(tenant, r.file_id)
+                    c.repo.save(
+                        r.evolve(
+                            deleted_at=utcnow(),
+                            status=Status.DELETED,
+                            is_latest=False,
+                            error="the stored object is gone (reconcile)",
+                        )
+                    )
+                    fixed["records_without_object"] += 1
+                continue
+            if r.status is Status.INDEXED and r.file_id not in indexed_ids:
+                found["indexed_records_missing_from_index"] += 1
+                if repair:
+                    index_record(c, r)
+                    fixed["indexed_records_missing_from_index"] += 1
+        for file_id in sorted(indexed_ids - live):
+            found["index_documents_without_record"] += 1
+            if repair:
+                c.index.delete_file(tenant, file_id)
+                fixed["index_documents_without_record"] += 1
+    for key in c.blobs.list(UPLOAD_PREFIX):
+        if f"s3:{key}" in known_sources or tenant_from_key(key) is None:
+            continue
+        found["objects_without_record"] += 1
+        if repair:
+            data_size = len(c.blobs.get(key))
+            ingest_s3_object(c, key, data_size)
+            fixed["objects_without_record"] += 1
+    kinds = (
+        "objects_without_record",
+        "records_without_object",
+        "index_documents_without_record",
+        "indexed_records_missing_from_index",
+    )
+    report = {k: {"found": found[k], "fixed": fixed[k]} for k in kinds}
+    log.info("reconcile", **{k: v["found"] for k, v in report.items()})
+    return report
