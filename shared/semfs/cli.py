@@ -173,6 +173,7 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
                 "score": r.score,
                 "version": r.version,
                 "tags": r.tags,
+                "origin": r.origin,
                 "snippets": [
                     {
                         "text": s.text,

@@ -343,6 +343,7 @@ def test_agent_generated_files_carry_their_provenance(container: Container) -> N
     assert record.provenance["derived_from"] == [source.file_id]  # type: ignore[attr-defined]
     hits = search(container, T, SearchRequest(query="payable", filters=SearchFilters(source_type="agent_generated")))
     assert [h.file_id for h in hits.results] == [record.file_id]  # type: ignore[attr-defined]
+    assert hits.results[0].origin == {"agent": "finance-bot", "run_id": "run-42", "derived_from": [source.file_id]}
 
 
 def test_in_process_context_for_agents(container: Container) -> None:

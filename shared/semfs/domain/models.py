@@ -234,6 +234,8 @@ class SearchResultItem(Frozen):
     source_type: str
     mime_type: str
     snippets: list[Snippet]
+    # where it came from, in brief: agent/run/derived_from for agent files, sender/subject for mail
+    origin: dict[str, Any] = Field(default_factory=dict)
 
 
 class SearchResponse(Frozen):

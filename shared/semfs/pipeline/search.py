@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 SNIPPET_CHARS = 280
+ORIGIN_KEYS = ("agent", "run_id", "derived_from", "sender", "subject", "thread_subject")
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 source_type=record.source_type,
                 mime_type=record.mime_type,
                 snippets=snippets,
+                origin={k: record.provenance[k] for k in ORIGIN_KEYS if record.provenance.get(k)},
             )
         )
     log.info(

@@ -63,6 +63,8 @@ $("search-form").addEventListener("submit", async (e) => {
       title.addEventListener("click", () => openFile(r.file_id));
       li.append(title, el("span", r.filename, "badge"), el("span", r.source_type, "badge"));
       if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
+      if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
+      if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
       if (r.summary) li.append(el("p", r.summary, "muted"));
       for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
       $("results").append(li);
