@@ -6,6 +6,7 @@ until first use, so building a container is cheap (a Lambda cold start, a CLI ca
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -45,6 +46,17 @@ class Container:
     def close(self) -> None:
         self.extractor.close()
 
+    def query_embedder(self) -> Embedder:
+        """The embedder of the index's active model: during a model switch, queries keep being embedded
+        by the model whose vectors are searchable, until the switch happens."""
+        active = self.index.active_model()
+        if active is None or active == self.embedder.model:
+            return self.embedder
+        cache = self.__dict__.setdefault("_query_embedders", {})
+        if active not in cache:
+            cache[active] = embedder_for(self.settings, active)
+        return cache[active]  # type: ignore[no-any-return]
+
 
 def extract_limits(settings: Settings) -> ExtractLimits:
     return ExtractLimits(
@@ -55,6 +67,22 @@ def extract_limits(settings: Settings) -> ExtractLimits:
             max_ratio=settings.max_archive_ratio,
         ),
     )
+
+
+def embedder_for(settings: Settings, model: str) -> Embedder:
+    """An embedder for a model id recorded in the index (the model searches use until a switch)."""
+    hashed = re.fullmatch(r"hash-(\d+)(-[\w.]+)?", model)
+    if hashed:
+        from semfs.adapters.local.hash_embedder import HashEmbedder
+
+        return HashEmbedder(dim=int(hashed.group(1)), model_id=model)
+    if model == "all-MiniLM-L6-v2-int8":
+        from semfs.adapters.local.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(model, settings.embed_threads, settings.embed_batch_size)
+    from semfs.adapters.aws.openai_client import OpenAIEmbedder
+
+    return OpenAIEmbedder(settings.model_copy(update={"embedding_model": model, "embedding_dim": None}))
 
 
 def _embedder(settings: Settings) -> Embedder:
@@ -111,7 +139,7 @@ def build_container(
             blobs = S3BlobStore(settings)
             repo = DynamoFileRepository(settings)
             embedder = embedder or _embedder(settings)
-            index = OpenSearchIndex(settings, dim=embedder.dim)
+            index = OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model)
             # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
             extractor = extractor or InProcessExtractor(extract_limits(settings))
             if events is None:

@@ -394,9 +394,13 @@ def rm(
 @app.command()
 def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_json: Json = False) -> None:
     """Counts of files by status and outcome."""
+    from semfs.pipeline.reembed import progress
+
     c = _container()
     try:
         counts = c.repo.counts(tenant)
+        reembedding = progress(c)
+        active = c.index.active_model()
     finally:
         c.close()
     if as_json:
@@ -416,6 +420,12 @@ def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_js
     for (s, o), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         table.add_row(s, o or "-", str(n))
     out.print(table)
+    out.print(f"searchable embedding model: {active or '(none yet)'}")
+    if reembedding and reembedding["done"] < reembedding["total"]:
+        out.print(
+            f"re-embedding to {reembedding['model']}: {reembedding['done']}/{reembedding['total']}, "
+            f"{reembedding['rate_per_s']} files/s, ETA {reembedding['eta_s']:.0f} s"
+        )
 
 
 @app.command()
@@ -427,6 +437,28 @@ def reindex() -> None:
     finally:
         c.close()
     out.print(f"reindexed {n} file(s)")
+
+
+@app.command(name="reembed")
+def reembed_cmd(
+    file: Annotated[list[str] | None, typer.Option("--file", help="Only this file id (repeatable).")] = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Only files with this tag.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most N files this run.")] = None,
+) -> None:
+    """Re-embed with the configured model (SEMFS_EMBEDDER / SEMFS_EMBEDDING_MODEL); searches switch to
+    the new vectors in one step once every file has them."""
+    from semfs.pipeline.reembed import reembed
+
+    c = _container()
+    try:
+        result = reembed(c, file_ids=file or [], tag=tag, limit=limit)
+    finally:
+        c.close()
+    out.print(
+        f"{result['done']} of {result['total']} file(s) re-embedded with {result['model']}"
+        + (f"; switched from {result['from_model']}" if result["switched"] else "")
+        + (f"; {result['remaining']} remaining" if result["remaining"] else "")
+    )
 
 
 @app.command(name="reconcile")

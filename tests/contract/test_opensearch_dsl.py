@@ -27,6 +27,12 @@ class Recorder:
     def exists(self, **kw: Any) -> bool:
         return True
 
+    def get_alias(self, **kw: Any) -> dict[str, Any]:
+        return {"semfs-chunks-v-m": {"aliases": {"semfs-chunks": {}}}}
+
+    def get_mapping(self, **kw: Any) -> dict[str, Any]:
+        return {"semfs-chunks-v-m": {"mappings": {"_meta": {"embedding_model": "m"}}}}
+
     def search(self, **kw: Any) -> dict[str, Any]:
         self.calls.append(("search", kw))
         return {"hits": {"hits": [{"_score": 0.9, "_source": {"chunk_id": "f:0", "file_id": "f"}}]}}
@@ -177,6 +183,7 @@ def test_search_uses_the_native_hybrid_query_when_a_pipeline_is_configured(
     index, rec = recorded
     container = type("C", (), {})()
     container.index, container.embedder = index, HashEmbedder(dim=3)
+    container.query_embedder = lambda: container.embedder
     container.settings = Settings(opensearch_endpoint="https://x", hybrid_pipeline="semfs-rrf")
     found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
     assert [f for f, _, _ in found.files] == ["f"]

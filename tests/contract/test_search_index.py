@@ -240,3 +240,25 @@ def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(tmp_path: Path)
     again = LocalSearchIndex(tmp_path / "i.db")
     assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
     assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]
+
+
+def test_opensearch_model_switch_moves_the_alias(osmem_url: str) -> None:
+    from semfs.adapters.aws.opensearch import OpenSearchIndex
+    from semfs.config import Settings
+
+    index = OpenSearchIndex(Settings(opensearch_endpoint=osmem_url, index_name="semfs-switch"), dim=384, model="m-old")
+    index.replace_file("acme", "a", [doc("a", 0, "aardvark notes", embedding_model="m-old")])
+    index.replace_file("acme", "b", [doc("b", 0, "badger notes", embedding_model="m-old")])
+    assert index.active_model() == "m-old"
+    index.stage_vectors("acme", "a", "m-new", {"a:0": [0.1] * 128})
+    assert index.staged_file_ids("m-new") == {("acme", "a")}
+    # a file written mid-switch is searchable now (by keyword) and lands in the new index too
+    index.replace_file("acme", "c", [doc("c", 0, "cormorant notes", embedding_model="m-new", embedding=[0.2] * 128)])
+    assert index.staged_file_ids("m-new") == {("acme", "a"), ("acme", "c")}
+    # a delete mid-switch reaches the staged index as well
+    index.delete_file("acme", "a")
+    index.stage_vectors("acme", "b", "m-new", {"b:0": [0.3] * 128})
+    assert index.staged_file_ids("m-new") == {("acme", "b"), ("acme", "c")}
+    index.switch_model("m-new")
+    assert index.active_model() == "m-new"
+    assert {h.file_id for h in index.keyword("acme", "notes", ALL, 10)} == {"b", "c"}

@@ -65,8 +65,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
     """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
     fallback = False
     with stage("enrich", state, c, Status.ENRICHING) as record:
+        from semfs.pipeline.tags import known_tags, prefer_existing, remember
+
         doc = load_document(c, record)
-        item = EnrichInput(document=doc, filename=record.filename)
+        # the enricher is shown the closest existing vocabulary, and near-duplicates are mapped onto it
+        item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id)[:50])
         try:
             enrichment = c.enricher.enrich(item)
         except EnrichmentFailed as e:
@@ -80,7 +83,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 changes = change_summary(load_document(c, previous).text, doc.text)
             except NotFound:
                 changes = None
-        auto_tags = merge_tags(context_tags(record), enrichment.auto_tags)
+        auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), enrichment.auto_tags))
+        remember(c, record.tenant_id, [*record.tags, *auto_tags])
         c.repo.save(
             c.repo.get(record.tenant_id, record.file_id).evolve(
                 title=enrichment.title,

@@ -102,19 +102,3 @@ def outcome_counts(c: Container, tenant_id: str | None = None) -> dict[str, int]
 
 
 __all__ = ["Outcome", "delete_file", "index_record", "outcome_counts", "reindex", "set_tags"]
-
-
-def reembed_stale(c: Container, limit: int = 500) -> dict[str, int]:
-    """Re-embed up to ``limit`` indexed files whose vectors are from another model than the
-    configured one, from their stored chunk text (no extraction, no LLM). The re-embed issue adds
-    zero-downtime index switching for a new dimension."""
-    done = stale = 0
-    for tenant in c.repo.tenants():
-        for record in iter_records(c, tenant, (Status.INDEXED,)):
-            if record.embedding_model == c.embedder.model:
-                continue
-            stale += 1
-            if done < limit:
-                index_record(c, record)
-                done += 1
-    return {"stale": stale, "reembedded": done}

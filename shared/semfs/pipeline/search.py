@@ -52,15 +52,16 @@ def retrieve(
     native = getattr(c.index, "hybrid", None) if c.settings.hybrid_pipeline and mode == "hybrid" else None
     if native is not None:  # OpenSearch >= 2.19: one round trip, fused by the RRF search pipeline
         try:
-            fused_native: list[IndexHit] = native(tenant_id, query, c.embedder.embed_query(query), filters, k)
+            fused_native: list[IndexHit] = native(tenant_id, query, c.query_embedder().embed_query(query), filters, k)
             return Retrieved(files=group_by_file(fused_native)[:limit], degraded=False)
         except EmbeddingUnavailable:
             log.warning("embedder unavailable; keyword-only answer")
             return Retrieved(files=group_by_file(c.index.keyword(tenant_id, query, filters, k))[:limit], degraded=True)
     if mode in ("hybrid", "semantic"):
         try:
-            vector = c.embedder.embed_query(query)
-            legs.append(c.index.knn(tenant_id, vector, filters, k))
+            embedder = c.query_embedder()
+            vector = embedder.embed_query(query)
+            legs.append(c.index.knn(tenant_id, vector, filters, k, model=embedder.model))
         except EmbeddingUnavailable as e:
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True

@@ -157,3 +157,38 @@ def merge(c: Container, tenant: str, source: str, target: str) -> int:
 
 def _swap(values: list[str], source: str, target: str) -> list[str]:
     return list(dict.fromkeys(target if v == source else v for v in values))
+
+
+VOCABULARY_TTL_S = 60.0
+
+
+def known_tags(c: Container, tenant: str) -> list[str]:
+    """The tenant's tags by use, cached on the container for a minute (enrichment asks once per file)."""
+    import time
+
+    cache: dict[str, tuple[float, list[str]]] = c.__dict__.setdefault("_vocabulary_cache", {})
+    hit = cache.get(tenant)
+    if hit is None or time.monotonic() - hit[0] > VOCABULARY_TTL_S:
+        hit = (time.monotonic(), [t.tag for t in vocabulary(c, tenant)])
+        cache[tenant] = hit
+    return hit[1]
+
+
+def remember(c: Container, tenant: str, tags: list[str]) -> None:
+    """Add a just-enriched file's tags to the cached vocabulary, so the next file sees them at once."""
+    known = known_tags(c, tenant)
+    known.extend(t for t in tags if t not in known)
+
+
+def prefer_existing(c: Container, tenant: str, tags: list[str]) -> list[str]:
+    """New tags mapped onto the vocabulary: a merged-away name → its target, and a tag sharing its stem
+    with an existing one (``invoices`` when ``invoice`` exists) → the existing tag."""
+    known = known_tags(c, tenant)
+    if not known:
+        return tags
+    by_stem: dict[str, str] = {}
+    for tag in known:
+        by_stem.setdefault(_stem_key(tag), tag)
+    renamed = aliases(c, tenant)
+    out = [by_stem.get(_stem_key(renamed.get(t, t)), renamed.get(t, t)) for t in tags]
+    return list(dict.fromkeys(out))

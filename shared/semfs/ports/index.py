@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -31,9 +31,29 @@ class SearchIndex(Protocol):
         """Top ``k`` by BM25 within the tenant and filters, best first."""
         ...
 
-    def knn(self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> list[IndexHit]:
+    def knn(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None
+    ) -> list[IndexHit]:
         """Top ``k`` by cosine similarity within the tenant and filters (filter applied before
-        ranking, so a narrow scope still fills ``k``), best first."""
+        ranking, so a narrow scope still fills ``k``), best first. With ``model``, answers only if the
+        searchable vectors are that model's (else ``[]``): never compares vectors of two models."""
+        ...
+
+    def active_model(self) -> str | None:
+        """The embedding model whose vectors are searchable (``None`` before the first vector)."""
+        ...
+
+    def stage_vectors(self, tenant_id: str, file_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Store vectors of another model for these chunk ids beside the active ones, unsearchable
+        until ``switch_model``. Idempotent per (chunk, model): overlapping runs write each once."""
+        ...
+
+    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
+        """``(tenant_id, file_id)`` of every file with vectors staged for ``model``."""
+        ...
+
+    def switch_model(self, model: str) -> None:
+        """Atomically make ``model``'s staged vectors the searchable ones and drop the others."""
         ...
 
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:

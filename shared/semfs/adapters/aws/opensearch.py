@@ -10,7 +10,7 @@ a ``score-ranker-processor`` (OpenSearch >= 2.19) — by the native ``hybrid`` q
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -20,6 +20,7 @@ from semfs.domain.errors import IndexUnavailable, PermanentError
 from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
 from semfs.domain.ranking import FIELD_BOOSTS
+from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 
 BULK_RETRIES = 5
@@ -162,11 +163,13 @@ def _source(d: IndexDoc) -> dict[str, Any]:
 class OpenSearchIndex:
     """SearchIndex on OpenSearch (see module docstring). Connects on first use."""
 
-    def __init__(self, settings: Settings, dim: int, client: Any = None) -> None:
+    def __init__(self, settings: Settings, dim: int, client: Any = None, model: str | None = None) -> None:
         assert settings.opensearch_endpoint
         self._settings = settings
         self._dim = dim
         self._client = client
+        self._model = model or settings.resolved_embedding_model
+        # an alias over one concrete index per embedding model: a model switch moves the alias atomically
         self._index = settings.index_name
         self._ready = False
         self._refresh: bool | str = "wait_for"
@@ -209,12 +212,86 @@ class OpenSearchIndex:
                 raise IndexUnavailable(f"{what}: OpenSearch answered {e.status_code}") from e
             raise PermanentError(f"{what}: OpenSearch answered {e.status_code}", outcome=Outcome.FAILED_INDEX) from e
 
+    def _concrete(self, model: str) -> str:
+        return f"{self._index}-v-{slugify(model) or 'model'}"
+
+    def _create_concrete(self, model: str, dim: int, alias: bool) -> str:
+        name = self._concrete(model)
+        if not self._call("exists", self.client.indices.exists, index=name):
+            body = index_body(dim)
+            body["mappings"]["_meta"] = {"embedding_model": model}
+            if alias:
+                body["aliases"] = {self._index: {}}
+            self._call("create index", self.client.indices.create, index=name, body=body)
+        return name
+
     def ensure_index(self) -> None:
         if self._ready:
             return
         if not self._call("exists", self.client.indices.exists, index=self._index):
-            self._call("create index", self.client.indices.create, index=self._index, body=index_body(self._dim))
+            self._create_concrete(self._model, self._dim, alias=True)
         self._ready = True
+
+    def _active_index(self) -> str:
+        found = self._call("get alias", self.client.indices.get_alias, name=self._index)
+        return str(next(iter(found)))
+
+    def active_model(self) -> str | None:
+        self.ensure_index()
+        mapping = self._call("get mapping", self.client.indices.get_mapping, index=self._active_index())
+        meta = next(iter(mapping.values()))["mappings"].get("_meta", {})
+        return str(meta["embedding_model"]) if meta.get("embedding_model") else None
+
+    def stage_vectors(self, tenant_id: str, file_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Copy the file's documents into ``model``'s index with the new vectors (not yet searchable)."""
+        self.ensure_index()
+        if not vectors:
+            return
+        target = self._create_concrete(model, len(next(iter(vectors.values()))), alias=False)
+        body = self._scope_query(tenant_id, file_id=file_id)
+        body.update({"size": 10_000, "_source": _SOURCE})
+        hits = self._call("search", self.client.search, index=self._index, body=body)["hits"]["hits"]
+        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        for h in hits:
+            src = dict(h["_source"])
+            if src["chunk_id"] in vectors:
+                src.update(embedding=list(vectors[src["chunk_id"]]), embedding_model=model)
+                ops.append(({"index": {"_index": target, "_id": h["_id"]}}, src))
+        if ops:
+            self._bulk_ops(ops)
+
+    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
+        name = self._concrete(model)
+        if name == self._active_index() or not self._call("exists", self.client.indices.exists, index=name):
+            return set()
+        found: set[tuple[str, str]] = set()
+        after: dict[str, Any] | None = None
+        while True:
+            composite: dict[str, Any] = {
+                "size": 1000,
+                "sources": [{"t": {"terms": {"field": "tenant_id"}}}, {"f": {"terms": {"field": "file_id"}}}],
+            }
+            if after:
+                composite["after"] = after
+            result = self._call(
+                "search", self.client.search, index=name, body={"size": 0, "aggs": {"files": {"composite": composite}}}
+            )
+            agg = result["aggregations"]["files"]
+            found |= {(b["key"]["t"], b["key"]["f"]) for b in agg["buckets"]}
+            after = agg.get("after_key")
+            if not after or not agg["buckets"]:
+                return found
+
+    def switch_model(self, model: str) -> None:
+        """Move the alias to ``model``'s index in one ``_aliases`` call, then drop the old index."""
+        self.ensure_index()
+        old, new = self._active_index(), self._concrete(model)
+        if old == new:
+            return
+        self._call("refresh", self.client.indices.refresh, index=new)
+        actions = [{"remove": {"index": old, "alias": self._index}}, {"add": {"index": new, "alias": self._index}}]
+        self._call("update aliases", self.client.indices.update_aliases, body={"actions": actions})
+        self._call("delete index", self.client.indices.delete, index=old)
 
     def _scope_query(self, tenant_id: str, **terms: str) -> dict[str, Any]:
         clauses = [{"term": {"tenant_id": tenant_id}}] + [{"term": {k: v}} for k, v in terms.items()]
@@ -241,6 +318,9 @@ class OpenSearchIndex:
             time.sleep(min(0.2 * 2**attempt, 5))
         raise IndexUnavailable(f"bulk: {len(pending)} document(s) still throttled")
 
+    def _all_indices(self) -> str:
+        return f"{self._index}-v-*"
+
     def _ids(self, tenant_id: str, **terms: str) -> list[str]:
         """Document ids in a scope. Deletes and flag updates go through ids + bulk rather than
         delete/update_by_query, which OpenSearch Serverless does not offer."""
@@ -248,8 +328,8 @@ class OpenSearchIndex:
         body.update({"size": 1000, "_source": False, "sort": [{"chunk_id": "asc"}]})
         ids: list[str] = []
         while True:
-            hits = self._call("search", self.client.search, index=self._index, body=body)["hits"]["hits"]
-            ids += [h["_id"] for h in hits]
+            hits = self._call("search", self.client.search, index=self._all_indices(), body=body)["hits"]["hits"]
+            ids += [f"{h['_index']}\x1f{h['_id']}" for h in hits]
             if len(hits) < 1000:
                 return ids
             body["search_after"] = hits[-1]["sort"]
@@ -264,30 +344,41 @@ class OpenSearchIndex:
         for d in docs:
             if d.tenant_id != tenant_id or d.file_id != file_id:
                 raise ValueError("every document must belong to the file being replaced")
-        keep = {d.chunk_id for d in docs}
-        stale = [i for i in self._ids(tenant_id, file_id=file_id) if i not in keep]
-        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
-            ({"index": {"_index": self._index, "_id": d.chunk_id}}, _source(d)) for d in docs
-        ]
-        ops += [({"delete": {"_index": self._index, "_id": i}}, None) for i in stale]
+        active = self.active_model()
+        active_index = self._active_index()
+        keep = {(active_index, d.chunk_id) for d in docs}
+        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        for d in docs:
+            src = _source(d)
+            if d.embedding_model not in (None, active):  # mid-switch: searchable now without a vector,
+                staged_index = self._create_concrete(d.embedding_model, len(d.embedding or []), alias=False)
+                ops.append(({"index": {"_index": staged_index, "_id": d.chunk_id}}, dict(src)))
+                keep.add((staged_index, d.chunk_id))  # ... and with it once the switch happens
+                src.pop("embedding", None)
+                src["embedding_model"] = active
+            ops.append(({"index": {"_index": active_index, "_id": d.chunk_id}}, src))
+        for pair in self._ids(tenant_id, file_id=file_id):
+            index, _, doc_id = pair.partition("\x1f")
+            if (index, doc_id) not in keep:
+                ops.append(({"delete": {"_index": index, "_id": doc_id}}, None))
         if ops:
             self._bulk_ops(ops)
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
         self.ensure_index()
-        ids = self._ids(tenant_id, file_id=file_id)
-        if ids:
-            self._bulk_ops([({"delete": {"_index": self._index, "_id": i}}, None) for i in ids])
-        return len(ids)
+        pairs = [p.partition("\x1f") for p in self._ids(tenant_id, file_id=file_id)]
+        if pairs:
+            self._bulk_ops([({"delete": {"_index": index, "_id": doc_id}}, None) for index, _, doc_id in pairs])
+        return len({doc_id for index, _, doc_id in pairs if index == self._active_index()})
 
     def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
         self.ensure_index()
         body = self._scope_query(tenant_id, lineage_id=lineage_id)
         body.update({"size": 10_000, "_source": ["file_id"]})
-        hits = self._call("search", self.client.search, index=self._index, body=body)["hits"]["hits"]
+        hits = self._call("search", self.client.search, index=self._all_indices(), body=body)["hits"]["hits"]
         ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
             (
-                {"update": {"_index": self._index, "_id": h["_id"]}},
+                {"update": {"_index": h["_index"], "_id": h["_id"]}},
                 {"doc": {"is_latest": h["_source"]["file_id"] == latest_file_id}},
             )
             for h in hits
@@ -306,7 +397,9 @@ class OpenSearchIndex:
         body = keyword_body(tenant_id, query, filters, k)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
 
-    def knn(self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> list[IndexHit]:
+    def knn(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None
+    ) -> list[IndexHit]:
         self.ensure_index()
         body = knn_body(tenant_id, vector, filters, k)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
@@ -374,12 +467,8 @@ class OpenSearchIndex:
             self._call("refresh", self.client.indices.refresh, index=self._index)
 
     def clear(self) -> None:
+        """Drop every model's index; the next write recreates one for the configured model (reindex)."""
         self.ensure_index()
-        for tenant in self._tenants():
-            for file_id in self.file_ids(tenant):
-                self.delete_file(tenant, file_id)
-
-    def _tenants(self) -> list[str]:
-        body = {"size": 0, "aggs": {"t": {"terms": {"field": "tenant_id", "size": 10_000}}}}
-        agg = self._call("search", self.client.search, index=self._index, body=body)["aggregations"]["t"]
-        return [b["key"] for b in agg["buckets"]]
+        for name in self._call("get indices", self.client.indices.get, index=self._all_indices()):
+            self._call("delete index", self.client.indices.delete, index=name)
+        self._ready = False

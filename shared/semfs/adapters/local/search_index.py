@@ -17,7 +17,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -60,6 +60,13 @@ CREATE TABLE IF NOT EXISTS docs (
 CREATE INDEX IF NOT EXISTS docs_file ON docs(tenant_id, file_id);
 CREATE INDEX IF NOT EXISTS docs_lineage ON docs(tenant_id, lineage_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS staged (
+  rid INTEGER NOT NULL, model TEXT NOT NULL, embedding BLOB NOT NULL, PRIMARY KEY (rid, model)
+);
+CREATE TRIGGER IF NOT EXISTS staged_ad AFTER DELETE ON docs BEGIN
+  DELETE FROM staged WHERE rid = old.rid;
+END;
 INSERT OR IGNORE INTO meta VALUES ('generation', 0);
 INSERT OR IGNORE INTO meta VALUES ('keyword_generation', 0);
 """
@@ -122,6 +129,7 @@ def _is_plain(filters: SearchFilters) -> bool:
 @dataclass
 class _Vectors:
     generation: int
+    model: str | None
     rids: npt.NDArray[np.int64]
     chunk_ids: list[str]
     file_ids: list[str]
@@ -308,6 +316,7 @@ class LocalSearchIndex:
         return self._db.get().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()
 
     def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
+        active = self.active_model()
         stmts: list[tuple[str, Sequence[object]]] = [
             ("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))
         ]
@@ -315,6 +324,13 @@ class LocalSearchIndex:
             if d.tenant_id != tenant_id or d.file_id != file_id:
                 raise ValueError("every document must belong to the file being replaced")
             emb = np.asarray(d.embedding, dtype=np.float32).tobytes() if d.embedding is not None else None
+            if emb is not None and active is None:
+                active = d.embedding_model
+                stmts.append(("INSERT OR IGNORE INTO settings VALUES ('active_model', ?)", (active,)))
+            # a vector of another model than the searchable one waits for the switch
+            staged = emb if emb is not None and d.embedding_model not in (None, active) else None
+            if staged is not None:
+                emb = None
             stmts.append(
                 (
                     "INSERT INTO docs (chunk_id, kind, file_id, lineage_id, tenant_id, version, is_latest,"
@@ -338,14 +354,58 @@ class LocalSearchIndex:
                         json.dumps(d.contact_ids),
                         d.location.model_dump_json(exclude_none=True),
                         d.created_at.isoformat(),
-                        d.embedding_model,
+                        d.embedding_model if emb is not None else active,
                         emb,
                     ),
                 )
             )
+            if staged is not None:
+                stmts.append(
+                    (
+                        "INSERT OR REPLACE INTO staged SELECT rid, ?, ? FROM docs WHERE chunk_id = ?",
+                        (d.embedding_model, staged, d.chunk_id),
+                    )
+                )
         self._write(stmts)
         self._sync_tantivy(
             [f"{tenant_id}\x1f{file_id}"], self._rows("tenant_id = ? AND file_id = ?", (tenant_id, file_id))
+        )
+
+    # -- embedding models ---------------------------------------------------------------------------
+    def active_model(self) -> str | None:
+        row = self._db.get().execute("SELECT value FROM settings WHERE key = 'active_model'").fetchone()
+        return str(row[0]) if row else None
+
+    def stage_vectors(self, tenant_id: str, file_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        stmts: list[tuple[str, Sequence[object]]] = [
+            (
+                "INSERT OR REPLACE INTO staged SELECT rid, ?, ? FROM docs WHERE tenant_id = ? AND chunk_id = ?",
+                (model, np.asarray(v, dtype=np.float32).tobytes(), tenant_id, chunk),
+            )
+            for chunk, v in vectors.items()
+        ]
+        self._write(stmts)
+
+    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
+        rows = self._db.get().execute(
+            "SELECT DISTINCT d.tenant_id, d.file_id FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ?",
+            (model,),
+        )
+        return {(r[0], r[1]) for r in rows}
+
+    def switch_model(self, model: str) -> None:
+        """In one transaction: the staged vectors of ``model`` become the searchable ones, every other
+        vector leaves, and ``model`` is the active model. Searches see the old set or the new, never a mix."""
+        self._write(
+            [
+                (
+                    "UPDATE docs SET embedding_model = ?, embedding ="
+                    " (SELECT s.embedding FROM staged s WHERE s.rid = docs.rid AND s.model = ?)",
+                    (model, model),
+                ),
+                ("DELETE FROM staged WHERE model = ?", (model,)),
+                ("INSERT OR REPLACE INTO settings VALUES ('active_model', ?)", (model,)),
+            ]
         )
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
@@ -366,7 +426,14 @@ class LocalSearchIndex:
         self._sync_tantivy(sorted({f"{tenant_id}\x1f{r['file_id']}" for r in rows}), rows)
 
     def clear(self) -> None:
-        self._write([("DELETE FROM docs", ())])
+        # an empty index has no searchable model: the next vectors written define it
+        self._write(
+            [
+                ("DELETE FROM docs", ()),
+                ("DELETE FROM staged", ()),
+                ("DELETE FROM settings WHERE key = 'active_model'", ()),
+            ]
+        )
         self._sync_tantivy([], [], all_docs=True)
 
     # -- reads ------------------------------------------------------------------------------------
@@ -467,6 +534,7 @@ class LocalSearchIndex:
             )
             self._vectors = _Vectors(
                 generation=gen,
+                model=self.active_model(),
                 rids=np.array([r["rid"] for r in rows], dtype=np.int64),
                 chunk_ids=[r["chunk_id"] for r in rows],
                 file_ids=[r["file_id"] for r in rows],
@@ -476,8 +544,12 @@ class LocalSearchIndex:
             )
             return self._vectors
 
-    def knn(self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int) -> list[IndexHit]:
+    def knn(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None
+    ) -> list[IndexHit]:
         vecs = self._load_vectors()
+        if model is not None and vecs.model is not None and model != vecs.model:
+            return []  # the query was embedded by another model than the one searched (a switch just happened)
         q = np.asarray(vector, dtype=np.float32)
         if vecs.matrix.shape[0] == 0 or vecs.matrix.shape[1] != q.shape[0]:
             return []

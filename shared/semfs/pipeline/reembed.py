@@ -1,0 +1,128 @@
+"""Re-embedding when the configured model changes — without downtime and without mixing models.
+
+New vectors are computed from the stored chunk text (no extraction, no LLM) and *staged* beside the
+searchable ones; searches keep using the active model (and embed queries with it) until every indexed
+file has staged vectors, then one atomic switch makes the new set searchable (a transaction locally,
+an alias move in OpenSearch). A run can stop at any point and the next one continues; two overlapping
+runs write each chunk once per model. ``--file``/``--tag`` re-embed on demand.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from semfs.domain.errors import NotFound
+from semfs.domain.ids import card_id, chunk_id
+from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.outcomes import Status
+from semfs.observability import get_logger
+from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, vectors_to_bytes
+from semfs.pipeline.index import load_chunks
+from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.state import derived_key
+
+if TYPE_CHECKING:
+    from semfs.bootstrap import Container
+
+log = get_logger(__name__)
+STATE_KEY = "reembed/state.json"
+
+
+def _todo(c: Container, target: str, switching: bool, file_ids: Sequence[str], tag: str | None) -> list[FileRecord]:
+    staged = c.index.staged_file_ids(target) if switching else set()
+    todo = []
+    for tenant in c.repo.tenants():
+        for r in iter_records(c, tenant, (Status.INDEXED,)):
+            if file_ids and r.file_id not in file_ids:
+                continue
+            if tag and tag not in r.tags and tag not in r.auto_tags:
+                continue
+            on_demand = bool(file_ids or tag)
+            if switching and (r.tenant_id, r.file_id) in staged:
+                continue
+            if switching or on_demand or r.embedding_model != target:
+                todo.append(r)
+    return todo
+
+
+def progress(c: Container) -> dict[str, Any] | None:
+    """The last run's progress (done/total, rate, ETA), for ``semfs status``."""
+    try:
+        value: dict[str, Any] = json.loads(c.blobs.get(STATE_KEY))
+        return value
+    except NotFound:
+        return None
+
+
+def reembed(
+    c: Container, *, file_ids: Sequence[str] = (), tag: str | None = None, limit: int | None = None
+) -> dict[str, Any]:
+    """Re-embed stale files with the configured model; switch when every file is done."""
+    target = c.embedder.model
+    active = c.index.active_model()
+    switching = active is not None and active != target
+    todo = _todo(c, target, switching, file_ids, tag)
+    started = time.monotonic()
+    done = 0
+    for record in todo[: limit if limit is not None else len(todo)]:
+        chunks, _ = load_chunks(c, record)
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        if switching:
+            ids = [chunk_id(record.file_id, ch.n) for ch in chunks] + [card_id(record.file_id)]
+            c.index.stage_vectors(
+                record.tenant_id, record.file_id, target, dict(zip(ids, vectors.tolist(), strict=True))
+            )
+            c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.next.npy"), vectors_to_bytes(vectors))
+        else:  # no switch pending: the active model is the target, rewrite this file in place
+            c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
+            updated = record.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow())
+            c.repo.save(updated)
+            index_record(c, updated)
+        done += 1
+        rate = done / max(time.monotonic() - started, 1e-6)
+        state = {
+            "model": target,
+            "from_model": active,
+            "done": done,
+            "total": len(todo),
+            "rate_per_s": round(rate, 2),
+            "eta_s": round((len(todo) - done) / rate, 1),
+            "updated_at": utcnow().isoformat(),
+        }
+        if done % 20 == 0 or done == len(todo):
+            log.info("re-embed progress", **{k: v for k, v in state.items() if k != "updated_at"})
+        c.blobs.put(STATE_KEY, json.dumps(state).encode())
+    remaining = len(todo) - done
+    switched = False
+    if switching and remaining == 0 and not (file_ids or tag):
+        c.index.switch_model(target)
+        _records_follow(c, target)
+        switched = True
+        log.info("re-embed switched", model=target, from_model=active)
+    return {
+        "model": target,
+        "from_model": active,
+        "total": len(todo),
+        "done": done,
+        "remaining": remaining,
+        "switched": switched,
+    }
+
+
+def _records_follow(c: Container, target: str) -> None:
+    """After the switch: every record names the new model and keeps its new vectors for reindex."""
+    for tenant in c.repo.tenants():
+        for r in iter_records(c, tenant, (Status.INDEXED,)):
+            if r.embedding_model == target:
+                continue
+            nxt = derived_key(r.tenant_id, r.file_id, "vectors.next.npy")
+            try:
+                c.blobs.put(derived_key(r.tenant_id, r.file_id, "vectors.npy"), c.blobs.get(nxt))
+                c.blobs.delete(nxt)
+            except NotFound:
+                continue
+            c.repo.save(r.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()))

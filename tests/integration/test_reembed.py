@@ -1,0 +1,114 @@
+"""Switching the embedding model on a populated store while searches run: none fails, every moment
+has one model's vectors, an interrupted run resumes, and at the end every chunk is on the new model."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from semfs.adapters.local.hash_embedder import HashEmbedder
+from semfs.bootstrap import Container, build_container
+from semfs.domain.models import SearchRequest
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.reembed import progress, reembed
+from semfs.pipeline.search import search
+from semfs.ports import RecordQuery
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.integration
+T = "acme"
+TOPICS = [
+    "invoices and payment terms",
+    "bicycle frames and forks",
+    "warehouse stock levels",
+    "holiday and leave",
+    "security incidents",
+    "board meeting minutes",
+    "shipping rates",
+    "quality certificates",
+]
+
+
+def populate(tmp_path: Path, shared_extractor: object, n: int = 16) -> Container:
+    c = build_container(make_settings(tmp_path), embedder=HashEmbedder(384, "hash-384"), extractor=shared_extractor)  # type: ignore[arg-type]
+    for i in range(n):
+        topic = TOPICS[i % len(TOPICS)]
+        ingest_bytes(c, T, f"# Note {i} on {topic}\n\nThis note {i} covers {topic} in detail.".encode(), f"note-{i}.md")
+    return c
+
+
+def models_with_vectors(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {r[0] for r in conn.execute("SELECT DISTINCT embedding_model FROM docs WHERE embedding IS NOT NULL")}
+
+
+@pytest.mark.parametrize(
+    "new_model",
+    [HashEmbedder(128, "hash-128"), HashEmbedder(384, "hash-384-v2")],
+    ids=["different-dimension", "same-dimension"],
+)
+def test_model_switch_with_searches_running(tmp_path: Path, shared_extractor: object, new_model: HashEmbedder) -> None:
+    old = populate(tmp_path, shared_extractor)
+    db = old.settings.index_db
+    new = build_container(old.settings, embedder=new_model, extractor=shared_extractor)  # type: ignore[arg-type]
+    searcher = build_container(old.settings, embedder=new_model, extractor=shared_extractor)  # type: ignore[arg-type]
+    failures: list[BaseException] = []
+    seen_models: list[set[str]] = []
+    empty = 0
+    stop = threading.Event()
+
+    def keep_searching() -> None:
+        nonlocal empty
+        while not stop.is_set():
+            try:
+                found = search(searcher, T, SearchRequest(query="payment terms for invoices", mode="semantic"))
+                empty += not found.results
+                seen_models.append(models_with_vectors(db))
+            except BaseException as e:  # any failure is what this test counts
+                failures.append(e)
+
+    thread = threading.Thread(target=keep_searching)
+    thread.start()
+    try:
+        first = reembed(new, limit=8)  # interrupted half way
+        assert (first["done"], first["remaining"], first["switched"]) == (8, 8, False)
+        assert new.index.active_model() == "hash-384"
+        assert progress(new) is not None and progress(new)["done"] == 8  # type: ignore[index]
+        second = reembed(new)  # the rerun continues where the first stopped
+        assert (second["done"], second["remaining"], second["switched"]) == (8, 0, True)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert failures == []
+    assert seen_models and all(len(m) == 1 for m in seen_models)  # one model's vectors at every moment
+    assert models_with_vectors(db) == {new_model.model}
+    assert new.index.active_model() == new_model.model
+    records = [
+        new.repo.get(T, h)
+        for h in {r.file_id for r in search(new, T, SearchRequest(query="note", mode="keyword", limit=100)).results}
+    ]
+    assert len(records) == 16 and {r.embedding_model for r in records} == {new_model.model}
+    assert search(new, T, SearchRequest(query="bicycle frames forks", mode="semantic")).results
+    assert empty <= 2  # only a search racing the switch itself may come back without vector hits
+
+
+def test_files_ingested_during_a_switch_wait_for_it(tmp_path: Path, shared_extractor: object) -> None:
+    old = populate(tmp_path, shared_extractor, n=4)
+    new = build_container(old.settings, embedder=HashEmbedder(128, "hash-128"), extractor=shared_extractor)  # type: ignore[arg-type]
+    reembed(new, limit=2)
+    late = ingest_bytes(new, T, b"# Late\n\nA note about carbon forks arriving mid-switch.", "late.md").record
+    assert models_with_vectors(old.settings.index_db) == {"hash-384"}  # still one model searchable
+    assert reembed(new)["switched"]
+    hits = search(new, T, SearchRequest(query="carbon forks arriving", mode="semantic"))
+    assert late.file_id in {h.file_id for h in hits.results}
+
+
+def test_on_demand_reembed_of_one_file_or_tag(tmp_path: Path, shared_extractor: object) -> None:
+    c = populate(tmp_path, shared_extractor, n=3)
+    target = c.repo.query(RecordQuery(tenant_id=T))[0]
+    result = reembed(c, file_ids=[target.file_id])
+    assert (result["done"], result["switched"]) == (1, False)
+    assert reembed(c, tag="no-such-tag")["total"] == 0
