@@ -52,6 +52,10 @@ class Settings(BaseSettings):
     ocr_poll_seconds: int = Field(default=5, ge=0)  # the state machine's wait between Textract polls
     ocr_max_polls: int = Field(default=360, ge=1)
 
+    # re-embedding: "new files only" keeps the archive on its model; files embedded with the configured
+    # model since the change get their own vector leg (each leg searches one model; the legs are fused)
+    reembed_new_files_only: bool = False
+
     # search
     rrf_k: int = 60
 

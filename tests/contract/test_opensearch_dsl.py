@@ -189,3 +189,15 @@ def test_search_uses_the_native_hybrid_query_when_a_pipeline_is_configured(
     assert [f for f, _, _ in found.files] == ["f"]
     (call,) = rec.calls
     assert "hybrid" in call[1]["body"]["query"] and call[1]["params"] == {"search_pipeline": "semfs-rrf"}
+
+
+def test_knn_over_a_staged_model_targets_that_models_index(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    index, rec = recorded
+    index.knn_staged("acme", [0.1, 0.2, 0.3], SearchFilters(), 10, model="m2")
+    (call,) = rec.calls
+    assert call[1]["index"] == "semfs-chunks-v-m2"
+    assert call[1]["body"]["query"]["knn"]["embedding"]["filter"]["bool"]["filter"][0] == {
+        "term": {"tenant_id": "acme"}
+    }
+    rec.calls.clear()
+    assert index.knn_staged("acme", [0.1, 0.2, 0.3], SearchFilters(), 10, model="m") == []  # the active one

@@ -112,3 +112,26 @@ def test_on_demand_reembed_of_one_file_or_tag(tmp_path: Path, shared_extractor: 
     result = reembed(c, file_ids=[target.file_id])
     assert (result["done"], result["switched"]) == (1, False)
     assert reembed(c, tag="no-such-tag")["total"] == 0
+
+
+def test_new_files_only_mode(tmp_path: Path, shared_extractor: object) -> None:
+    old = populate(tmp_path, shared_extractor, n=8)
+    settings = old.settings.model_copy(update={"reembed_new_files_only": True})
+    new = build_container(settings, embedder=HashEmbedder(128, "hash-128"), extractor=shared_extractor)  # type: ignore[arg-type]
+    fresh = ingest_bytes(new, T, b"# Fresh\n\nA note about cormorants nesting on the roof.", "fresh.md").record
+    assert fresh.embedding_model == "hash-128"
+    result = reembed(new)  # the archive is left on its model
+    assert (result["mode"], result["done"], result["switched"]) == ("new_files_only", 0, False)
+    assert new.index.active_model() == "hash-384"
+    # each vector leg searches one model: the archive by the old model, the new file by the new one
+    old_hit = search(new, T, SearchRequest(query="bicycle frames and forks", mode="semantic", limit=3)).results
+    new_hit = search(new, T, SearchRequest(query="cormorants nesting roof", mode="semantic", limit=3)).results
+    assert old_hit and "bicycle" in (old_hit[0].title or "")
+    assert fresh.file_id in {h.file_id for h in new_hit}  # its leg ranks it first; RRF ties it with the old leg's top
+    hybrid = search(new, T, SearchRequest(query="cormorants nesting roof", limit=3)).results
+    assert hybrid[0].file_id == fresh.file_id
+    assert models_with_vectors(settings.index_db) == {"hash-384"}  # the searchable set itself stays one model
+    # a later full re-embed (mode off) still switches everything, the new file included
+    full = build_container(old.settings, embedder=HashEmbedder(128, "hash-128"), extractor=shared_extractor)  # type: ignore[arg-type]
+    assert reembed(full)["switched"]
+    assert models_with_vectors(settings.index_db) == {"hash-128"}

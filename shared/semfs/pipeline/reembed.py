@@ -64,6 +64,17 @@ def reembed(
     target = c.embedder.model
     active = c.index.active_model()
     switching = active is not None and active != target
+    if switching and c.settings.reembed_new_files_only and not (file_ids or tag):
+        # the archive stays on its model; new files already carry the configured one (searched as their own leg)
+        return {
+            "model": target,
+            "from_model": active,
+            "total": 0,
+            "done": 0,
+            "remaining": 0,
+            "switched": False,
+            "mode": "new_files_only",
+        }
     todo = _todo(c, target, switching, file_ids, tag)
     started = time.monotonic()
     done = 0

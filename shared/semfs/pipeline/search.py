@@ -62,6 +62,10 @@ def retrieve(
             embedder = c.query_embedder()
             vector = embedder.embed_query(query)
             legs.append(c.index.knn(tenant_id, vector, filters, k, model=embedder.model))
+            if c.settings.reembed_new_files_only and embedder is not c.embedder:
+                # new-files-only mode: files embedded with the configured model since the change
+                new_vector = c.embedder.embed_query(query)
+                legs.append(c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model))
         except EmbeddingUnavailable as e:
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True

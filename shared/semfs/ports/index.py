@@ -39,6 +39,12 @@ class SearchIndex(Protocol):
         searchable vectors are that model's (else ``[]``): never compares vectors of two models."""
         ...
 
+    def knn_staged(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
+    ) -> list[IndexHit]:
+        """Like ``knn``, over the vectors staged for ``model`` (the new-files-only re-embed mode)."""
+        ...
+
     def active_model(self) -> str | None:
         """The embedding model whose vectors are searchable (``None`` before the first vector)."""
         ...

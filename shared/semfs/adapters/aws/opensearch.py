@@ -404,6 +404,16 @@ class OpenSearchIndex:
         body = knn_body(tenant_id, vector, filters, k)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
 
+    def knn_staged(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
+    ) -> list[IndexHit]:
+        self.ensure_index()
+        name = self._concrete(model)
+        if name == self._active_index() or not self._call("exists", self.client.indices.exists, index=name):
+            return []
+        body = knn_body(tenant_id, vector, filters, k)
+        return self._hits(self._call("search", self.client.search, index=name, body=body))
+
     def hybrid(
         self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
     ) -> list[IndexHit]:

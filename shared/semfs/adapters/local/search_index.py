@@ -147,6 +147,7 @@ class LocalSearchIndex:
         self._tv: Any = None
         self._tv_generation = -1
         self._vectors: _Vectors | None = None
+        self._staged_vectors: dict[str, _Vectors] = {}
         self._lock = threading.Lock()
         self._tv_lock = threading.RLock()
         self._held: Any = None  # the tantivy writer while commits are deferred
@@ -508,19 +509,26 @@ class LocalSearchIndex:
         row = self._db.get().execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row["value"])
 
-    def _load_vectors(self) -> _Vectors:
+    def _load_vectors(self, staged_model: str | None = None) -> _Vectors:
+        """The searchable vectors (the active model's), or with ``staged_model`` those staged for it."""
         gen = self._generation()
         with self._lock:
-            if self._vectors is not None and self._vectors.generation == gen:
-                return self._vectors
-            rows = (
-                self._db.get()
-                .execute(
+            cached = self._vectors if staged_model is None else self._staged_vectors.get(staged_model)
+            if cached is not None and cached.generation == gen:
+                return cached
+            if staged_model is None:
+                sql = (
                     "SELECT rid, chunk_id, file_id, tenant_id, is_latest, embedding FROM docs"
                     " WHERE embedding IS NOT NULL ORDER BY rid"
                 )
-                .fetchall()
-            )
+                params: tuple[str, ...] = ()
+            else:
+                sql = (
+                    "SELECT d.rid, d.chunk_id, d.file_id, d.tenant_id, d.is_latest, s.embedding AS embedding"
+                    " FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ? ORDER BY d.rid"
+                )
+                params = (staged_model,)
+            rows = self._db.get().execute(sql, params).fetchall()
             blobs = [r["embedding"] for r in rows]
             dims = {len(b) for b in blobs}
             if len(dims) > 1:  # mixed dimensions mid-migration: keep the majority dimension only
@@ -532,9 +540,9 @@ class LocalSearchIndex:
                 if blobs
                 else np.zeros((0, 0), dtype=np.float32)
             )
-            self._vectors = _Vectors(
+            vectors = _Vectors(
                 generation=gen,
-                model=self.active_model(),
+                model=self.active_model() if staged_model is None else staged_model,
                 rids=np.array([r["rid"] for r in rows], dtype=np.int64),
                 chunk_ids=[r["chunk_id"] for r in rows],
                 file_ids=[r["file_id"] for r in rows],
@@ -542,7 +550,11 @@ class LocalSearchIndex:
                 latest=np.array([bool(r["is_latest"]) for r in rows], dtype=np.bool_),
                 matrix=matrix,
             )
-            return self._vectors
+            if staged_model is None:
+                self._vectors = vectors
+            else:
+                self._staged_vectors[staged_model] = vectors
+            return vectors
 
     def knn(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None
@@ -550,6 +562,16 @@ class LocalSearchIndex:
         vecs = self._load_vectors()
         if model is not None and vecs.model is not None and model != vecs.model:
             return []  # the query was embedded by another model than the one searched (a switch just happened)
+        return self._rank(vecs, tenant_id, vector, filters, k)
+
+    def knn_staged(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
+    ) -> list[IndexHit]:
+        return self._rank(self._load_vectors(staged_model=model), tenant_id, vector, filters, k)
+
+    def _rank(
+        self, vecs: _Vectors, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int
+    ) -> list[IndexHit]:
         q = np.asarray(vector, dtype=np.float32)
         if vecs.matrix.shape[0] == 0 or vecs.matrix.shape[1] != q.shape[0]:
             return []
