@@ -277,3 +277,31 @@ def test_every_route_through_the_lambda_handler(
     event.update(rawPath=concrete, routeKey=f"{method} {path}", body=json.dumps(body) if body else None)
     event["requestContext"]["http"].update(method=method, path=concrete)
     assert handler.lambda_handler(event, FakeContext())["statusCode"] == expected
+
+
+def test_agents_upload_with_provenance(api: Api) -> None:
+    boundary = "agentboundary"
+    parts = {
+        "source_type": "agent_generated",
+        "agent": "report-bot",
+        "run_id": "run-7",
+        "derived_from": api.files["terms"],
+    }
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in parts.items()
+    )
+    body += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="digest.md"\r\n\r\n'
+        "# Digest\n\nStaff get 28 days of paid holiday.\r\n"
+        f"--{boundary}--\r\n"
+    ).encode()
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={boundary}")
+    assert status == 201 and created["source_type"] == "agent_generated" and created["uploaded_by"] == "report-bot"
+    status, found = api.call(
+        "POST", "/search", {"query": "digest holiday", "filters": {"source_type": "agent_generated"}}
+    )
+    assert found["results"][0]["origin"] == {
+        "agent": "report-bot",
+        "run_id": "run-7",
+        "derived_from": [api.files["terms"]],
+    }

@@ -265,3 +265,13 @@ def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:
     gone = record_of(aws_stack)
     assert gone.file_id == record.file_id and gone.status.value == "deleted"
     assert search(aws_stack, "payable thirty days")["results"] == []
+
+
+def test_the_scheduled_reconcile_ingests_an_upload_whose_event_was_lost(aws_stack: Stack) -> None:
+    aws_stack.s3.put_object(Bucket="semfs-test", Key="uploads/acme/lost.md", Body=TERMS)
+    aws_stack.sqs_event()  # the notification is lost
+    report = aws_stack.handlers["reembed"].lambda_handler({"task": "reconcile"}, FakeContext())
+    assert report["objects_without_record"] == {"found": 1, "fixed": 1}
+    (execution,) = aws_stack.executions()
+    assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
+    assert record_of(aws_stack).filename == "lost.md"

@@ -249,7 +249,15 @@ def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
         thread_id=fields.get("thread_id") or None,
         contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
         tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
-        extra={k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
+        extra={
+            **{k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
+            **(
+                {"derived_from": [x.strip() for x in fields["derived_from"].split(",") if x.strip()]}
+                if fields.get("derived_from")
+                else {}
+            ),
+        },
+        uploaded_by=fields.get("agent") or None,
     )
     payload = file_part.get_payload(decode=True)
     try:
