@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.models import FileRecord, utcnow
-from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.outcomes import Status
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
 from semfs.pipeline.index import build_docs, load_chunks, settle_latest
 from semfs.ports.repository import RecordQuery
@@ -99,6 +99,3 @@ def outcome_counts(c: Container, tenant_id: str | None = None) -> dict[str, int]
         key = outcome or f"({status})"
         counts[key] = counts.get(key, 0) + n
     return counts
-
-
-__all__ = ["Outcome", "delete_file", "index_record", "outcome_counts", "reindex", "set_tags"]

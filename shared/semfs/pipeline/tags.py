@@ -12,6 +12,7 @@ import difflib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +40,17 @@ class TagStats:
         return self.manual + self.auto
 
 
-def _stem_key(tag: str) -> str:
+@cache
+def _stemmer() -> Any:
     import snowballstemmer
 
-    stemmer = snowballstemmer.stemmer("english")
-    return "-".join(stemmer.stemWords(tag.split("-")))
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _stem_key(tag: str) -> str:
+    """Tags are compared per file against the whole vocabulary: stems are computed once per tag."""
+    return "-".join(_stemmer().stemWords(tag.split("-")))
 
 
 def vocabulary(c: Container, tenant: str) -> list[TagStats]:
