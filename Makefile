@@ -34,6 +34,7 @@ run: setup
 lint: setup
 	$(VENV)/bin/ruff check shared tests bench functions
 	$(VENV)/bin/ruff format --check shared tests bench functions
+	$(VENV)/bin/lint-imports
 
 typecheck: setup
 	$(VENV)/bin/mypy

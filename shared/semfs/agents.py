@@ -9,8 +9,8 @@ from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.register import Provenance
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
     from semfs.domain.models import FileRecord
+    from semfs.ports import Container
 
 
 def ingest_agent_file(

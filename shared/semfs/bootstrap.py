@@ -1,61 +1,38 @@
 """The one composition root: ``build_container(settings)`` picks adapters by backend.
 
 Heavy packages are imported inside the chosen branch, and no adapter connects or loads a model
-until first use, so building a container is cheap (a Lambda cold start, a CLI call).
+until first use, so building a container is cheap (a Lambda cold start, a CLI call). Nothing below
+this module imports it: the pipeline, API and CLI receive the frozen ``Container`` of ports.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
 
 from semfs.config import Settings
-from semfs.extractors.dispatch import ExtractLimits, ExtractOutput
+from semfs.extractors.dispatch import ExtractLimits
 from semfs.extractors.guard import ArchiveLimits
+from semfs.ports import Container
 
 if TYPE_CHECKING:
-    from semfs.ports import BlobStore, Embedder, Enricher, EventPublisher, FileRepository, Ocr, SearchIndex
-    from semfs.ports.starter import PipelineStarter
+    from semfs.ports import (
+        BlobStore,
+        ChatModel,
+        Embedder,
+        Enricher,
+        EventPublisher,
+        Extractor,
+        FileRepository,
+        MailRepository,
+        Ocr,
+        PipelineStarter,
+        SearchIndex,
+    )
 
-
-class Extractor(Protocol):
-    def extract(self, data: bytes, filename: str) -> ExtractOutput: ...
-
-    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass
-class Container:
-    """Everything the pipeline needs, behind ports."""
-
-    settings: Settings
-    blobs: BlobStore
-    repo: FileRepository
-    index: SearchIndex
-    embedder: Embedder
-    enricher: Enricher
-    fallback_enricher: Enricher
-    extractor: Extractor
-    events: EventPublisher
-    starter: PipelineStarter = field(init=False)
-    ocr: Ocr | None = None
-
-    def close(self) -> None:
-        self.extractor.close()
-
-    def query_embedder(self) -> Embedder:
-        """The embedder of the index's active model: during a model switch, queries keep being embedded
-        by the model whose vectors are searchable, until the switch happens."""
-        active = self.index.active_model()
-        if active is None or active == self.embedder.model:
-            return self.embedder
-        cache = self.__dict__.setdefault("_query_embedders", {})
-        if active not in cache:
-            cache[active] = embedder_for(self.settings, active)
-        return cache[active]  # type: ignore[no-any-return]
+__all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
 
 
 def extract_limits(settings: Settings) -> ExtractLimits:
@@ -69,6 +46,23 @@ def extract_limits(settings: Settings) -> ExtractLimits:
     )
 
 
+def _llm_key(settings: Settings) -> Callable[[], str | None]:
+    """The LLM API key: the setting, else (AWS) the Secrets Manager secret, read once on first use."""
+    if settings.llm_api_key or not settings.llm_secret_arn:
+        return lambda: settings.llm_api_key
+
+    @cache
+    def from_secret() -> str | None:
+        from semfs.adapters.aws.clients import client
+
+        secret: str = client(settings, "secretsmanager").get_secret_value(SecretId=settings.llm_secret_arn)[
+            "SecretString"
+        ]
+        return secret
+
+    return from_secret
+
+
 def embedder_for(settings: Settings, model: str) -> Embedder:
     """An embedder for a model id recorded in the index (the model searches use until a switch)."""
     hashed = re.fullmatch(r"hash-(\d+)(-[\w.]+)?", model)
@@ -80,9 +74,11 @@ def embedder_for(settings: Settings, model: str) -> Embedder:
         from semfs.adapters.local.onnx_embedder import OnnxEmbedder
 
         return OnnxEmbedder(model, settings.embed_threads, settings.embed_batch_size)
-    from semfs.adapters.aws.openai_client import OpenAIEmbedder
+    from semfs.adapters.openai.client import OpenAIEmbedder
 
-    return OpenAIEmbedder(settings.model_copy(update={"embedding_model": model, "embedding_dim": None}))
+    return OpenAIEmbedder(
+        settings.model_copy(update={"embedding_model": model, "embedding_dim": None}), _llm_key(settings)
+    )
 
 
 def _embedder(settings: Settings) -> Embedder:
@@ -96,10 +92,22 @@ def _embedder(settings: Settings) -> Embedder:
 
             return OnnxEmbedder(settings.resolved_embedding_model, settings.embed_threads, settings.embed_batch_size)
         case "openai":
-            from semfs.adapters.aws.openai_client import OpenAIEmbedder
+            from semfs.adapters.openai.client import OpenAIEmbedder
 
-            return OpenAIEmbedder(settings)
+            return OpenAIEmbedder(settings, _llm_key(settings))
     raise AssertionError(settings.embedder)  # pragma: no cover - Literal exhausts the match
+
+
+def _ocr(settings: Settings) -> Ocr | None:
+    if not settings.ocr_enabled:
+        return None
+    if settings.backend == "local":
+        from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
+
+        return TesseractOcr(settings.ocr_languages) if tesseract_available() else None
+    from semfs.adapters.aws.textract import TextractOcr
+
+    return TextractOcr(settings)
 
 
 def build_container(
@@ -110,34 +118,43 @@ def build_container(
     events: EventPublisher | None = None,
     extractor: Extractor | None = None,
     ocr: Ocr | None = None,
+    chat: ChatModel | None = None,
 ) -> Container:
     """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports."""
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.adapters.local.recording_events import LogEventPublisher
-    from semfs.pipeline.runner import LocalAslStarter
 
+    blobs: BlobStore
+    repo: FileRepository
+    mail: MailRepository
+    index: SearchIndex
     match settings.backend:
         case "local":
             from semfs.adapters.local.blobs import LocalBlobStore
             from semfs.adapters.local.search_index import LocalSearchIndex
+            from semfs.adapters.local.sqlite_mail import SqliteMailRepository
             from semfs.adapters.local.sqlite_repository import SqliteFileRepository
             from semfs.extractors.runner import SubprocessExtractor
 
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-            blobs: BlobStore = LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}")
-            repo: FileRepository = SqliteFileRepository(settings.records_db)
-            index: SearchIndex = LocalSearchIndex(settings.index_db)
+            blobs = LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}")
+            repo = SqliteFileRepository(settings.records_db)
+            mail = SqliteMailRepository(settings.records_db)
+            index = LocalSearchIndex(settings.index_db)
+            embedder = embedder or _embedder(settings)
             extractor = extractor or SubprocessExtractor(
                 extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
             )
         case "aws":
             from semfs.adapters.aws.dynamodb import DynamoFileRepository
+            from semfs.adapters.aws.dynamodb_mail import DynamoMailRepository
             from semfs.adapters.aws.opensearch import OpenSearchIndex
             from semfs.adapters.aws.s3 import S3BlobStore
             from semfs.extractors.runner import InProcessExtractor
 
             blobs = S3BlobStore(settings)
             repo = DynamoFileRepository(settings)
+            mail = DynamoMailRepository(settings)
             embedder = embedder or _embedder(settings)
             index = OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model)
             # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
@@ -147,36 +164,41 @@ def build_container(
 
                 events = EventBridgePublisher(settings)
 
-    if enricher is None and settings.llm_base_url:
-        from semfs.adapters.aws.openai_client import OpenAIEnricher
+    if settings.llm_base_url:
+        from semfs.adapters.openai.client import OpenAIChat, OpenAIEnricher
 
-        enricher = OpenAIEnricher(settings)
-    if ocr is not None or not settings.ocr_enabled:
-        pass
-    elif settings.backend == "local":
-        from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
+        enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))
+        chat = chat or OpenAIChat(settings, _llm_key(settings))
 
-        ocr = TesseractOcr(settings.ocr_languages) if tesseract_available() else None
+    # The local interpreter runs the stages with the finished bundle, which holds the interpreter:
+    # it looks the bundle up when an execution starts, after both exist.
+    built: list[Container] = []
+    starter: PipelineStarter
+    if settings.backend == "aws" and settings.state_machine_arn:
+        from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
+
+        starter = StepFunctionsStarter(settings)
     else:
-        from semfs.adapters.aws.textract import TextractOcr
+        from semfs.adapters.local.asl import LocalAslStarter
+        from semfs.pipeline.stages import dispatch
 
-        ocr = TextractOcr(settings)
+        starter = LocalAslStarter(dispatch(lambda: built[0]), retry_scale=settings.retry_scale)
+
     container = Container(
         settings=settings,
         blobs=blobs,
         repo=repo,
+        mail=mail,
         index=index,
-        embedder=embedder or _embedder(settings),
+        embedder=embedder,
         enricher=enricher or ExtractiveEnricher(),
         fallback_enricher=ExtractiveEnricher(),
         extractor=extractor,
         events=events or LogEventPublisher(),
-        ocr=ocr,
+        starter=starter,
+        embedder_for_model=cache(lambda model: embedder_for(settings, model)),
+        ocr=ocr if ocr is not None else _ocr(settings),
+        chat=chat,
     )
-    if settings.backend == "aws" and settings.state_machine_arn:
-        from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
-
-        container.starter = StepFunctionsStarter(settings)
-    else:
-        container.starter = LocalAslStarter(container)
+    built.append(container)
     return container

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from semfs.bootstrap import Container, build_container
+from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.errors import NotFound, SemfsError
 from semfs.domain.models import SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
@@ -22,6 +24,7 @@ from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes, resume
 from semfs.pipeline.register import Provenance, Registered
 from semfs.pipeline.search import search as run_search
+from semfs.ports import Container
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="semfs — a semantic file system.")
 out = Console()
@@ -41,6 +44,23 @@ def _container() -> Container:
         raise typer.Exit(2) from e
     configure()
     return build_container(settings)
+
+
+@contextmanager
+def _opened(tenant: str | None = None) -> Iterator[Container]:
+    """The container for one command, closed (its worker stopped) however the command ends. A file
+    that is not there, or a refused request, ends the command with one line and exit code 1."""
+    c = _container()
+    try:
+        yield c
+    except NotFound as e:
+        err.print(f"[red]{e.reason}{f' in tenant {tenant}' if tenant else ''}[/red]")
+        raise typer.Exit(1) from None
+    except SemfsError as e:
+        err.print(f"[red]{e.reason}[/red]")
+        raise typer.Exit(1) from None
+    finally:
+        c.close()
 
 
 def _files(paths: list[Path]) -> list[Path]:
@@ -230,11 +250,8 @@ def search(
     except (ValidationError, ValueError) as e:
         err.print(f"[red]invalid search:[/red] {e}")
         raise typer.Exit(2) from e
-    c = _container()
-    try:
+    with _opened() as c:
         resp = run_search(c, tenant, request)
-    finally:
-        c.close()
     if as_json:
         print(json.dumps(_search_json(resp), indent=2, default=str))
         return
@@ -263,14 +280,8 @@ def search(
 @app.command()
 def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
     """A file's record: identity, provenance, meaning and outcome."""
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         record = c.repo.get(tenant, file_id)
-    except NotFound:
-        err.print(f"[red]no file {file_id} in tenant {tenant}[/red]")
-        raise typer.Exit(1) from None
-    finally:
-        c.close()
     data = record.model_dump(mode="json")
     if as_json:
         print(json.dumps(data, indent=2))
@@ -307,15 +318,9 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
 @app.command()
 def versions(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
     """Every version of the file's lineage, oldest first, with change summaries."""
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         record = c.repo.get(tenant, file_id)
         lineage = c.repo.lineage(tenant, record.lineage_id)
-    except NotFound:
-        err.print(f"[red]no file {file_id} in tenant {tenant}[/red]")
-        raise typer.Exit(1) from None
-    finally:
-        c.close()
     if as_json:
         print(
             json.dumps(
@@ -359,17 +364,8 @@ def tag(
     if bad:
         err.print(f"[red]each change must start with + or -: {' '.join(bad)}[/red]")
         raise typer.Exit(2)
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         record = manage.set_tags(c, tenant, file_id, add, remove)
-    except NotFound:
-        err.print(f"[red]no file {file_id} in tenant {tenant}[/red]")
-        raise typer.Exit(1) from None
-    except SemfsError as e:
-        err.print(f"[red]{e.reason}[/red]")
-        raise typer.Exit(1) from None
-    finally:
-        c.close()
     out.print(f"tags: {', '.join(record.tags) or '(none)'}")
 
 
@@ -380,14 +376,8 @@ def rm(
     all_versions: Annotated[bool, typer.Option("--all-versions")] = False,
 ) -> None:
     """Delete a file: tombstone its record and remove it from the index."""
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         removed = manage.delete_file(c, tenant, file_id, all_versions=all_versions)
-    except NotFound:
-        err.print(f"[red]no file {file_id} in tenant {tenant}[/red]")
-        raise typer.Exit(1) from None
-    finally:
-        c.close()
     out.print(f"deleted {len(removed)} version(s)")
 
 
@@ -396,20 +386,14 @@ def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_js
     """Counts of files by status and outcome."""
     from semfs.pipeline.reembed import progress
 
-    c = _container()
-    try:
-        counts = c.repo.counts(tenant)
+    with _opened() as c:
+        rows = manage.status_rows(c, tenant)
         reembedding = progress(c)
         active = c.index.active_model()
-    finally:
-        c.close()
     if as_json:
         print(
             json.dumps(
-                [
-                    {"status": s, "outcome": o, "count": n}
-                    for (s, o), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
-                ],
+                [{"status": s, "outcome": o, "count": n} for s, o, n in rows],
                 indent=2,
             )
         )
@@ -417,7 +401,7 @@ def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_js
     table = Table(title="files by status and outcome" + (f" (tenant {tenant})" if tenant else ""))
     for col in ("status", "outcome", "files"):
         table.add_column(col)
-    for (s, o), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+    for s, o, n in rows:
         table.add_row(s, o or "-", str(n))
     out.print(table)
     out.print(f"searchable embedding model: {active or '(none yet)'}")
@@ -431,11 +415,8 @@ def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_js
 @app.command()
 def reindex() -> None:
     """Rebuild the search index from the records and stored blobs."""
-    c = _container()
-    try:
+    with _opened() as c:
         n = manage.reindex(c)
-    finally:
-        c.close()
     out.print(f"reindexed {n} file(s)")
 
 
@@ -449,11 +430,8 @@ def reembed_cmd(
     the new vectors in one step once every file has them."""
     from semfs.pipeline.reembed import reembed
 
-    c = _container()
-    try:
+    with _opened() as c:
         result = reembed(c, file_ids=file or [], tag=tag, limit=limit)
-    finally:
-        c.close()
     out.print(
         f"{result['done']} of {result['total']} file(s) re-embedded with {result['model']}"
         + (f"; switched from {result['from_model']}" if result["switched"] else "")
@@ -469,11 +447,8 @@ def reconcile_cmd(
     """Compare stored objects, records and the index; repair drift and report the counts."""
     from semfs.pipeline.reconcile import reconcile
 
-    c = _container()
-    try:
+    with _opened() as c:
         report = reconcile(c, repair=not dry_run)
-    finally:
-        c.close()
     if as_json:
         print(json.dumps(report, indent=2))
         return
@@ -484,11 +459,8 @@ def reconcile_cmd(
 @app.command(name="resume")
 def resume_cmd() -> None:
     """Finish files a crash left mid-pipeline."""
-    c = _container()
-    try:
+    with _opened() as c:
         done = resume(c)
-    finally:
-        c.close()
     counts = Counter(r.outcome.value if r.outcome else r.status.value for r in done)
     out.print(f"resumed {len(done)} file(s): {dict(counts) or '{}'}")
 
@@ -546,11 +518,8 @@ def demo(
     out.print(f"wrote {len(written)} demo files to {folder}")
     if not ingest_it:
         return
-    c = _container()
-    try:
+    with _opened() as c:
         counts = ingest_demo(c, tenant, folder, progress=err)
-    finally:
-        c.close()
     out.print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
@@ -612,15 +581,12 @@ def tags_list(
         return
     from semfs.pipeline.tags import suggest_merges, vocabulary
 
-    c = _container()
-    try:
+    with _opened() as c:
         rows: list[dict[str, Any]] = (
             suggest_merges(c, tenant)
             if suggest
             else [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(c, tenant)]
         )
-    finally:
-        c.close()
     if as_json:
         print(json.dumps(rows, indent=2))
         return
@@ -662,17 +628,22 @@ def keys_create(tenant: Tenant = "default") -> None:
 @app.command()
 def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
     """Contacts seen in mail, with how many files each is on."""
-    from semfs.pipeline.mail import list_contacts
     from semfs.ports.repository import RecordQuery
 
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         rows = []
-        for contact in sorted(list_contacts(c, tenant), key=lambda x: x["email"]):
-            files = c.repo.query(RecordQuery(tenant_id=tenant, contact_id=contact["contact_id"], limit=1000))
-            rows.append({**contact, "files": len(files)})
-    finally:
-        c.close()
+        for contact in sorted(c.mail.contacts(tenant), key=lambda x: x.email):
+            files = c.repo.query(RecordQuery(tenant_id=tenant, contact_id=contact.contact_id, limit=1000))
+            rows.append(
+                {
+                    "contact_id": contact.contact_id,
+                    "email": contact.email,
+                    "name": contact.name,
+                    "organisation": contact.organisation,
+                    "messages": contact.messages,
+                    "files": len(files),
+                }
+            )
     if as_json:
         print(json.dumps(rows, indent=2))
         return
@@ -680,9 +651,7 @@ def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
     for col in ("contact id", "name", "organisation", "messages", "files"):
         table.add_column(col)
     for r in rows:
-        table.add_row(
-            r["contact_id"], r.get("name") or "", r.get("organisation") or "", str(r["messages"]), str(r["files"])
-        )
+        table.add_row(*(str(r[k] or "") for k in ("contact_id", "name", "organisation", "messages", "files")))
     out.print(table)
 
 

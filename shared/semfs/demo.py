@@ -20,9 +20,9 @@ from typing import Any
 
 from rich.console import Console
 
-from semfs.bootstrap import Container
 from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.register import Provenance
+from semfs.ports import Container
 
 FIXED = datetime(2026, 9, 1, 9, 0, 0)
 THREAD_Q3 = "Q3 Financials"

@@ -12,7 +12,7 @@ from semfs.domain.errors import PermanentError, RetryableError, SemfsError
 from semfs.pipeline.state import PipelineState
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 # No Powertools Tracer: importing the X-Ray SDK costs ~190 ms of every cold start, and the
 # functions' active tracing (template.yaml) already traces each invocation and its AWS calls' timing.
@@ -27,6 +27,14 @@ def get_container() -> Container:
     from semfs.config import Settings
 
     return build_container(Settings(backend="aws"))
+
+
+def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """One API request through the shared router, with this environment's container attached."""
+    from semfs.api.app import app
+
+    app.append_context(container=get_container())  # type: ignore[no-untyped-call]
+    return app.resolve(event, context)
 
 
 @cache

@@ -27,7 +27,7 @@ from semfs.observability import get_logger
 from semfs.pipeline.mail import ingest_mail, tenant_for
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 
@@ -165,7 +165,7 @@ def make_http_handler(
 
                 try:
                     assert isinstance(container.blobs, LocalBlobStore)
-                    name, data = container.blobs.open_signed(path.removeprefix("/download/"))
+                    name, data = container.blobs.open_download(path.removeprefix("/download/"))
                 except NotFound:
                     self._send(404, b'{"message": "not found"}', {"Content-Type": "application/json"})
                     return

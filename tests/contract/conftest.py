@@ -13,9 +13,10 @@ import pytest
 
 from semfs.adapters.local.blobs import LocalBlobStore
 from semfs.adapters.local.search_index import LocalSearchIndex
+from semfs.adapters.local.sqlite_mail import SqliteMailRepository
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
 from semfs.config import Settings
-from semfs.ports import BlobStore, FileRepository, SearchIndex
+from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
 REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p: SqliteFileRepository(p / "r.db")}
@@ -34,6 +35,15 @@ def repository(request: pytest.FixtureRequest, tmp_path: Path) -> FileRepository
     if request.param in REPOSITORIES:
         return REPOSITORIES[request.param](tmp_path)
     return AWS_REPOSITORIES[request.param](request.getfixturevalue("aws_settings"))
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def mail_repository(request: pytest.FixtureRequest, tmp_path: Path) -> MailRepository:
+    if request.param == "sqlite":
+        return SqliteMailRepository(tmp_path / "r.db")
+    from semfs.adapters.aws.dynamodb_mail import DynamoMailRepository
+
+    return DynamoMailRepository(request.getfixturevalue("aws_settings"))
 
 
 @pytest.fixture(params=["local", "opensearch"])
@@ -61,6 +71,7 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
 
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
+    from semfs.adapters.aws.dynamodb_mail import mail_table_definition
 
     for key, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -77,10 +88,12 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
             Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": "eu-west-1"}
         )
         boto3.client("dynamodb", region_name="eu-west-1").create_table(**table_definition("semfs-files"))
+        boto3.client("dynamodb", region_name="eu-west-1").create_table(**mail_table_definition("semfs-mail"))
         yield Settings(
             data_dir=tmp_path,
             bucket="semfs-test",
             table="semfs-files",
+            mail_table="semfs-mail",
             aws_region="eu-west-1",
             opensearch_endpoint="http://localhost:9200",
             state_machine_arn="arn:aws:states:x",

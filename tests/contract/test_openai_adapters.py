@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from semfs.adapters.aws.openai_client import OpenAIEmbedder, OpenAIEnricher, validate_enrichment
+from semfs.adapters.openai.client import OpenAIEmbedder, OpenAIEnricher, validate_enrichment
 from semfs.config import Settings
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed
 from semfs.domain.models import Block, ExtractedDocument

@@ -239,11 +239,13 @@ class AsyncOcr:
 def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
     aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from semfs.lambda_support import get_container
+    from semfs.bootstrap import build_container
+    from semfs.config import Settings
     from tests import ocr_corpus as oc
 
     fake = AsyncOcr()
-    monkeypatch.setattr(get_container(), "ocr", fake)
+    with_ocr = build_container(Settings(backend="aws"), ocr=fake)  # the root, with the OCR double
+    monkeypatch.setattr("semfs.lambda_support.get_container", lambda: with_ocr)
     scan = oc.image_only_pdf([oc.encode(oc.page_image())])
     desc = upload(aws_stack, "uploads/acme/scan.pdf", scan)
     assert desc["status"] == "SUCCEEDED"

@@ -11,7 +11,7 @@ import pytest
 from semfs.bootstrap import Container, build_container
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome
-from semfs.pipeline.mail import ingest_mail, list_contacts, thread_of
+from semfs.pipeline.mail import ingest_mail
 from semfs.pipeline.search import search
 from tests import mail_corpus as mc
 from tests.conftest import make_settings
@@ -52,10 +52,10 @@ def test_attachment_carries_the_message_provenance_and_context_tags(mail_contain
 
 def test_own_mailboxes_are_not_contacts(mail_container: Container) -> None:
     ingest_mail(mail_container, T, mc.plain().as_bytes())
-    emails = {c["email"]: c for c in list_contacts(mail_container, T)}
+    emails = {c.email: c for c in mail_container.mail.contacts(T)}
     assert set(emails) == {"jane.okafor@acme-corp.example", "priya@northwind.example"}
-    assert emails["jane.okafor@acme-corp.example"]["name"] == "Jane Okafor"
-    assert emails["jane.okafor@acme-corp.example"]["organisation"] == "acme-corp"
+    assert emails["jane.okafor@acme-corp.example"].name == "Jane Okafor"
+    assert emails["jane.okafor@acme-corp.example"].organisation == "acme-corp"
 
 
 def test_a_reply_chain_is_one_thread_and_a_resent_attachment_is_a_new_version(mail_container: Container) -> None:
@@ -82,8 +82,8 @@ def test_a_reply_chain_is_one_thread_and_a_resent_attachment_is_a_new_version(ma
     )
     results = [ingest_mail(mail_container, T, m.as_bytes()) for m in (first, second, third)]
     assert len({r.thread_id for r in results}) == 1
-    thread = thread_of(mail_container, T, results[0].thread_id or "")
-    assert thread is not None and thread["subject"] == "Q3 Financials" and len(thread["message_ids"]) == 3
+    thread = mail_container.mail.thread(T, results[0].thread_id or "")
+    assert thread is not None and thread.subject == "Q3 Financials" and thread.messages == 3
     v1, v2 = results[0].files[0].record, results[2].files[0].record
     assert (v2.version, v2.lineage_id, v2.previous_version_id) == (2, v1.lineage_id, v1.file_id)
     assert v2.change_summary and "Late payments" in v2.change_summary

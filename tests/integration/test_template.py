@@ -54,7 +54,7 @@ def test_cfn_lint_on_the_translated_template(translated: dict[str, Any], tmp_pat
 
 
 def test_statelint_on_the_definition_as_deployed(tmp_path: Path) -> None:
-    definition = (ROOT / "statemachine" / "process_file.asl.json").read_text()
+    definition = (ROOT / "shared" / "semfs" / "statemachine" / "process_file.asl.json").read_text()
     for state in ("Extract", "Ocr", "Enrich", "Embed", "Index", "Finalize", "MarkFailed"):
         definition = definition.replace(
             f"${{{state}FunctionArn}}", f"arn:aws:lambda:eu-west-1:123456789012:function:semfs-{state}"
@@ -139,6 +139,17 @@ def test_table_in_the_template_matches_the_adapter() -> None:
     assert sorted(props["AttributeDefinitions"], key=str) == sorted(expected["AttributeDefinitions"], key=str)
     by_name = {g["IndexName"]: g["KeySchema"] for g in props["GlobalSecondaryIndexes"]}
     assert by_name == {g["IndexName"]: g["KeySchema"] for g in expected["GlobalSecondaryIndexes"]}
+
+
+def test_mail_table_in_the_template_matches_the_adapter() -> None:
+    from samtranslator.yaml_helper import yaml_parse
+
+    from semfs.adapters.aws.dynamodb_mail import mail_table_definition
+
+    props = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["MailTable"]["Properties"]
+    expected = mail_table_definition("x")
+    assert props["KeySchema"] == expected["KeySchema"]
+    assert sorted(props["AttributeDefinitions"], key=str) == sorted(expected["AttributeDefinitions"], key=str)
 
 
 def test_state_machine_substitutions_cover_every_task() -> None:

@@ -8,15 +8,16 @@ from typing import Any
 
 import pytest
 
-from semfs.pipeline import runner
-from semfs.pipeline.runner import STAGES, _choice_matches, load_definition
+from semfs.adapters.local import asl
+from semfs.adapters.local.asl import choice_matches, load_definition
+from semfs.pipeline.stages import STAGES
 
 pytestmark = pytest.mark.unit
-ASL = Path(__file__).resolve().parents[2] / "statemachine" / "process_file.asl.json"
+ASL = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "statemachine" / "process_file.asl.json"
 
 
 def test_every_task_maps_to_a_stage_and_every_stage_is_used() -> None:
-    definition = load_definition(ASL)
+    definition = load_definition(ASL, frozenset(STAGES))
     tasks = {n for n, s in definition["States"].items() if s["Type"] == "Task"}
     assert tasks == set(STAGES)
     for name in tasks:
@@ -57,7 +58,7 @@ def test_unsupported_state_types_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="not supported"):
-        runner.load_definition(path)
+        asl.load_definition(path, frozenset(STAGES))
 
 
 def test_unknown_resources_are_refused(tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_unknown_resources_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="no local stage"):
-        runner.load_definition(path)
+        asl.load_definition(path, frozenset(STAGES))
 
 
 @pytest.mark.parametrize(
@@ -89,4 +90,4 @@ def test_unknown_resources_are_refused(tmp_path: Path) -> None:
     ],
 )
 def test_choice_rules(rule: dict[str, Any], state: dict[str, Any], expected: bool) -> None:
-    assert _choice_matches(rule, state) is expected
+    assert choice_matches(rule, state) is expected

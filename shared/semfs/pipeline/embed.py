@@ -11,16 +11,14 @@ from semfs.config import Settings
 from semfs.domain.chunking import chunk_document
 from semfs.domain.models import Chunk, ExtractedDocument, FileRecord, utcnow
 from semfs.domain.outcomes import Status
-from semfs.pipeline.enrich import load_document
 from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState, derived_key
+from semfs.pipeline.state import PipelineState, derived_key, load_document
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from semfs.bootstrap import Container
-    from semfs.ports import Embedder
+    from semfs.ports import Container, Embedder
 
 
 def make_chunks(doc: ExtractedDocument, settings: Settings) -> list[Chunk]:

@@ -6,16 +6,16 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.changes import change_summary
 from semfs.domain.errors import EnrichmentFailed, NotFound
-from semfs.domain.models import ExtractedDocument, FileRecord
+from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
 from semfs.domain.tags import merge_tags
 from semfs.observability import get_logger
 from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.state import PipelineState, load_document
 from semfs.ports.enricher import EnrichInput
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 
@@ -30,12 +30,6 @@ _MAIL_PROVIDERS = {
     "protonmail",
     "gmx",
 }
-
-
-def load_document(c: Container, record: FileRecord) -> ExtractedDocument:
-    if record.text_key is None:
-        raise NotFound(f"file {record.file_id} has no extracted text")
-    return ExtractedDocument.model_validate_json(c.blobs.get(record.text_key))
 
 
 def contact_tag(contact: str) -> str:

@@ -10,7 +10,7 @@ from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:

@@ -10,7 +10,7 @@ from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 
 def build_docs(

@@ -11,7 +11,7 @@ from semfs.pipeline.register import Provenance, Registered, register
 from semfs.pipeline.state import PipelineState
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 
 def process(c: Container, record: FileRecord) -> FileRecord:

@@ -1,17 +1,16 @@
 """Mail → files: tenant by recipient, verdict policy, threads, contacts, one file per attachment.
 
-Used by the SES handler (AWS), the local SMTP server and ``semfs ingest *.eml|*.mbox``. Threads and
-contacts are small JSON documents in the blob store (``mail/{tenant}/…``), so both backends share them.
+Used by the SES handler (AWS), the local SMTP server and ``semfs ingest *.eml|*.mbox``. Threads,
+their messages and contacts are entities behind the ``MailRepository`` port, written idempotently per
+message id, so a redelivered message or two messages of one thread handled at once lose nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from semfs.domain.errors import NotFound
 from semfs.domain.ids import sha256_hex
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.email import Address, ParsedMail, normalise_subject, parse_mail
@@ -19,9 +18,10 @@ from semfs.observability import get_logger
 from semfs.pipeline.enrich import contact_tag
 from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.register import Provenance, Registered, contact_id_for, register_rejected
+from semfs.ports.mail import Contact, Person
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 
@@ -39,18 +39,6 @@ def _h(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def _get_json(c: Container, key: str) -> dict[str, Any] | None:
-    try:
-        value: dict[str, Any] = json.loads(c.blobs.get(key))
-        return value
-    except NotFound:
-        return None
-
-
-def _put_json(c: Container, key: str, value: dict[str, Any]) -> None:
-    c.blobs.put(key, json.dumps(value, sort_keys=True).encode())
-
-
 def tenant_for(c: Container, recipients: list[str]) -> str | None:
     mailboxes = c.settings.mailbox_tenants
     return next((mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes), None)
@@ -64,58 +52,36 @@ def _external(c: Container, people: list[Address]) -> list[Address]:
 def resolve_thread(c: Container, tenant: str, mail: ParsedMail, message_id: str) -> tuple[str, str]:
     """A known message in References/In-Reply-To names the thread; else the normalised subject among
     the same participants; else this message starts a thread. Returns (thread_id, subject)."""
-    base = f"mail/{tenant}"
-    thread_id = None
-    for ref in mail.references:
-        known = _get_json(c, f"{base}/messages/{_h(ref)}.json")
-        if known:
-            thread_id = known["thread_id"]
-            break
+    thread_id = next((t for ref in mail.references if (t := c.mail.thread_of_message(tenant, ref))), None)
     subject_norm = normalise_subject(mail.subject)
     people = ",".join(sorted(p.address for p in _external(c, mail.participants)))
-    subject_key = f"{base}/subjects/{_h(subject_norm, people)}.json"
-    if thread_id is None and subject_norm:
-        known = _get_json(c, subject_key)
-        thread_id = known["thread_id"] if known else None
+    subject_key = _h(subject_norm, people) if subject_norm else None
+    if thread_id is None and subject_key:
+        thread_id = c.mail.thread_of_subject(tenant, subject_key)
     if thread_id is None:
-        thread_id = "t_" + _h(tenant, message_id)[:20]
-    thread = _get_json(c, f"{base}/threads/{thread_id}.json") or {
-        "thread_id": thread_id,
-        "subject": mail.subject.strip() or "(no subject)",
-        "message_ids": [],
-        "participants": [],
-    }
-    if message_id not in thread["message_ids"]:
-        thread["message_ids"].append(message_id)
-    thread["participants"] = sorted(set(thread["participants"]) | {p.address for p in mail.participants})
-    _put_json(c, f"{base}/threads/{thread_id}.json", thread)
-    _put_json(c, f"{base}/messages/{_h(message_id)}.json", {"thread_id": thread_id})
-    if subject_norm:
-        _put_json(c, subject_key, {"thread_id": thread_id})
-    return thread_id, str(thread["subject"])
+        thread_id = c.mail.thread_of_message(tenant, message_id) or "t_" + _h(tenant, message_id)[:20]
+    thread = c.mail.add_message(
+        tenant,
+        thread_id,
+        message_id,
+        mail.subject.strip() or "(no subject)",
+        subject_key,
+        [p.address for p in mail.participants],
+    )
+    return thread_id, thread.subject
 
 
-def upsert_contacts(c: Container, tenant: str, people: list[Address]) -> list[dict[str, Any]]:
-    """A contact per normalised address (display name kept), organisation from a company domain."""
-    contacts = []
-    for person in _external(c, people):
-        cid = contact_id_for(person.address)
-        key = f"mail/{tenant}/contacts/{_h(cid)}.json"
-        contact = _get_json(c, key) or {"contact_id": cid, "email": person.address, "name": "", "messages": 0}
-        contact["name"] = person.name or contact["name"]
-        contact["organisation"] = contact_tag(person.address) or None
-        contact["messages"] = int(contact["messages"]) + 1
-        _put_json(c, key, contact)
-        contacts.append(contact)
-    return contacts
-
-
-def list_contacts(c: Container, tenant: str) -> list[dict[str, Any]]:
-    return [v for k in c.blobs.list(f"mail/{tenant}/contacts/") if (v := _get_json(c, k))]
-
-
-def thread_of(c: Container, tenant: str, thread_id: str) -> dict[str, Any] | None:
-    return _get_json(c, f"mail/{tenant}/threads/{thread_id}.json")
+def upsert_contacts(c: Container, tenant: str, people: list[Address], message_id: str) -> list[Contact]:
+    """A contact per normalised address (display name kept), organisation from a company domain; the
+    message counts once per contact however often it is delivered."""
+    return [
+        c.mail.add_contact_message(
+            tenant,
+            Person(contact_id_for(p.address), p.address, p.name, contact_tag(p.address) or None),
+            message_id,
+        )
+        for p in _external(c, people)
+    ]
 
 
 def failed_verdicts(c: Container, verdicts: dict[str, str] | None) -> list[str]:
@@ -156,7 +122,7 @@ def ingest_mail(
         reg = skip_message(c, tenant, message_id, len(raw), failing, source)
         return MailResult(message_id=message_id, tenant_id=tenant, files=[reg], skipped=reg.record.error)
     thread_id, subject = resolve_thread(c, tenant, parsed, message_id)
-    contacts = upsert_contacts(c, tenant, parsed.participants)
+    contacts = upsert_contacts(c, tenant, parsed.participants, message_id)
     sender = parsed.sender.address if parsed.sender else None
     extra = {
         "sender": sender,
@@ -164,7 +130,7 @@ def ingest_mail(
         "subject": parsed.subject,
         "received_at": parsed.date.isoformat() if parsed.date else None,
         "verdicts": verdicts or {},
-        "contacts": [{k: x.get(k) for k in ("name", "email", "organisation")} for x in contacts],
+        "contacts": [{"name": x.name, "email": x.email, "organisation": x.organisation} for x in contacts],
         "mail_defects": parsed.defects[:20],
     }
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
@@ -178,7 +144,7 @@ def ingest_mail(
             source_key=f"{source}:{message_id}:{index}",
             thread_id=thread_id,
             thread_subject=subject,
-            contact_ids=[x["contact_id"] for x in contacts],
+            contact_ids=[x.contact_id for x in contacts],
             source_message_id=message_id,
             uploaded_by=sender,
             upload_context=f"{where} the email “{parsed.subject}” from {sender}"[:300],

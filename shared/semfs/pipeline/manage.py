@@ -13,7 +13,13 @@ from semfs.pipeline.index import build_docs, load_chunks, settle_latest
 from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
+
+
+def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | None, int]]:
+    """``(status, outcome, count)`` rows in one order for every caller (CLI, API, web page)."""
+    counts = c.repo.counts(tenant_id)
+    return sorted(((s, o, n) for (s, o), n in counts.items()), key=lambda r: (r[0], r[1] or ""))
 
 
 def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:

@@ -13,13 +13,12 @@ from semfs.domain.errors import FileSkipped, PermanentError
 from semfs.domain.models import Block, Location
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.text import normalise_ocr
-from semfs.pipeline.enrich import load_document
 from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.state import PipelineState, load_document
 from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
 

@@ -19,7 +19,7 @@ from semfs.pipeline.manage import index_record, iter_records
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 

@@ -25,7 +25,7 @@ from semfs.pipeline.manage import index_record, iter_records
 from semfs.pipeline.state import derived_key
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 STATE_KEY = "reembed/state.json"

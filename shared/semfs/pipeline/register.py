@@ -22,7 +22,7 @@ from semfs.domain.tags import slugify
 from semfs.pipeline.state import content_key
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 MAX_NAME = 255
 

@@ -25,7 +25,7 @@ from semfs.domain.text import query_terms
 from semfs.observability import get_logger
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 SNIPPET_CHARS = 280
@@ -49,14 +49,15 @@ def retrieve(
     k = overfetch(limit)
     legs: list[list[IndexHit]] = []
     degraded = False
-    native = getattr(c.index, "hybrid", None) if c.settings.hybrid_pipeline and mode == "hybrid" else None
-    if native is not None:  # OpenSearch >= 2.19: one round trip, fused by the RRF search pipeline
+    if mode == "hybrid" and not c.settings.reembed_new_files_only:
+        # one round trip where the index fuses natively (OpenSearch's hybrid query + search pipeline)
         try:
-            fused_native: list[IndexHit] = native(tenant_id, query, c.query_embedder().embed_query(query), filters, k)
-            return Retrieved(files=group_by_file(fused_native)[:limit], degraded=False)
+            native = c.index.hybrid(tenant_id, query, c.query_embedder().embed_query(query), filters, k)
         except EmbeddingUnavailable:
             log.warning("embedder unavailable; keyword-only answer")
             return Retrieved(files=group_by_file(c.index.keyword(tenant_id, query, filters, k))[:limit], degraded=True)
+        if native is not None:
+            return Retrieved(files=group_by_file(native)[:limit], degraded=False)
     if mode in ("hybrid", "semantic"):
         try:
             embedder = c.query_embedder()

@@ -11,7 +11,7 @@ from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.register import Provenance, Registered, register_rejected
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 UPLOAD_PREFIX = "uploads/"

@@ -19,7 +19,7 @@ from semfs.observability import get_logger
 from semfs.pipeline.state import PipelineState
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 

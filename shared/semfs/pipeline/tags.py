@@ -21,7 +21,7 @@ from semfs.domain.outcomes import Status
 from semfs.domain.tags import slugify
 
 if TYPE_CHECKING:
-    from semfs.bootstrap import Container
+    from semfs.ports import Container
 
 MAX_TAGS_FOR_PAIRS = 400  # pairwise signals over the most used tags only
 EMBEDDING_SIMILARITY = 0.85

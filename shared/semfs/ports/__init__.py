@@ -1,23 +1,34 @@
 """Ports: one ``typing.Protocol`` per capability. The pipeline depends on these only."""
 
 from semfs.ports.blobs import BlobStore
+from semfs.ports.chat import ChatModel
+from semfs.ports.container import Container
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher, EnrichInput
 from semfs.ports.events import EventPublisher
+from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex
+from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository, RecordQuery
 from semfs.ports.starter import PipelineStarter
 
 __all__ = [
     "BlobStore",
+    "ChatModel",
+    "Contact",
+    "Container",
     "Embedder",
     "EnrichInput",
     "Enricher",
     "EventPublisher",
+    "Extractor",
     "FileRepository",
+    "MailRepository",
     "Ocr",
+    "Person",
     "PipelineStarter",
     "RecordQuery",
     "SearchIndex",
+    "Thread",
 ]

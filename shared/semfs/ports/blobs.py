@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class BlobStore(Protocol):
@@ -27,6 +27,17 @@ class BlobStore(Protocol):
     def download_url(self, key: str, filename: str, expires_s: int) -> str:
         """A short-lived URL that downloads ``key`` as ``filename`` without other credentials
         (a presigned GET in S3, a signed link served by ``semfs serve`` locally)."""
+        ...
+
+    def open_download(self, token: str) -> tuple[str, bytes]:
+        """``(filename, bytes)`` for a link this store made with ``download_url`` and serves itself
+        (locally, ``/download/{token}``). Raises ``NotFound`` for a forged or expired link, and always
+        for a store whose links go straight to the service (S3)."""
+        ...
+
+    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any] | None:
+        """Where a client uploads a new file directly (an S3 presigned POST under ``uploads/{tenant}/``),
+        or ``None`` when uploads come through the API's own request body (the local host)."""
         ...
 
     def list(self, prefix: str) -> Iterator[str]:

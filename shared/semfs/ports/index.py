@@ -39,6 +39,15 @@ class SearchIndex(Protocol):
         searchable vectors are that model's (else ``[]``): never compares vectors of two models."""
         ...
 
+    def hybrid(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
+    ) -> list[IndexHit] | None:
+        """Both legs fused by the index itself in one round trip (OpenSearch's ``hybrid`` query with a
+        search pipeline), or ``None`` when this index has no native fusion: the caller then runs
+        ``keyword`` and ``knn`` and fuses them with the shared RRF. The tenant scope is inside every
+        sub-query."""
+        ...
+
     def knn_staged(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
     ) -> list[IndexHit]:

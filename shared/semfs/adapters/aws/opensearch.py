@@ -416,8 +416,11 @@ class OpenSearchIndex:
 
     def hybrid(
         self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
-    ) -> list[IndexHit]:
-        """The native hybrid query through ``settings.hybrid_pipeline`` (one round trip)."""
+    ) -> list[IndexHit] | None:
+        """The native hybrid query through ``settings.hybrid_pipeline`` (one round trip); ``None``
+        without a configured pipeline (the caller then fuses the two legs itself)."""
+        if not self._settings.hybrid_pipeline:
+            return None
         self.ensure_index()
         body = hybrid_body(tenant_id, query, vector, filters, k)
         return self._hits(

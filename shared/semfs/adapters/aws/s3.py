@@ -82,6 +82,9 @@ class S3BlobStore:
         )
         return url
 
+    def open_download(self, token: str) -> tuple[str, bytes]:
+        raise NotFound("S3 download links are served by S3")  # never through the API host
+
     def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any]:
         """A presigned POST for a server-generated key under ``uploads/{tenant}/`` (the S3 event then
         ingests it); the size range and expiry are enforced by S3."""

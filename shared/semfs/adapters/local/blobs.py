@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from semfs.domain.errors import InvalidRequest, NotFound
 
@@ -37,7 +38,7 @@ class LocalBlobStore:
         mac = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
         return f"{self._base_url}/download/{body}.{mac}"
 
-    def open_signed(self, token: str) -> tuple[str, bytes]:
+    def open_download(self, token: str) -> tuple[str, bytes]:
         """(filename, bytes) for a link made by ``download_url``; ``NotFound`` if forged or expired."""
         body, _, mac = token.rpartition(".")
         good = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
@@ -47,6 +48,9 @@ class LocalBlobStore:
         if claims["e"] < time.time():
             raise NotFound("expired download link")
         return str(claims["f"]), self.get(str(claims["k"]))
+
+    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any] | None:
+        return None  # the local host takes uploads in the request body
 
     def _check(self, key: str) -> str:
         self._path(key)

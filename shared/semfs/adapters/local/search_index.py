@@ -564,6 +564,11 @@ class LocalSearchIndex:
             return []  # the query was embedded by another model than the one searched (a switch just happened)
         return self._rank(vecs, tenant_id, vector, filters, k)
 
+    def hybrid(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
+    ) -> list[IndexHit] | None:
+        return None  # no native fusion: the caller fuses the two legs with the shared RRF
+
     def knn_staged(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
     ) -> list[IndexHit]:

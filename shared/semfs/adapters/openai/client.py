@@ -1,4 +1,6 @@
-"""``OpenAIEnricher`` and ``OpenAIEmbedder``: any OpenAI-compatible endpoint (``base_url`` configurable).
+"""``OpenAIEnricher``, ``OpenAIEmbedder`` and ``OpenAIChat``: any OpenAI-compatible endpoint (``base_url``
+configurable), on either backend. The API key comes from a provider the composition root hands in
+(the setting locally, Secrets Manager in AWS), so this package imports no cloud SDK.
 
 The LLM gets the document as data inside a delimited block, no tools, and must answer with a strict
 JSON schema; the answer is validated server-side (NFKC, length caps, tag slugs, no URLs) before it
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from semfs.config import Settings
@@ -55,7 +57,7 @@ def _clean(text: str, cap: int) -> str:
     return " ".join(text.split())[:cap].strip()
 
 
-def validate_enrichment(raw: dict[str, Any], existing: Sequence[str] = ()) -> Enrichment:
+def validate_enrichment(raw: dict[str, Any]) -> Enrichment:
     """Server-side validation of model output. Raises ``EnrichmentFailed`` when unusable."""
     try:
         title = _clean(str(raw["title"]), 120)
@@ -73,62 +75,47 @@ def validate_enrichment(raw: dict[str, Any], existing: Sequence[str] = ()) -> En
     return Enrichment(title=title, summary=summary, auto_tags=tags[:10])
 
 
-def _client(settings: Settings) -> Any:
+KeyProvider = Callable[[], "str | None"]
+
+
+def _client(settings: Settings, api_key: KeyProvider) -> Any:
     try:
         from openai import OpenAI
     except ImportError as e:  # pragma: no cover - openai is a declared dependency
         raise PermanentError("the openai package is not installed", outcome=Outcome.FAILED_LLM) from e
-    key = settings.llm_api_key
-    if not key and settings.llm_secret_arn:
-        from .clients import client
-
-        key = client(settings, "secretsmanager").get_secret_value(SecretId=settings.llm_secret_arn)["SecretString"]
     return OpenAI(
-        base_url=settings.llm_base_url, api_key=key or "not-needed", timeout=settings.llm_timeout_s, max_retries=3
+        base_url=settings.llm_base_url,
+        api_key=api_key() or "not-needed",
+        timeout=settings.llm_timeout_s,
+        max_retries=3,
     )
+
+
+def _settings_key(settings: Settings) -> KeyProvider:
+    return lambda: settings.llm_api_key
 
 
 class OpenAIEnricher:
     """Structured-output chat completion; one retry policy (the client's, honouring Retry-After)."""
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._client: Any = None
+    def __init__(self, settings: Settings, api_key: KeyProvider | None = None) -> None:
+        self._chat = OpenAIChat(settings, api_key)
 
     def enrich(self, item: EnrichInput) -> Enrichment:
-        import openai
-
-        if self._client is None:
-            self._client = _client(self._settings)
         text = item.document.text[:MAX_INPUT_CHARS]
         hint = f"Existing tags you may reuse: {', '.join(item.existing_tags[:30])}\n" if item.existing_tags else ""
-        try:
-            response = self._client.chat.completions.create(
-                model=self._settings.llm_model,
-                messages=[
-                    {"role": "system", "content": SYSTEM_PROMPT},
-                    {
-                        "role": "user",
-                        "content": f"{hint}Filename: {item.filename}\n<document>\n{text}\n</document>",
-                    },
-                ],
-                response_format={"type": "json_schema", "json_schema": ENRICH_SCHEMA},
-                temperature=0,
-            )
-            content = response.choices[0].message.content or ""
-            raw = json.loads(content)
-        except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
-            raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
-        if not isinstance(raw, dict):
-            raise EnrichmentFailed("the model's answer is not an object")
-        return validate_enrichment(raw, item.existing_tags)
+        raw = self._chat.complete_json(
+            SYSTEM_PROMPT, f"{hint}Filename: {item.filename}\n<document>\n{text}\n</document>", ENRICH_SCHEMA
+        )
+        return validate_enrichment(raw)
 
 
 class OpenAIEmbedder:
     """Embeddings from an OpenAI-compatible endpoint (``text-embedding-3-small`` by default)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, api_key: KeyProvider | None = None) -> None:
         self._settings = settings
+        self._api_key = api_key or _settings_key(settings)
         self._client: Any = None
 
     @property
@@ -143,7 +130,7 @@ class OpenAIEmbedder:
         import openai
 
         if self._client is None:
-            self._client = _client(self._settings)
+            self._client = _client(self._settings, self._api_key)
         try:
             response = self._client.embeddings.create(model=self.model, input=list(texts))
         except openai.APIError as e:
@@ -154,20 +141,29 @@ class OpenAIEmbedder:
         return self.embed_documents([text])[0]
 
 
-def chat_json(settings: Settings, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """One structured-output chat call (no tools). Raises ``EnrichmentFailed`` when unusable."""
-    import openai
+class OpenAIChat:
+    """``ChatModel`` on chat completions with a strict JSON schema (no tools)."""
 
-    try:
-        response = _client(settings).chat.completions.create(
-            model=settings.llm_model,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            response_format={"type": "json_schema", "json_schema": schema},
-            temperature=0,
-        )
-        raw = json.loads(response.choices[0].message.content or "")
-    except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
-        raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
-    if not isinstance(raw, dict):
-        raise EnrichmentFailed("the model's answer is not an object")
-    return raw
+    def __init__(self, settings: Settings, api_key: KeyProvider | None = None) -> None:
+        self._settings = settings
+        self._api_key = api_key or _settings_key(settings)
+        self._client: Any = None
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
+        import openai
+
+        if self._client is None:
+            self._client = _client(self._settings, self._api_key)
+        try:
+            response = self._client.chat.completions.create(
+                model=self._settings.llm_model,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                response_format={"type": "json_schema", "json_schema": schema},
+                temperature=0,
+            )
+            raw = json.loads(response.choices[0].message.content or "")
+        except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
+            raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
+        if not isinstance(raw, dict):
+            raise EnrichmentFailed("the model's answer is not an object")
+        return raw

@@ -1,0 +1,215 @@
+"""``DynamoMailRepository``: threads, messages and contacts as items of one DynamoDB table (pk, sk).
+
+| item | pk | sk |
+|---|---|---|
+| thread | ``T#{tenant}#{thread}`` | ``#`` (subject) |
+| a message of a thread / a participant | ``T#{tenant}#{thread}`` | ``M#{message}`` / ``P#{address}`` |
+| message → thread | ``M#{tenant}#{message}`` | ``#`` |
+| subject among the same people → thread | ``S#{tenant}#{key}`` | ``#`` |
+| contact | ``C#{tenant}`` | ``{contact}`` (``messages`` counter) |
+| a message a contact is on | ``CM#{tenant}#{contact}`` | ``{message}`` |
+
+Nothing is read-modified-written: membership items are plain idempotent puts, and a contact's counter
+moves only in the same transaction that creates its (contact, message) item under
+``attribute_not_exists``, so a redelivered message is counted once and concurrent writers both land.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from semfs.config import Settings
+from semfs.domain.errors import PermanentError, RetryableError
+from semfs.domain.outcomes import Outcome
+from semfs.ports.mail import Contact, Person, Thread
+
+from .clients import client, error_code, is_retryable, retryable
+
+META = "#"
+
+
+def mail_table_definition(name: str) -> dict[str, Any]:
+    """The table's keys (template.yaml declares the same; a test compares them)."""
+    return {
+        "TableName": name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+    }
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+class DynamoMailRepository:
+    """MailRepository on DynamoDB (see module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    @property
+    def _table(self) -> str:
+        if not self._settings.mail_table:
+            raise PermanentError("SEMFS_MAIL_TABLE is not set", outcome=Outcome.FAILED_INTERNAL)
+        return self._settings.mail_table
+
+    def _call(self, op: str, **kwargs: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        ddb = client(self._settings, "dynamodb")
+        try:
+            return getattr(ddb, op)(**kwargs)
+        except ClientError as e:
+            if is_retryable(e):
+                raise retryable(e, f"dynamodb {op}") from e
+            raise
+        except BotoCoreError as e:
+            raise retryable(e, f"dynamodb {op}") from e
+
+    def _get(self, pk: str, sk: str = META) -> dict[str, Any] | None:
+        item: dict[str, Any] | None = self._call(
+            "get_item", TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=True
+        ).get("Item")
+        return item
+
+    def _query(self, pk: str) -> Iterator[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": {":pk": _s(pk)},
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._call("query", **kwargs)
+            yield from page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def _put(self, item: dict[str, Any], *, if_absent: bool = False) -> None:
+        from botocore.exceptions import ClientError
+
+        kwargs: dict[str, Any] = {"TableName": self._table, "Item": item}
+        if if_absent:
+            kwargs["ConditionExpression"] = "attribute_not_exists(pk)"
+        try:
+            self._call("put_item", **kwargs)
+        except ClientError as e:
+            if error_code(e) != "ConditionalCheckFailedException":
+                raise
+
+    def thread_of_message(self, tenant_id: str, message_id: str) -> str | None:
+        item = self._get(f"M#{tenant_id}#{message_id}")
+        return item["thread_id"]["S"] if item else None
+
+    def thread_of_subject(self, tenant_id: str, subject_key: str) -> str | None:
+        item = self._get(f"S#{tenant_id}#{subject_key}")
+        return item["thread_id"]["S"] if item else None
+
+    def add_message(
+        self,
+        tenant_id: str,
+        thread_id: str,
+        message_id: str,
+        subject: str,
+        subject_key: str | None,
+        participants: Sequence[str],
+    ) -> Thread:
+        pk = f"T#{tenant_id}#{thread_id}"
+        self._put({"pk": _s(pk), "sk": _s(META), "subject": _s(subject)}, if_absent=True)  # first subject wins
+        items = [{"pk": _s(pk), "sk": _s(f"M#{message_id}")}]
+        items += [{"pk": _s(pk), "sk": _s(f"P#{p}")} for p in sorted(set(participants))]
+        items.append({"pk": _s(f"M#{tenant_id}#{message_id}"), "sk": _s(META), "thread_id": _s(thread_id)})
+        if subject_key:
+            items.append({"pk": _s(f"S#{tenant_id}#{subject_key}"), "sk": _s(META), "thread_id": _s(thread_id)})
+        for i in range(0, len(items), 25):  # BatchWriteItem takes at most 25 puts
+            pending: dict[str, Any] = {self._table: [{"PutRequest": {"Item": x}} for x in items[i : i + 25]]}
+            while pending:
+                pending = self._call("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+        found = self.thread(tenant_id, thread_id)
+        assert found is not None
+        return found
+
+    def add_contact_message(self, tenant_id: str, person: Person, message_id: str) -> Contact:
+        from botocore.exceptions import ClientError
+
+        key = {"pk": _s(f"C#{tenant_id}"), "sk": _s(person.contact_id)}
+        sets = ["email = :e", "#n = " + (":n" if person.name else "if_not_exists(#n, :n)")]
+        values: dict[str, Any] = {":e": _s(person.email), ":n": _s(person.name)}
+        if person.organisation:
+            sets.append("organisation = :o")
+            values[":o"] = _s(person.organisation)
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key,
+            "UpdateExpression": "SET " + ", ".join(sets),
+            "ExpressionAttributeNames": {"#n": "name"},
+            "ExpressionAttributeValues": values,
+        }
+        counted = {
+            "Put": {
+                "TableName": self._table,
+                "Item": {"pk": _s(f"CM#{tenant_id}#{person.contact_id}"), "sk": _s(message_id)},
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        add = {
+            **update,
+            "UpdateExpression": f"{update['UpdateExpression']} ADD messages :one",
+            "ExpressionAttributeValues": {**values, ":one": {"N": "1"}},
+        }
+        for attempt in range(8):
+            try:
+                self._call("transact_write_items", TransactItems=[counted, {"Update": add}])
+                break
+            except ClientError as e:
+                if error_code(e) != "TransactionCanceledException":
+                    raise
+                reasons = [r.get("Code") for r in e.response.get("CancellationReasons", [])]
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    self._call("update_item", **update)  # counted before: only refresh the name
+                    break
+                # TransactionConflict: another writer touched the contact at the same moment
+                time.sleep(random.uniform(0, 0.05 * 2**attempt))
+        else:
+            raise RetryableError("contact update kept conflicting")
+        item = self._get(f"C#{tenant_id}", person.contact_id)
+        assert item is not None
+        return _contact(tenant_id, item)
+
+    def thread(self, tenant_id: str, thread_id: str) -> Thread | None:
+        subject: str | None = None
+        people: list[str] = []
+        messages = 0
+        for item in self._query(f"T#{tenant_id}#{thread_id}"):
+            sk = item["sk"]["S"]
+            if sk == META:
+                subject = item["subject"]["S"]
+            elif sk.startswith("M#"):
+                messages += 1
+            elif sk.startswith("P#"):
+                people.append(sk[2:])
+        if subject is None:
+            return None
+        return Thread(tenant_id, thread_id, subject, tuple(sorted(people)), messages)
+
+    def contacts(self, tenant_id: str) -> list[Contact]:
+        return [_contact(tenant_id, item) for item in self._query(f"C#{tenant_id}")]
+
+
+def _contact(tenant_id: str, item: dict[str, Any]) -> Contact:
+    return Contact(
+        tenant_id=tenant_id,
+        contact_id=item["sk"]["S"],
+        email=item.get("email", {}).get("S", ""),
+        name=item.get("name", {}).get("S", ""),
+        organisation=item.get("organisation", {}).get("S"),
+        messages=int(item.get("messages", {}).get("N", "0")),
+    )

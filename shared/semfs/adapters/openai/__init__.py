@@ -1,0 +1,1 @@
+"""OpenAI-compatible adapters (enricher, embedder, chat): used by both backends whenever an endpoint is configured."""

@@ -1,0 +1,55 @@
+"""The bundle of ports the composition root builds and the pipeline receives.
+
+The pipeline, the API and the CLI depend on this type only, never on ``semfs.bootstrap``: which
+adapter sits behind each port is the root's decision alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from semfs.config import Settings
+from semfs.ports.blobs import BlobStore
+from semfs.ports.chat import ChatModel
+from semfs.ports.embedder import Embedder
+from semfs.ports.enricher import Enricher
+from semfs.ports.events import EventPublisher
+from semfs.ports.extractor import Extractor
+from semfs.ports.index import SearchIndex
+from semfs.ports.mail import MailRepository
+from semfs.ports.ocr import Ocr
+from semfs.ports.repository import FileRepository
+from semfs.ports.starter import PipelineStarter
+
+
+@dataclass(frozen=True)
+class Container:
+    """Everything the pipeline needs, behind ports. Frozen: built once by ``build_container``."""
+
+    settings: Settings
+    blobs: BlobStore
+    repo: FileRepository
+    mail: MailRepository
+    index: SearchIndex
+    embedder: Embedder
+    enricher: Enricher
+    fallback_enricher: Enricher
+    extractor: Extractor
+    events: EventPublisher
+    starter: PipelineStarter
+    # the embedder for a model id the index reports as active (the root caches what it builds)
+    embedder_for_model: Callable[[str], Embedder]
+    ocr: Ocr | None = None
+    chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
+
+    def close(self) -> None:
+        self.extractor.close()
+
+    def query_embedder(self) -> Embedder:
+        """The embedder of the index's active model: during a model switch, queries keep being embedded
+        by the model whose vectors are searchable, until the switch happens."""
+        active = self.index.active_model()
+        if active is None or active == self.embedder.model:
+            return self.embedder
+        return self.embedder_for_model(active)

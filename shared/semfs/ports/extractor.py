@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from typing import Protocol
+
+from semfs.extractors.dispatch import ExtractOutput
+
+
+class Extractor(Protocol):
+    """Bytes → text and structure, inside the bounds the root chose (a worker process locally,
+    the Lambda's own limits in AWS)."""
+
+    def extract(self, data: bytes, filename: str) -> ExtractOutput:
+        """Sniff, guard and parse one file. Raises a ``PermanentError`` leaf with its outcome for every
+        bad input (``FAILED_TIMEOUT``/``FAILED_MEMORY`` when a bound is hit); never hangs."""
+        ...
+
+    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
+        """PNG images of these 1-based ``pages`` of a PDF or image (for page-by-page OCR engines)."""
+        ...
+
+    def close(self) -> None:
+        """Stop any worker; idempotent."""
+        ...
