@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Ocr,
         PipelineStarter,
         SearchIndex,
+        TagRepository,
     )
 
 __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
@@ -127,6 +128,7 @@ def build_container(
     blobs: BlobStore
     repo: FileRepository
     mail: MailRepository
+    tags: TagRepository
     index: SearchIndex
     match settings.backend:
         case "local":
@@ -134,12 +136,14 @@ def build_container(
             from semfs.adapters.local.search_index import LocalSearchIndex
             from semfs.adapters.local.sqlite_mail import SqliteMailRepository
             from semfs.adapters.local.sqlite_repository import SqliteFileRepository
+            from semfs.adapters.local.sqlite_tags import SqliteTagRepository
             from semfs.extractors.runner import SubprocessExtractor
 
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             blobs = LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}")
             repo = SqliteFileRepository(settings.records_db)
             mail = SqliteMailRepository(settings.records_db)
+            tags = SqliteTagRepository(settings.records_db)
             index = LocalSearchIndex(settings.index_db)
             embedder = embedder or _embedder(settings)
             extractor = extractor or SubprocessExtractor(
@@ -147,7 +151,7 @@ def build_container(
             )
         case "aws":
             from semfs.adapters.aws.dynamodb import DynamoFileRepository
-            from semfs.adapters.aws.dynamodb_mail import DynamoMailRepository
+            from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository
             from semfs.adapters.aws.opensearch import OpenSearchIndex
             from semfs.adapters.aws.s3 import S3BlobStore
             from semfs.extractors.runner import InProcessExtractor
@@ -155,6 +159,7 @@ def build_container(
             blobs = S3BlobStore(settings)
             repo = DynamoFileRepository(settings)
             mail = DynamoMailRepository(settings)
+            tags = DynamoTagRepository(settings)
             embedder = embedder or _embedder(settings)
             index = OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model)
             # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
@@ -189,6 +194,7 @@ def build_container(
         blobs=blobs,
         repo=repo,
         mail=mail,
+        tags=tags,
         index=index,
         embedder=embedder,
         enricher=enricher or ExtractiveEnricher(),

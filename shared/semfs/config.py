@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     # AWS backend (required when backend == "aws"; SAM sets them on every function)
     bucket: str | None = None
     table: str | None = None
-    mail_table: str | None = None  # threads, messages and contacts (pk/sk items)
+    entity_table: str | None = None  # threads, messages and contacts (pk/sk items)
     opensearch_endpoint: str | None = None
     opensearch_service: Literal["es", "aoss"] = "es"
     index_name: str = "semfs-chunks"

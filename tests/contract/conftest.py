@@ -15,8 +15,9 @@ from semfs.adapters.local.blobs import LocalBlobStore
 from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.adapters.local.sqlite_mail import SqliteMailRepository
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
+from semfs.adapters.local.sqlite_tags import SqliteTagRepository
 from semfs.config import Settings
-from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex
+from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex, TagRepository
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
 REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p: SqliteFileRepository(p / "r.db")}
@@ -41,9 +42,18 @@ def repository(request: pytest.FixtureRequest, tmp_path: Path) -> FileRepository
 def mail_repository(request: pytest.FixtureRequest, tmp_path: Path) -> MailRepository:
     if request.param == "sqlite":
         return SqliteMailRepository(tmp_path / "r.db")
-    from semfs.adapters.aws.dynamodb_mail import DynamoMailRepository
+    from semfs.adapters.aws.entities import DynamoMailRepository
 
     return DynamoMailRepository(request.getfixturevalue("aws_settings"))
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def tag_repository(request: pytest.FixtureRequest, tmp_path: Path) -> TagRepository:
+    if request.param == "sqlite":
+        return SqliteTagRepository(tmp_path / "r.db")
+    from semfs.adapters.aws.entities import DynamoTagRepository
+
+    return DynamoTagRepository(request.getfixturevalue("aws_settings"))
 
 
 @pytest.fixture(params=["local", "opensearch"])
@@ -64,6 +74,27 @@ def vector_index(tmp_path: Path) -> SearchIndex:
     return INDEXES["sqlite"](tmp_path)
 
 
+@pytest.fixture
+def atomic_requests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DynamoDB executes each request atomically (a transaction's condition and writes included); moto
+    does not when threads call it at once. One lock per *request* restores the service's rule while the
+    adapter's operations, each several requests, still interleave freely."""
+    if "dynamodb" not in request.node.name:
+        return
+    import threading
+
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.Lock()
+    original = BotocoreStubber.__call__
+
+    def atomic(self: BotocoreStubber, *args: object, **kwargs: object) -> object:
+        with lock:
+            return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BotocoreStubber, "__call__", atomic)
+
+
 # -- AWS adapters on moto ---------------------------------------------------------------------------
 @pytest.fixture
 def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Settings]:
@@ -71,7 +102,7 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
 
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
-    from semfs.adapters.aws.dynamodb_mail import mail_table_definition
+    from semfs.adapters.aws.entities import entity_table_definition
 
     for key, value in {
         "AWS_ACCESS_KEY_ID": "testing",
@@ -88,12 +119,12 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
             Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": "eu-west-1"}
         )
         boto3.client("dynamodb", region_name="eu-west-1").create_table(**table_definition("semfs-files"))
-        boto3.client("dynamodb", region_name="eu-west-1").create_table(**mail_table_definition("semfs-mail"))
+        boto3.client("dynamodb", region_name="eu-west-1").create_table(**entity_table_definition("semfs-entities"))
         yield Settings(
             data_dir=tmp_path,
             bucket="semfs-test",
             table="semfs-files",
-            mail_table="semfs-mail",
+            entity_table="semfs-entities",
             aws_region="eu-west-1",
             opensearch_endpoint="http://localhost:9200",
             state_machine_arn="arn:aws:states:x",

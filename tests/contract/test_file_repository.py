@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from semfs.domain.errors import NotFound
-from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.errors import Conflict, NotFound
+from semfs.domain.models import FileRecord, StageTiming, utcnow
 from semfs.domain.outcomes import Outcome, Status
+from semfs.pipeline.records import update
 from semfs.ports import FileRepository, RecordQuery
 
 pytestmark = pytest.mark.contract
@@ -68,10 +71,47 @@ def test_find_latest_matches_name_and_thread(repository: FileRepository) -> None
 def test_set_latest_never_lets_an_older_version_win(repository: FileRepository) -> None:
     repository.create(rec("v1", lineage_id="L", version=1, is_latest=True))
     repository.create(rec("v2", lineage_id="L", version=2, is_latest=False))
-    assert repository.set_latest("acme", "L", "v2")
+    after = repository.set_latest("acme", "L", "v2")
+    assert [(r.file_id, r.is_latest, r.revision) for r in after] == [("v1", False, 2), ("v2", True, 2)]
     assert [r.is_latest for r in repository.lineage("acme", "L")] == [False, True]
-    assert not repository.set_latest("acme", "L", "v1")  # a late, older event
+    late = repository.set_latest("acme", "L", "v1")  # a late, older event changes nothing
+    assert [(r.is_latest, r.revision) for r in late] == [(False, 2), (True, 2)]
     assert [r.is_latest for r in repository.lineage("acme", "L")] == [False, True]
+    assert repository.set_latest("acme", "L", "nope") == []
+
+
+def test_writes_are_conditional_on_the_revision_read(repository: FileRepository) -> None:
+    repository.create(rec("f1"))
+    first = repository.get("acme", "f1")
+    assert first.revision == 1
+    stored = repository.save(first.evolve(title="a"))
+    assert stored.revision == 2 and repository.get("acme", "f1").revision == 2
+    with pytest.raises(Conflict):  # a writer holding the old copy loses instead of overwriting
+        repository.save(first.evolve(tags=["stale"]))
+    assert repository.get("acme", "f1").title == "a" and repository.get("acme", "f1").tags == []
+
+
+def test_concurrent_writers_both_land(repository: FileRepository, request: pytest.FixtureRequest) -> None:
+    """A stage writing its fields and a tag edit on the same record, many times at once: nothing is lost.
+    (On moto each request is made atomic, as DynamoDB makes it: see ``atomic_requests``.)"""
+    if "dynamodb" in request.node.name:
+        request.getfixturevalue("atomic_requests")
+    repository.create(rec("f1"))
+
+    def stage_writer(n: int) -> None:
+        update(repository, "acme", "f1", lambda r: r.evolve(timings=[*r.timings, StageTiming(stage=f"s{n}", ms=1)]))
+
+    def tag_writer(n: int) -> None:
+        update(repository, "acme", "f1", lambda r: r.evolve(tags=[*r.tags, f"t{n}"]))
+
+    with ThreadPoolExecutor(4) as pool:
+        jobs = [pool.submit(stage_writer, n) for n in range(12)] + [pool.submit(tag_writer, n) for n in range(12)]
+        for job in jobs:
+            job.result()
+    final = repository.get("acme", "f1")
+    assert sorted(final.tags) == sorted(f"t{n}" for n in range(12))
+    assert sorted(t.stage for t in final.timings) == sorted(f"s{n}" for n in range(12))
+    assert final.revision == 25
 
 
 def test_query_filters_and_paginates(repository: FileRepository) -> None:

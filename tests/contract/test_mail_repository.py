@@ -45,27 +45,6 @@ def test_a_contact_counts_distinct_messages(mail_repository: MailRepository) -> 
     assert [c.contact_id for c in mail_repository.contacts("t1")] == [JANE.contact_id]
 
 
-@pytest.fixture
-def atomic_requests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """DynamoDB executes each request atomically (a transaction's condition and writes included); moto
-    does not when threads call it at once. One lock per *request* restores the service's rule while the
-    adapter's operations, each several requests, still interleave freely."""
-    if "dynamodb" not in request.node.name:
-        return
-    import threading
-
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    lock = threading.Lock()
-    original = BotocoreStubber.__call__
-
-    def atomic(self: BotocoreStubber, *args: object, **kwargs: object) -> object:
-        with lock:
-            return original(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(BotocoreStubber, "__call__", atomic)
-
-
 @pytest.mark.usefixtures("atomic_requests")
 def test_concurrent_writers_on_one_thread_and_contact_lose_nothing(mail_repository: MailRepository) -> None:
     # given: 16 messages of one thread, each delivered twice, handled by 8 writers at once

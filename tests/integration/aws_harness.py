@@ -102,7 +102,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
 
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
-    from semfs.adapters.aws.dynamodb_mail import mail_table_definition
+    from semfs.adapters.aws.entities import entity_table_definition
     from semfs.lambda_support import get_container
 
     env = {
@@ -113,7 +113,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_BACKEND": "aws",
         "SEMFS_BUCKET": "semfs-test",
         "SEMFS_TABLE": "semfs-files",
-        "SEMFS_MAIL_TABLE": "semfs-mail",
+        "SEMFS_ENTITY_TABLE": "semfs-entities",
         "SEMFS_OPENSEARCH_ENDPOINT": osmem_url,
         "SEMFS_EMBEDDER": "hash",
         "SEMFS_INDEX_NAME": "semfs-chunks",
@@ -152,7 +152,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         s3.create_bucket(Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": REGION})
         ddb = boto3.client("dynamodb", region_name=REGION)
         ddb.create_table(**table_definition("semfs-files"))
-        ddb.create_table(**mail_table_definition("semfs-mail"))
+        ddb.create_table(**entity_table_definition("semfs-entities"))
         ddb.create_table(
             TableName="semfs-idempotency",
             BillingMode="PAY_PER_REQUEST",

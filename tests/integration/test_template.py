@@ -141,13 +141,13 @@ def test_table_in_the_template_matches_the_adapter() -> None:
     assert by_name == {g["IndexName"]: g["KeySchema"] for g in expected["GlobalSecondaryIndexes"]}
 
 
-def test_mail_table_in_the_template_matches_the_adapter() -> None:
+def test_entity_table_in_the_template_matches_the_adapter() -> None:
     from samtranslator.yaml_helper import yaml_parse
 
-    from semfs.adapters.aws.dynamodb_mail import mail_table_definition
+    from semfs.adapters.aws.entities import entity_table_definition
 
-    props = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["MailTable"]["Properties"]
-    expected = mail_table_definition("x")
+    props = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["EntityTable"]["Properties"]
+    expected = entity_table_definition("x")
     assert props["KeySchema"] == expected["KeySchema"]
     assert sorted(props["AttributeDefinitions"], key=str) == sorted(expected["AttributeDefinitions"], key=str)
 

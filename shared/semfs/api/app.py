@@ -223,13 +223,16 @@ def delete(file_id: str, all_versions: bool = False) -> dict[str, Any]:
 @app.post("/files/<file_id>/retry")
 def retry(file_id: str) -> dict[str, Any]:
     from semfs.pipeline.ingest import process
+    from semfs.pipeline.records import update
 
     record = _record(file_id)
     if record.status is not Status.FAILED:
         raise BadRequestError("only failed files can be retried")
     c = container()
-    c.repo.save(record.evolve(status=Status.RECEIVED, outcome=None, error=None))
-    return _public(process(c, c.repo.get(record.tenant_id, file_id)))
+    reset = update(
+        c.repo, record.tenant_id, file_id, lambda r: r.evolve(status=Status.RECEIVED, outcome=None, error=None)
+    )
+    return _public(process(c, reset))
 
 
 @app.post("/files")

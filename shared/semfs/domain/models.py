@@ -147,6 +147,8 @@ class FileRecord(Frozen):
     embedding_model: str | None = None
     embedding_dim: int | None = None
     embedded_at: datetime | None = None
+    # the stored revision this copy was read at: every write is conditional on it (optimistic locking)
+    revision: int = 0
     # time
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

@@ -77,7 +77,8 @@ def vectors_from_bytes(data: bytes) -> npt.NDArray[np.float32]:
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Chunk, embed (chunks + card, last row is the card), store both as derived blobs."""
-    with stage("embed", state, c, Status.EMBEDDING) as record:
+    with stage("embed", state, c, Status.INDEXING) as work:
+        record = work.record
         doc = load_document(c, record)
         chunks = make_chunks(doc, c.settings)
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
@@ -85,13 +86,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
         c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
-        c.repo.save(
-            c.repo.get(record.tenant_id, record.file_id).evolve(
-                chunks_key=chunks_key,
-                chunk_count=len(chunks),
-                embedding_model=c.embedder.model,
-                embedding_dim=c.embedder.dim,
-                embedded_at=utcnow(),
-            )
+        work.set(
+            chunks_key=chunks_key,
+            chunk_count=len(chunks),
+            embedding_model=c.embedder.model,
+            embedding_dim=c.embedder.dim,
+            embedded_at=utcnow(),
         )
     return state

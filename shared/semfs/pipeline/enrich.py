@@ -58,12 +58,13 @@ def context_tags(record: FileRecord) -> list[str]:
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
     fallback = False
-    with stage("enrich", state, c, Status.ENRICHING) as record:
+    with stage("enrich", state, c, Status.EMBEDDING) as work:
+        record = work.record
         from semfs.pipeline.tags import known_tags, prefer_existing, remember
 
         doc = load_document(c, record)
         # the enricher is shown the closest existing vocabulary, and near-duplicates are mapped onto it
-        item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id)[:50])
+        item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id))
         try:
             enrichment = c.enricher.enrich(item)
         except EnrichmentFailed as e:
@@ -78,13 +79,6 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             except NotFound:
                 changes = None
         auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), enrichment.auto_tags))
-        remember(c, record.tenant_id, [*record.tags, *auto_tags])
-        c.repo.save(
-            c.repo.get(record.tenant_id, record.file_id).evolve(
-                title=enrichment.title,
-                summary=enrichment.summary,
-                auto_tags=auto_tags[:12],
-                change_summary=changes,
-            )
-        )
+        remember(c, record.tenant_id, record.file_id, [*record.tags, *auto_tags])
+        work.set(title=enrichment.title, summary=enrichment.summary, auto_tags=auto_tags[:12], change_summary=changes)
     return state.model_copy(update={"enrich_fallback": fallback or state.enrich_fallback})

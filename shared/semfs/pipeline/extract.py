@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Extract the file's text and structure; decide whether OCR is needed."""
-    with stage("extract", state, c, Status.EXTRACTING) as record:
+    with stage("extract", state, c) as work:
+        record = work.record
         data = c.blobs.get(record.blob_key)
         out = c.extractor.extract(data, record.filename)
         doc = out.document
@@ -36,14 +37,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             raise FileSkipped("no text found in the file", outcome=Outcome.SKIPPED_NO_TEXT)
         text_key = derived_key(record.tenant_id, record.file_id, "document.json")
         c.blobs.put(text_key, doc.model_dump_json().encode("utf-8"))
-        c.repo.save(
-            c.repo.get(record.tenant_id, record.file_id).evolve(
-                mime_type=out.mime_type,
-                pages=doc.pages,
-                text_key=text_key,
-                extraction=doc.extraction,
-            )
-        )
+        work.set(mime_type=out.mime_type, pages=doc.pages, text_key=text_key, extraction=doc.extraction)
+        work.next_status = Status.OCR if ocr_pages else Status.ENRICHING
     return state.model_copy(
         update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial, "ocr_done": not ocr_pages}
     )

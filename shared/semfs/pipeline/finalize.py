@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
+from semfs.pipeline.records import update
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState
 
@@ -16,15 +17,14 @@ log = get_logger(__name__)
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:
-    with stage("finalize", state, c, None):
-        record = c.repo.get(state.tenant_id, state.file_id)
+    with stage("finalize", state, c, Status.INDEXED) as work:
         outcome = Outcome.OK
         if state.partial:
             outcome = Outcome.OK_PARTIAL
         elif state.enrich_fallback:
             outcome = Outcome.OK_ENRICH_FALLBACK
-        record = record.evolve(status=Status.INDEXED, outcome=outcome, error=None)
-        c.repo.save(record)
+        work.set(outcome=outcome, error=None)
+    record = work.record
     c.events.publish(
         "FileIndexed",
         {
@@ -48,7 +48,14 @@ def mark_failed(state: PipelineState, c: Container) -> PipelineState:
         outcome = Outcome.FAILED_INTERNAL
     error = record.error or f"unhandled error: {(state.error or {}).get('Error', 'unknown')}"
     c.index.delete_file(record.tenant_id, record.file_id)
-    c.repo.save(record.evolve(status=outcome.final_status, outcome=outcome, error=error))
+    final = outcome
+    update(
+        c.repo,
+        record.tenant_id,
+        record.file_id,
+        lambda r: r.evolve(status=final.final_status, outcome=final, error=error),
+        seen=record,
+    )
     detail = "FileSkipped" if outcome.final_status is Status.SKIPPED else "FileFailed"
     c.events.publish(detail, {"tenant_id": record.tenant_id, "file_id": record.file_id, "outcome": outcome.value})
     log.info("file not indexed", file_id=record.file_id, outcome=outcome.value)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from semfs.domain.errors import Conflict, RetryableError
 from semfs.domain.ids import card_id, chunk_id
 from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location
-from semfs.domain.outcomes import Status
 from semfs.pipeline.embed import card_text, vectors_from_bytes
+from semfs.pipeline.records import ATTEMPTS
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
 
@@ -75,20 +76,31 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
     return chunks, vectors
 
 
-def settle_latest(c: Container, record: FileRecord) -> FileRecord | None:
-    """Make ``record`` latest unless a newer version already is (records first); returns the
-    lineage's latest version afterwards."""
-    c.repo.set_latest(record.tenant_id, record.lineage_id, record.file_id)
-    return next((v for v in c.repo.lineage(record.tenant_id, record.lineage_id) if v.is_latest), None)
+def settle_latest(c: Container, record: FileRecord) -> tuple[FileRecord | None, list[FileRecord]]:
+    """Make ``record`` latest unless a newer version already is (records first, one transaction);
+    returns the lineage's latest version afterwards and the lineage itself."""
+    for _ in range(ATTEMPTS):
+        try:
+            lineage = c.repo.set_latest(record.tenant_id, record.lineage_id, record.file_id)
+            break
+        except Conflict:  # a concurrent writer changed a version: read the lineage again
+            continue
+    else:
+        raise RetryableError(f"lineage {record.lineage_id} kept changing")
+    if not lineage:
+        lineage = c.repo.lineage(record.tenant_id, record.lineage_id)
+    return next((v for v in lineage if v.is_latest and v.deleted_at is None), None), lineage
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Settle the lineage's latest version in the records, write this file's documents with that
     flag, and only when the lineage has other versions update their flags in the index too.
     (Re-running after a crash between the two writes converges: both steps are idempotent.)"""
-    with stage("index", state, c, Status.INDEXING) as record:
+    with stage("index", state, c) as work:
+        record = work.record
         chunks, vectors = load_chunks(c, record)
-        latest = settle_latest(c, record)
+        latest, lineage = settle_latest(c, record)
+        work.rebase(next((v for v in lineage if v.file_id == record.file_id), record))
         is_latest = latest is not None and latest.file_id == record.file_id
         docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest)
         c.index.replace_file(record.tenant_id, record.file_id, docs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from semfs.domain.ids import execution_name
@@ -30,10 +29,6 @@ def ingest_bytes(
     if reg.record.status.terminal:
         return reg
     return Registered(process(c, reg.record), created=reg.created)
-
-
-def ingest_path(c: Container, tenant_id: str, path: Path, prov: Provenance | None = None) -> Registered:
-    return ingest_bytes(c, tenant_id, path.read_bytes(), path.name, prov)
 
 
 def resume(c: Container) -> list[FileRecord]:

@@ -10,6 +10,7 @@ from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
 from semfs.pipeline.index import build_docs, load_chunks, settle_latest
+from semfs.pipeline.records import update
 from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
@@ -41,8 +42,14 @@ def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
         vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
         model = c.embedder.model
-        record = record.evolve(embedding_model=model, embedding_dim=c.embedder.dim, embedded_at=utcnow())
-        c.repo.save(record)
+        dim = c.embedder.dim
+        record = update(
+            c.repo,
+            record.tenant_id,
+            record.file_id,
+            lambda r: r.evolve(embedding_model=model, embedding_dim=dim, embedded_at=utcnow()),
+            seen=record,
+        )
     elif reembed_card:
         vectors = vectors.copy()
         vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
@@ -51,14 +58,17 @@ def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -
 
 def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
     """Edit manual tags (kept exactly as given, trimmed) and refresh the file's index documents."""
-    record = c.repo.get(tenant_id, file_id)
-    if record.deleted_at is not None:
-        raise InvalidRequest("the file is deleted")
     drop = {t.strip() for t in remove}
-    tags = [t for t in record.tags if t not in drop]
-    tags += [t.strip() for t in add if t.strip() and t.strip() not in tags]
-    record = record.evolve(tags=tags)
-    c.repo.save(record)
+
+    def edit(current: FileRecord) -> FileRecord:
+        if current.deleted_at is not None:
+            raise InvalidRequest("the file is deleted")
+        tags = [t for t in current.tags if t not in drop]
+        tags += [t.strip() for t in add if t.strip() and t.strip() not in tags]
+        return current.evolve(tags=tags)
+
+    # applied to the record as stored at write time: a pipeline stage writing meanwhile keeps its fields
+    record = update(c.repo, tenant_id, file_id, edit)
     if record.status is Status.INDEXED:
         index_record(c, record, reembed_card=True)
     return record
@@ -74,14 +84,19 @@ def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool =
         if target.deleted_at is not None:
             continue
         c.index.delete_file(tenant_id, target.file_id)
-        tomb = target.evolve(deleted_at=utcnow(), status=Status.DELETED, is_latest=False)
-        c.repo.save(tomb)
+        tomb = update(
+            c.repo,
+            tenant_id,
+            target.file_id,
+            lambda r: r.evolve(deleted_at=utcnow(), status=Status.DELETED, is_latest=False),
+            seen=target,
+        )
         done.append(tomb)
     remaining = [
         v for v in c.repo.lineage(tenant_id, record.lineage_id) if v.deleted_at is None and v.status is Status.INDEXED
     ]
     if remaining:
-        latest = settle_latest(c, max(remaining, key=lambda v: v.version))
+        latest, _ = settle_latest(c, max(remaining, key=lambda v: v.version))
         c.index.set_latest(tenant_id, record.lineage_id, latest.file_id if latest else None)
     c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})
     return done
@@ -95,6 +110,7 @@ def reindex(c: Container) -> int:
         for tenant in c.repo.tenants():
             for record in iter_records(c, tenant, (Status.INDEXED,)):
                 index_record(c, record)
+                c.tags.record_uses(tenant, record.file_id, record.all_tags)  # idempotent: seeds old stores
                 n += 1
     return n
 

@@ -13,7 +13,7 @@ from semfs.domain.errors import FileSkipped, PermanentError
 from semfs.domain.models import Block, Location
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.text import normalise_ocr
-from semfs.pipeline.stage import stage
+from semfs.pipeline.stage import Work, stage
 from semfs.pipeline.state import PipelineState, load_document
 from semfs.ports.ocr import OcrPage
 
@@ -25,7 +25,8 @@ RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Start, poll or run OCR for ``state.ocr_pages``; when the text is in, merge it and go on."""
-    with stage("ocr", state, c, Status.OCR) as record:
+    with stage("ocr", state, c) as work:
+        record = work.record
         if c.ocr is None:
             raise PermanentError("no OCR engine is configured", outcome=Outcome.FAILED_OCR)
         wanted = set(state.ocr_pages)
@@ -60,13 +61,14 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             for i in range(0, len(numbers), RENDER_BATCH):
                 for number, image in c.extractor.render(data, kind, numbers[i : i + RENDER_BATCH], c.settings.ocr_dpi):
                     pages.append(c.ocr.recognise(image, number))
-        merge(c, state, pages)
+        merge(c, work, pages)
+        work.next_status = Status.ENRICHING
     return state.model_copy(update={"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0})
 
 
-def merge(c: Container, state: PipelineState, pages: list[OcrPage]) -> None:
+def merge(c: Container, work: Work, pages: list[OcrPage]) -> None:
     """Insert the OCR'd pages into the stored document in page order and record engine + confidence."""
-    record = c.repo.get(state.tenant_id, state.file_id)
+    record = work.record
     doc = load_document(c, record)
     found = [p for p in pages if p.text.strip()]
     new_blocks = [Block(text=normalise_ocr(p.text), location=Location(page=p.page)) for p in found]
@@ -78,6 +80,4 @@ def merge(c: Container, state: PipelineState, pages: list[OcrPage]) -> None:
     assert record.text_key is not None
     c.blobs.put(record.text_key, merged.model_dump_json().encode("utf-8"))
     confidence = round(sum(p.confidence for p in found) / len(found), 4) if found else None
-    c.repo.save(
-        record.evolve(extraction=extraction, ocr_engine=c.ocr.engine if c.ocr else None, ocr_confidence=confidence)
-    )
+    work.set(extraction=extraction, ocr_engine=c.ocr.engine if c.ocr else None, ocr_confidence=confidence)

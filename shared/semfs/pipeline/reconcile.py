@@ -16,6 +16,7 @@ from semfs.domain.models import utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
 from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.records import update
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
 
 if TYPE_CHECKING:
@@ -42,13 +43,17 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
                 found["records_without_object"] += 1
                 if repair:
                     c.index.delete_file(tenant, r.file_id)
-                    c.repo.save(
-                        r.evolve(
+                    update(
+                        c.repo,
+                        tenant,
+                        r.file_id,
+                        lambda cur: cur.evolve(
                             deleted_at=utcnow(),
                             status=Status.DELETED,
                             is_latest=False,
                             error="the stored object is gone (reconcile)",
-                        )
+                        ),
+                        seen=r,
                     )
                     fixed["records_without_object"] += 1
                 continue

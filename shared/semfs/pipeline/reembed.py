@@ -22,6 +22,7 @@ from semfs.observability import get_logger
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, vectors_to_bytes
 from semfs.pipeline.index import load_chunks
 from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.records import update
 from semfs.pipeline.state import derived_key
 
 if TYPE_CHECKING:
@@ -90,8 +91,13 @@ def reembed(
             c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.next.npy"), vectors_to_bytes(vectors))
         else:  # no switch pending: the active model is the target, rewrite this file in place
             c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
-            updated = record.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow())
-            c.repo.save(updated)
+            updated = update(
+                c.repo,
+                record.tenant_id,
+                record.file_id,
+                lambda r: r.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
+                seen=record,
+            )
             index_record(c, updated)
         done += 1
         rate = done / max(time.monotonic() - started, 1e-6)
@@ -136,4 +142,10 @@ def _records_follow(c: Container, target: str) -> None:
                 c.blobs.delete(nxt)
             except NotFound:
                 continue
-            c.repo.save(r.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()))
+            update(
+                c.repo,
+                r.tenant_id,
+                r.file_id,
+                lambda cur: cur.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
+                seen=r,
+            )

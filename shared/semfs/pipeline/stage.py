@@ -1,21 +1,29 @@
-"""What every stage shares: load the record, time the work, record a failure before re-raising.
+"""What every stage shares: one read of the record, the work, one conditional write.
 
-A stage that fails writes the leaf's outcome code and a one-line reason onto the record, then lets
-the error propagate; the state machine retries (``RetryableError``) or catches it into MarkFailed,
-which reads the outcome from the record. So no step ever parses an error message.
+A stage reads its record once, does its work, and says what changes (``work.set(...)``); the context
+writes those changes, the stage's timing and the status of what comes next in **one** conditional
+write (re-applied on a fresh copy if a concurrent writer, such as a tag edit, got there first). A
+stage that fails writes the leaf's outcome code and a one-line reason the same way, then lets the
+error propagate: the state machine retries (``RetryableError``) or catches it into MarkFailed, which
+reads the outcome from the record. So no step ever parses an error message.
+
+``status`` names what the file waits for or is in: ``received`` until Extract finishes, then ``ocr``
+or ``enriching``, ``embedding``, ``indexing``, and ``indexed`` from Finalize.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import SemfsError
 from semfs.domain.models import FileRecord, StageTiming
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
+from semfs.pipeline.records import update
 from semfs.pipeline.state import PipelineState
 
 if TYPE_CHECKING:
@@ -23,39 +31,55 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-StageFn = Callable[[PipelineState, "Container"], PipelineState]
+
+@dataclass
+class Work:
+    """The record a stage read, and the changes it will write at the end."""
+
+    record: FileRecord
+    changes: dict[str, Any] = field(default_factory=dict)
+    next_status: Status | None = None
+
+    def set(self, **changes: Any) -> None:
+        self.changes.update(changes)
+
+    def rebase(self, record: FileRecord) -> None:
+        """The stage changed the record through another repository call (the lineage transaction):
+        the final write is conditional on that newer revision instead."""
+        self.record = record
 
 
 @contextmanager
-def stage(name: str, state: PipelineState, c: Container, status: Status | None) -> Iterator[FileRecord]:
-    """Mark the record ``status``, yield it, and on a semfs error remember outcome + reason on it."""
-    record = c.repo.get(state.tenant_id, state.file_id)
-    if status is not None and record.status != status:
-        record = record.evolve(status=status)
-        c.repo.save(record)
+def stage(name: str, state: PipelineState, c: Container, next_status: Status | None = None) -> Iterator[Work]:
+    """Yield the record once read; on success write the changes + timing + ``next_status`` in one
+    conditional write; on a semfs error write its outcome + reason instead, then re-raise."""
+    work = Work(c.repo.get(state.tenant_id, state.file_id), next_status=next_status)
     started = time.perf_counter()
     try:
-        yield record
+        yield work
     except SemfsError as e:
-        _remember_failure(c, state, e.outcome, e.reason)
+        _finish(c, work, name, started, {"outcome": e.outcome, "error": e.reason[:500]})
         log.info("stage failed", stage=name, file_id=state.file_id, outcome=e.outcome.value)
         raise
     except Exception as e:
         # A bug, not an input problem: keep only the type name (a message may quote document text).
-        _remember_failure(c, state, Outcome.FAILED_INTERNAL, f"internal error in {name}: {type(e).__name__}")
+        reason = f"internal error in {name}: {type(e).__name__}"
+        _finish(c, work, name, started, {"outcome": Outcome.FAILED_INTERNAL, "error": reason})
         log.error("stage crashed", stage=name, file_id=state.file_id, error=type(e).__name__)
         raise
-    ms = (time.perf_counter() - started) * 1000
-    log.info("stage finished", stage=name, file_id=state.file_id, ms=round(ms, 1))
-    _add_timing(c, state, name, ms)
+    changes = dict(work.changes)
+    if work.next_status is not None:
+        changes["status"] = work.next_status
+    ms = _finish(c, work, name, started, changes)
+    log.info("stage finished", stage=name, file_id=state.file_id, ms=ms)
 
 
-def _remember_failure(c: Container, state: PipelineState, outcome: Outcome, reason: str) -> None:
-    current = c.repo.get(state.tenant_id, state.file_id)
-    c.repo.save(current.evolve(outcome=outcome, error=reason[:500]))
+def _finish(c: Container, work: Work, name: str, started: float, changes: dict[str, Any]) -> float:
+    ms = round((time.perf_counter() - started) * 1000, 1)
 
+    def apply(current: FileRecord) -> FileRecord:
+        timings = [t for t in current.timings if t.stage != name] + [StageTiming(stage=name, ms=ms)]
+        return current.evolve(**changes, timings=timings)
 
-def _add_timing(c: Container, state: PipelineState, name: str, ms: float) -> None:
-    current = c.repo.get(state.tenant_id, state.file_id)
-    timings = [t for t in current.timings if t.stage != name] + [StageTiming(stage=name, ms=round(ms, 1))]
-    c.repo.save(current.evolve(timings=timings))
+    work.record = update(c.repo, work.record.tenant_id, work.record.file_id, apply, seen=work.record)
+    return ms

@@ -9,14 +9,13 @@ and remembers the old name as an alias, so filtering by either name keeps workin
 from __future__ import annotations
 
 import difflib
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
 from semfs.domain.tags import slugify
 
@@ -118,16 +117,8 @@ def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str
         reasons[(tags[int(i)], tags[int(j)])].append(f"close meaning ({float(sims[i, j]):.2f})")
 
 
-def _aliases_key(tenant: str) -> str:
-    return f"tags/{tenant}/aliases.json"
-
-
 def aliases(c: Container, tenant: str) -> dict[str, str]:
-    try:
-        value: dict[str, str] = json.loads(c.blobs.get(_aliases_key(tenant)))
-        return value
-    except NotFound:
-        return {}
+    return c.tags.aliases(tenant)
 
 
 def resolve(c: Container, tenant: str, tags: list[str]) -> list[str]:
@@ -140,6 +131,7 @@ def merge(c: Container, tenant: str, source: str, target: str) -> int:
     """Rewrite ``source`` to ``target`` on every record (manual and auto tags) and its index documents;
     remember the alias. Returns how many files changed."""
     from semfs.pipeline.manage import index_record, iter_records
+    from semfs.pipeline.records import update
 
     source, target = source.strip(), target.strip()
     if not source or not target or source == target:
@@ -148,17 +140,18 @@ def merge(c: Container, tenant: str, source: str, target: str) -> int:
     for record in list(iter_records(c, tenant)):
         if source not in record.tags and source not in record.auto_tags:
             continue
-        updated = record.evolve(
-            tags=_swap(record.tags, source, target), auto_tags=_swap(record.auto_tags, source, target)
+        updated = update(
+            c.repo,
+            tenant,
+            record.file_id,
+            lambda r: r.evolve(tags=_swap(r.tags, source, target), auto_tags=_swap(r.auto_tags, source, target)),
+            seen=record,
         )
-        c.repo.save(updated)
+        c.tags.record_uses(tenant, record.file_id, [target])
         if updated.status is Status.INDEXED:
             index_record(c, updated, reembed_card=True)
         changed += 1
-    known = aliases(c, tenant)
-    known = {k: (target if v == source else v) for k, v in known.items()}
-    known[source] = target
-    c.blobs.put(_aliases_key(tenant), json.dumps(known, sort_keys=True).encode())
+    c.tags.set_alias(tenant, source, target)
     return changed
 
 
@@ -166,31 +159,24 @@ def _swap(values: list[str], source: str, target: str) -> list[str]:
     return list(dict.fromkeys(target if v == source else v for v in values))
 
 
-VOCABULARY_TTL_S = 60.0
+HINT_TAGS = 50  # the enricher is shown the most used tags
+STEM_MAP_TAGS = 2000  # new tags are mapped onto this many existing ones by stem
 
 
-def known_tags(c: Container, tenant: str) -> list[str]:
-    """The tenant's tags by use, cached on the container for a minute (enrichment asks once per file)."""
-    import time
-
-    cache: dict[str, tuple[float, list[str]]] = c.__dict__.setdefault("_vocabulary_cache", {})
-    hit = cache.get(tenant)
-    if hit is None or time.monotonic() - hit[0] > VOCABULARY_TTL_S:
-        hit = (time.monotonic(), [t.tag for t in vocabulary(c, tenant)])
-        cache[tenant] = hit
-    return hit[1]
+def known_tags(c: Container, tenant: str, limit: int = HINT_TAGS) -> list[str]:
+    """The tenant's most used tags (a bounded read of the vocabulary, never a scan of its files)."""
+    return c.tags.top(tenant, limit)
 
 
-def remember(c: Container, tenant: str, tags: list[str]) -> None:
-    """Add a just-enriched file's tags to the cached vocabulary, so the next file sees them at once."""
-    known = known_tags(c, tenant)
-    known.extend(t for t in tags if t not in known)
+def remember(c: Container, tenant: str, file_id: str, tags: list[str]) -> None:
+    """Count a just-enriched file's tags in the vocabulary (once per file), so later files see them."""
+    c.tags.record_uses(tenant, file_id, tags)
 
 
 def prefer_existing(c: Container, tenant: str, tags: list[str]) -> list[str]:
     """New tags mapped onto the vocabulary: a merged-away name → its target, and a tag sharing its stem
     with an existing one (``invoices`` when ``invoice`` exists) → the existing tag."""
-    known = known_tags(c, tenant)
+    known = known_tags(c, tenant, STEM_MAP_TAGS)
     if not known:
         return tags
     by_stem: dict[str, str] = {}

@@ -12,6 +12,7 @@ from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository, RecordQuery
 from semfs.ports.starter import PipelineStarter
+from semfs.ports.tags import TagRepository
 
 __all__ = [
     "BlobStore",
@@ -30,5 +31,6 @@ __all__ = [
     "PipelineStarter",
     "RecordQuery",
     "SearchIndex",
+    "TagRepository",
     "Thread",
 ]

@@ -21,6 +21,7 @@ from semfs.ports.mail import MailRepository
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository
 from semfs.ports.starter import PipelineStarter
+from semfs.ports.tags import TagRepository
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Container:
     blobs: BlobStore
     repo: FileRepository
     mail: MailRepository
+    tags: TagRepository
     index: SearchIndex
     embedder: Embedder
     enricher: Enricher

@@ -34,13 +34,15 @@ class FileRepository(Protocol):
     """File records, the source of truth (DynamoDB in AWS, SQLite locally)."""
 
     def create(self, record: FileRecord) -> bool:
-        """Insert ``record`` if no record has its ``file_id`` (conditional write). Returns ``False``
-        when one already exists, and changes nothing then: registration is idempotent."""
+        """Insert ``record`` (at revision 1) if no record has its ``file_id`` (conditional write).
+        Returns ``False`` when one already exists, and changes nothing then: registration is idempotent."""
         ...
 
-    def save(self, record: FileRecord) -> None:
-        """Overwrite the record with this ``file_id`` (last writer wins). Raises ``NotFound``
-        if there is none: only ``create`` makes records."""
+    def save(self, record: FileRecord) -> FileRecord:
+        """Write ``record`` if the stored record is still at ``record.revision`` (the revision it was
+        read at) and return it as stored, one revision later. Raises ``Conflict`` when another writer
+        got there first (re-read and re-apply: ``semfs.pipeline.records.update`` does), ``NotFound``
+        when there is no record: only ``create`` makes records."""
         ...
 
     def get(self, tenant_id: str, file_id: str) -> FileRecord:
@@ -59,9 +61,12 @@ class FileRepository(Protocol):
         """Every version of a lineage (deleted ones too), by version ascending."""
         ...
 
-    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> list[FileRecord]:
         """Make ``file_id`` the only latest version of its lineage, unless a higher live version is
-        already latest (an older version never becomes latest). Returns whether it changed anything."""
+        already latest (an older version never becomes latest), in one transaction that bumps the
+        revision of every record it changes. Returns the lineage afterwards, by version (``[]`` when
+        ``file_id`` is not a live version of it). Raises ``Conflict`` when a concurrent writer changed
+        the lineage meanwhile (the caller retries)."""
         ...
 
     def query(self, q: RecordQuery) -> list[FileRecord]:

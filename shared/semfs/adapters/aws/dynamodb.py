@@ -2,7 +2,9 @@
 
 One item per file version: ``file_id`` is the key, the full record is a JSON attribute, and the
 attributes the pipeline and API look up by are projected into global secondary indexes
-(by tenant, lineage, content hash, name + thread, status, embedding model).
+(by tenant, lineage, content hash, name + thread, status, embedding model). Every write after the
+create is a put conditional on the ``revision`` it was read at, so a concurrent writer's fields are
+never lost to a whole-item overwrite (the loser gets ``Conflict`` and re-applies its change).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def _item(r: FileRecord) -> dict[str, Any]:
         "updated_at": {"S": r.updated_at.isoformat()},
         "is_latest": {"N": str(int(r.is_latest))},
         "deleted": {"N": str(int(r.deleted_at is not None))},
+        "revision": {"N": str(r.revision)},
         "data": {"S": r.model_dump_json()},
     }
     if r.embedding_model:
@@ -111,17 +114,29 @@ class DynamoFileRepository:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def create(self, record: FileRecord) -> bool:
+        first = record.model_copy(update={"revision": 1})
         try:
-            self._call("put_item", Item=_item(record), ConditionExpression="attribute_not_exists(file_id)")
+            self._call("put_item", Item=_item(first), ConditionExpression="attribute_not_exists(file_id)")
         except Conflict:
             return False
         return True
 
-    def save(self, record: FileRecord) -> None:
+    def save(self, record: FileRecord) -> FileRecord:
+        stored = record.model_copy(update={"revision": record.revision + 1})
+        condition, values = _at_revision(record.revision)
         try:
-            self._call("put_item", Item=_item(record), ConditionExpression="attribute_exists(file_id)")
+            self._call(
+                "put_item",
+                Item=_item(stored),
+                ConditionExpression=f"attribute_exists(file_id) AND ({condition})",
+                ExpressionAttributeValues=values,
+            )
         except Conflict as e:
-            raise NotFound(f"no record {record.file_id}") from e
+            exists = self._call("get_item", Key={"file_id": {"S": record.file_id}}, ConsistentRead=True).get("Item")
+            if exists is None:
+                raise NotFound(f"no record {record.file_id}") from e
+            raise Conflict(f"record {record.file_id} changed since revision {record.revision}") from e
+        return stored
 
     def get(self, tenant_id: str, file_id: str) -> FileRecord:
         item = self._call("get_item", Key={"file_id": {"S": file_id}}, ConsistentRead=True).get("Item")
@@ -145,37 +160,45 @@ class DynamoFileRepository:
         # the GSI is eventually consistent: re-read each item strongly before deciding anything
         return [self.get(tenant_id, i["file_id"]["S"]) for i in items]
 
-    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> list[FileRecord]:
         versions = self.lineage(tenant_id, lineage_id)
         target = next((v for v in versions if v.file_id == file_id), None)
         if target is None or target.deleted_at is not None:
-            return False
+            return []
         if any(v.version > target.version and v.is_latest and v.deleted_at is None for v in versions):
-            return False
-        updates = []
-        for v in versions:
-            want = v.file_id == file_id
-            if v.is_latest != want:
-                new = v.evolve(is_latest=want)
+            return versions
+        updates, after = [], []
+        for old in versions:
+            want = old.file_id == file_id
+            v = old
+            if old.is_latest != want:
+                condition, values = _at_revision(old.revision)
+                new = old.evolve(is_latest=want, revision=old.revision + 1)
                 updates.append(
                     {
                         "Put": {
                             "TableName": self._table,
                             "Item": _item(new),
-                            "ConditionExpression": "updated_at = :seen",
-                            "ExpressionAttributeValues": {":seen": {"S": v.updated_at.isoformat()}},
+                            "ConditionExpression": condition,
+                            "ExpressionAttributeValues": values,
                         }
                     }
                 )
+                v = new
+            after.append(v)
         if not updates:
-            return False
+            return after
         from botocore.exceptions import ClientError
 
-        try:
+        try:  # at most 100 items per transaction: lineages are far shorter
             self._ddb.transact_write_items(TransactItems=updates)
         except ClientError as e:  # a concurrent writer changed the lineage: the caller retries
-            raise retryable(e, "set_latest lost a race") from e
-        return True
+            if error_code(e) == "TransactionCanceledException":
+                raise Conflict("set_latest lost a race") from e
+            if is_retryable(e):
+                raise retryable(e, "set_latest") from e
+            raise
+        return after
 
     def query(self, q: RecordQuery) -> list[FileRecord]:
         conds, values, names = [], {":t": {"S": q.tenant_id}}, {}
@@ -260,6 +283,14 @@ class DynamoFileRepository:
                 for i in self._query(GSI_STATUS, "#st = :s", {":s": {"S": status.value}}, names={"#st": "status"})
             ]
         return sorted(found, key=lambda r: r.created_at)
+
+
+def _at_revision(revision: int) -> tuple[str, dict[str, Any]]:
+    """The condition "still at ``revision``"; items written before revisions existed count as 0."""
+    values = {":rev": {"N": str(revision)}}
+    if revision == 0:
+        return "attribute_not_exists(revision) OR revision = :rev", values
+    return "revision = :rev", values
 
 
 def table_definition(name: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from semfs.domain.errors import NotFound
+from semfs.domain.errors import Conflict, NotFound
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES
 from semfs.ports.repository import RecordQuery
@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS files (
   embedding_model TEXT,
   created_at TEXT NOT NULL,
   deleted INTEGER NOT NULL DEFAULT 0,
-  data TEXT NOT NULL
+  data TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS files_sha ON files(tenant_id, sha256);
 CREATE INDEX IF NOT EXISTS files_name ON files(tenant_id, normalised_name, thread_id);
@@ -39,7 +40,7 @@ CREATE INDEX IF NOT EXISTS files_tenant ON files(tenant_id, file_id);
 
 _COLUMNS = (
     "file_id, tenant_id, lineage_id, version, is_latest, sha256, normalised_name, thread_id, "
-    "source_type, status, outcome, embedding_model, created_at, deleted, data"
+    "source_type, status, outcome, embedding_model, created_at, deleted, data, revision"
 )
 
 
@@ -60,6 +61,7 @@ def _row(r: FileRecord) -> tuple[object, ...]:
         r.created_at.isoformat(),
         int(r.deleted_at is not None),
         r.model_dump_json(),
+        r.revision,
     )
 
 
@@ -67,28 +69,42 @@ def _load(rows: list[sqlite3.Row]) -> list[FileRecord]:
     return [FileRecord.model_validate_json(row["data"]) for row in rows]
 
 
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Databases made before records had revisions gain the column (every row at revision 0)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+    if columns and "revision" not in columns:
+        conn.execute("ALTER TABLE files ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+
+
 class SqliteFileRepository:
-    """File records in one SQLite database. Conditional create by primary key."""
+    """File records in one SQLite database. Conditional create by primary key, conditional writes by
+    revision (``UPDATE … WHERE revision = ?``)."""
 
     def __init__(self, path: Path) -> None:
-        self._db = SqliteConnections(path, _SCHEMA)
+        self._db = SqliteConnections(path, _SCHEMA, migrate=_migrate)
 
     def create(self, record: FileRecord) -> bool:
+        first = record.model_copy(update={"revision": 1})
         cur = self._db.get().execute(
-            f"INSERT OR IGNORE INTO files ({_COLUMNS}) VALUES ({','.join('?' * 15)})", _row(record)
+            f"INSERT OR IGNORE INTO files ({_COLUMNS}) VALUES ({','.join('?' * 16)})", _row(first)
         )
         return cur.rowcount == 1
 
-    def save(self, record: FileRecord) -> None:
-        values = _row(record)
-        cur = self._db.get().execute(
+    def save(self, record: FileRecord) -> FileRecord:
+        stored = record.model_copy(update={"revision": record.revision + 1})
+        values = _row(stored)
+        conn = self._db.get()
+        cur = conn.execute(
             "UPDATE files SET tenant_id=?, lineage_id=?, version=?, is_latest=?, sha256=?, normalised_name=?,"
             " thread_id=?, source_type=?, status=?, outcome=?, embedding_model=?, created_at=?, deleted=?,"
-            " data=? WHERE file_id=?",
-            (*values[1:], values[0]),
+            " data=?, revision=? WHERE file_id=? AND revision=?",
+            (*values[1:], values[0], record.revision),
         )
         if cur.rowcount != 1:
-            raise NotFound(f"no record {record.file_id}")
+            if conn.execute("SELECT 1 FROM files WHERE file_id=?", (record.file_id,)).fetchone() is None:
+                raise NotFound(f"no record {record.file_id}")
+            raise Conflict(f"record {record.file_id} changed since revision {record.revision}")
+        return stored
 
     def get(self, tenant_id: str, file_id: str) -> FileRecord:
         rows = (
@@ -134,7 +150,7 @@ class SqliteFileRepository:
         )
         return _load(rows)
 
-    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> bool:
+    def set_latest(self, tenant_id: str, lineage_id: str, file_id: str) -> list[FileRecord]:
         conn = self._db.get()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -147,7 +163,7 @@ class SqliteFileRepository:
             target = next((v for v in versions if v.file_id == file_id), None)
             if target is None or target.deleted_at is not None:
                 conn.execute("ROLLBACK")
-                return False
+                return []
             newer_live = [
                 v
                 for v in versions
@@ -155,18 +171,20 @@ class SqliteFileRepository:
             ]
             if newer_live:
                 conn.execute("ROLLBACK")
-                return False
-            changed = False
-            for v in versions:
-                want = v.file_id == file_id
-                if v.is_latest != want:
+                return versions
+            after: list[FileRecord] = []
+            for old in versions:
+                want = old.file_id == file_id
+                v = old
+                if old.is_latest != want:
+                    v = old.evolve(is_latest=want, revision=old.revision + 1)
                     conn.execute(
-                        "UPDATE files SET is_latest=?, data=? WHERE file_id=?",
-                        (int(want), v.evolve(is_latest=want).model_dump_json(), v.file_id),
+                        "UPDATE files SET is_latest=?, data=?, revision=? WHERE file_id=?",
+                        (int(want), v.model_dump_json(), v.revision, v.file_id),
                     )
-                    changed = True
+                after.append(v)
             conn.execute("COMMIT")
-            return changed
+            return after
         except BaseException:
             conn.execute("ROLLBACK")
             raise

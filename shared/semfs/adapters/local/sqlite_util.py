@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 
 class SqliteConnections:
     """Lazily opens one connection per thread (sqlite3 connections are not shared across threads)."""
 
-    def __init__(self, path: Path, schema: str) -> None:
+    def __init__(self, path: Path, schema: str, migrate: Callable[[sqlite3.Connection], None] | None = None) -> None:
         self._path = path
         self._schema = schema
+        self._migrate = migrate
         self._local = threading.local()
         self._initialised = False
         self._lock = threading.Lock()
@@ -28,6 +30,8 @@ class SqliteConnections:
             conn.execute("PRAGMA foreign_keys=ON")
             with self._lock:
                 if not self._initialised:
+                    if self._migrate is not None:
+                        self._migrate(conn)
                     conn.executescript(self._schema)
                     self._initialised = True
             self._local.conn = conn

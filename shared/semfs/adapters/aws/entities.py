@@ -1,4 +1,5 @@
-"""``DynamoMailRepository``: threads, messages and contacts as items of one DynamoDB table (pk, sk).
+"""Entities beside the file records, as items of one DynamoDB table (pk, sk): threads, messages and
+contacts (``DynamoMailRepository``), the tag vocabulary and aliases (``DynamoTagRepository``).
 
 | item | pk | sk |
 |---|---|---|
@@ -8,10 +9,14 @@
 | subject among the same people → thread | ``S#{tenant}#{key}`` | ``#`` |
 | contact | ``C#{tenant}`` | ``{contact}`` (``messages`` counter) |
 | a message a contact is on | ``CM#{tenant}#{contact}`` | ``{message}`` |
+| tag (``files`` counter) | ``V#{tenant}`` | ``{tag}`` |
+| a file a tag is on | ``VU#{tenant}#{tag}`` | ``{file}`` |
+| alias | ``A#{tenant}`` | ``{source}`` (``target``) |
 
 Nothing is read-modified-written: membership items are plain idempotent puts, and a contact's counter
-moves only in the same transaction that creates its (contact, message) item under
-``attribute_not_exists``, so a redelivered message is counted once and concurrent writers both land.
+(and a tag's) moves only in the same transaction that creates its (contact, message) — or (tag, file) —
+item under ``attribute_not_exists``, so a redelivery or a retry is counted once and concurrent writers
+both land.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from .clients import client, error_code, is_retryable, retryable
 META = "#"
 
 
-def mail_table_definition(name: str) -> dict[str, Any]:
+def entity_table_definition(name: str) -> dict[str, Any]:
     """The table's keys (template.yaml declares the same; a test compares them)."""
     return {
         "TableName": name,
@@ -48,17 +53,18 @@ def _s(value: str) -> dict[str, str]:
     return {"S": value}
 
 
-class DynamoMailRepository:
-    """MailRepository on DynamoDB (see module docstring)."""
+class _EntityTable:
+    """What both entity repositories share: the table, translated errors, paged queries, and the
+    counted membership write."""
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
 
     @property
     def _table(self) -> str:
-        if not self._settings.mail_table:
-            raise PermanentError("SEMFS_MAIL_TABLE is not set", outcome=Outcome.FAILED_INTERNAL)
-        return self._settings.mail_table
+        if not self._settings.entity_table:
+            raise PermanentError("SEMFS_ENTITY_TABLE is not set", outcome=Outcome.FAILED_INTERNAL)
+        return self._settings.entity_table
 
     def _call(self, op: str, **kwargs: Any) -> Any:
         from botocore.exceptions import BotoCoreError, ClientError
@@ -105,6 +111,37 @@ class DynamoMailRepository:
             if error_code(e) != "ConditionalCheckFailedException":
                 raise
 
+    def _count_once(self, member: dict[str, Any], update: dict[str, Any], counter: str) -> None:
+        """Create ``member`` (a (thing, message/file) item) and run ``update`` with ``ADD counter 1`` in one
+        transaction; if ``member`` existed, only ``update`` runs. Retries transaction conflicts."""
+        from botocore.exceptions import ClientError
+
+        put = {"Put": {"TableName": self._table, "Item": member, "ConditionExpression": "attribute_not_exists(pk)"}}
+        add = {
+            **update,
+            "UpdateExpression": f"{update['UpdateExpression']} ADD {counter} :one".strip(),
+            "ExpressionAttributeValues": {**update.get("ExpressionAttributeValues", {}), ":one": {"N": "1"}},
+        }
+        for attempt in range(8):
+            try:
+                self._call("transact_write_items", TransactItems=[put, {"Update": add}])
+                return
+            except ClientError as e:
+                if error_code(e) != "TransactionCanceledException":
+                    raise
+                reasons = [r.get("Code") for r in e.response.get("CancellationReasons", [])]
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    if update.get("UpdateExpression"):
+                        self._call("update_item", **update)  # counted before: only the other attributes
+                    return
+                # TransactionConflict: another writer touched the same item at the same moment
+                time.sleep(random.uniform(0, 0.05 * 2**attempt))
+        raise RetryableError("a counted write kept conflicting")
+
+
+class DynamoMailRepository(_EntityTable):
+    """MailRepository on DynamoDB (see module docstring)."""
+
     def thread_of_message(self, tenant_id: str, message_id: str) -> str | None:
         item = self._get(f"M#{tenant_id}#{message_id}")
         return item["thread_id"]["S"] if item else None
@@ -138,8 +175,6 @@ class DynamoMailRepository:
         return found
 
     def add_contact_message(self, tenant_id: str, person: Person, message_id: str) -> Contact:
-        from botocore.exceptions import ClientError
-
         key = {"pk": _s(f"C#{tenant_id}"), "sk": _s(person.contact_id)}
         sets = ["email = :e", "#n = " + (":n" if person.name else "if_not_exists(#n, :n)")]
         values: dict[str, Any] = {":e": _s(person.email), ":n": _s(person.name)}
@@ -153,33 +188,8 @@ class DynamoMailRepository:
             "ExpressionAttributeNames": {"#n": "name"},
             "ExpressionAttributeValues": values,
         }
-        counted = {
-            "Put": {
-                "TableName": self._table,
-                "Item": {"pk": _s(f"CM#{tenant_id}#{person.contact_id}"), "sk": _s(message_id)},
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
-        add = {
-            **update,
-            "UpdateExpression": f"{update['UpdateExpression']} ADD messages :one",
-            "ExpressionAttributeValues": {**values, ":one": {"N": "1"}},
-        }
-        for attempt in range(8):
-            try:
-                self._call("transact_write_items", TransactItems=[counted, {"Update": add}])
-                break
-            except ClientError as e:
-                if error_code(e) != "TransactionCanceledException":
-                    raise
-                reasons = [r.get("Code") for r in e.response.get("CancellationReasons", [])]
-                if reasons and reasons[0] == "ConditionalCheckFailed":
-                    self._call("update_item", **update)  # counted before: only refresh the name
-                    break
-                # TransactionConflict: another writer touched the contact at the same moment
-                time.sleep(random.uniform(0, 0.05 * 2**attempt))
-        else:
-            raise RetryableError("contact update kept conflicting")
+        member = {"pk": _s(f"CM#{tenant_id}#{person.contact_id}"), "sk": _s(message_id)}
+        self._count_once(member, update, "messages")
         item = self._get(f"C#{tenant_id}", person.contact_id)
         assert item is not None
         return _contact(tenant_id, item)
@@ -213,3 +223,28 @@ def _contact(tenant_id: str, item: dict[str, Any]) -> Contact:
         organisation=item.get("organisation", {}).get("S"),
         messages=int(item.get("messages", {}).get("N", "0")),
     )
+
+
+class DynamoTagRepository(_EntityTable):
+    """TagRepository on DynamoDB (see module docstring)."""
+
+    def record_uses(self, tenant_id: str, file_id: str, tags: Sequence[str]) -> None:
+        for tag in dict.fromkeys(tags):
+            member = {"pk": _s(f"VU#{tenant_id}#{tag}"), "sk": _s(file_id)}
+            counter = {"TableName": self._table, "Key": {"pk": _s(f"V#{tenant_id}"), "sk": _s(tag)}}
+            self._count_once(member, {**counter, "UpdateExpression": ""}, "files")
+
+    def top(self, tenant_id: str, limit: int) -> list[str]:
+        counts = [(int(i.get("files", {}).get("N", "0")), i["sk"]["S"]) for i in self._query(f"V#{tenant_id}")]
+        return [tag for _, tag in sorted(counts, key=lambda x: (-x[0], x[1]))[:limit]]
+
+    def aliases(self, tenant_id: str) -> dict[str, str]:
+        return {i["sk"]["S"]: i["target"]["S"] for i in self._query(f"A#{tenant_id}")}
+
+    def set_alias(self, tenant_id: str, source: str, target: str) -> None:
+        pk = f"A#{tenant_id}"
+        for old, points_at in self.aliases(tenant_id).items():
+            if points_at == source:
+                self._put({"pk": _s(pk), "sk": _s(old), "target": _s(target)})
+        self._call("delete_item", TableName=self._table, Key={"pk": _s(pk), "sk": _s(target)})
+        self._put({"pk": _s(pk), "sk": _s(source), "target": _s(target)})
