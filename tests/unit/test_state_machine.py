@@ -91,3 +91,41 @@ def test_unknown_resources_are_refused(tmp_path: Path) -> None:
 )
 def test_choice_rules(rule: dict[str, Any], state: dict[str, Any], expected: bool) -> None:
     assert choice_matches(rule, state) is expected
+
+
+@pytest.mark.parametrize(
+    ("state", "refused"),
+    [
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "InputPath": "$.x", "End": True}, "InputPath"),
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "Parameters": {}, "End": True}, "Parameters"),
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "ResultSelector": {}, "End": True}, "ResultSelector"),
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "OutputPath": "$", "End": True}, "OutputPath"),
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "TimeoutSeconds": 5, "End": True}, "TimeoutSeconds"),
+        ({"Type": "Task", "Resource": "${ExtractFunctionArn}", "ResultPath": "$.a.b", "End": True}, "ResultPath"),
+        ({"Type": "Pass", "Parameters": {}, "End": True}, "Parameters"),
+        ({"Type": "Choice", "Choices": [{"Variable": "$.x", "StringMatches": "a*", "Next": "S"}]}, "Choice rule"),
+    ],
+)
+def test_every_field_the_interpreter_does_not_implement_is_refused(
+    tmp_path: Path, state: dict[str, Any], refused: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"StartAt": "S", "States": {"S": state}}))
+    with pytest.raises(ValueError, match=refused):
+        asl.load_definition(path, frozenset(STAGES))
+
+
+def test_a_fail_state_fails_the_execution() -> None:
+    definition = {"StartAt": "F", "States": {"F": {"Type": "Fail", "Error": "Nope", "Cause": "scripted"}}}
+    starter = asl.LocalAslStarter(lambda name, s: s, definition=asl.check_definition(definition, set()))
+    with pytest.raises(asl.ExecutionFailed) as failed:
+        starter.start("x", {})
+    assert (failed.value.error, failed.value.cause) == ("Nope", "scripted")
+
+
+def test_is_present_is_about_the_path_and_is_null_about_the_value() -> None:
+    assert choice_matches({"Variable": "$.v", "IsPresent": True}, {"v": None}) is True
+    assert choice_matches({"Variable": "$.v", "IsNull": True}, {"v": None}) is True
+    assert choice_matches({"Variable": "$.v", "IsPresent": True}, {}) is False
+    with pytest.raises(asl.ExecutionFailed, match="States.Runtime"):  # a comparison on a missing path
+        choice_matches({"Variable": "$.v", "BooleanEquals": True}, {})
