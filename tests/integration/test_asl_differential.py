@@ -70,7 +70,7 @@ SCENARIOS: dict[str, Callable[[], Script]] = {
 
 def scripted(script: Script, calls: list[str]) -> Script:
     """Every stage (pass-through unless scripted), each call logged: retries show up as repeated calls."""
-    stages: Script = {name: (lambda s: dict(s)) for name in STAGE_FUNCTIONS}
+    stages: Script = dict.fromkeys(STAGE_FUNCTIONS, dict)
     stages["MarkFailed"] = marked
     stages.update(script)
 

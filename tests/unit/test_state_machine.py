@@ -127,5 +127,5 @@ def test_is_present_is_about_the_path_and_is_null_about_the_value() -> None:
     assert choice_matches({"Variable": "$.v", "IsPresent": True}, {"v": None}) is True
     assert choice_matches({"Variable": "$.v", "IsNull": True}, {"v": None}) is True
     assert choice_matches({"Variable": "$.v", "IsPresent": True}, {}) is False
-    with pytest.raises(asl.ExecutionFailed, match="States.Runtime"):  # a comparison on a missing path
+    with pytest.raises(asl.ExecutionFailed, match=r"States\.Runtime"):  # a comparison on a missing path
         choice_matches({"Variable": "$.v", "BooleanEquals": True}, {})
