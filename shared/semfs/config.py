@@ -138,8 +138,3 @@ class Settings(BaseSettings):
     @property
     def index_db(self) -> Path:
         return self.data_dir / "index.db"
-
-
-def load_settings(**overrides: object) -> Settings:
-    """Parse settings once, failing fast with a readable message."""
-    return Settings(**overrides)  # type: ignore[arg-type]

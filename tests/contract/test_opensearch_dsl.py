@@ -132,35 +132,17 @@ class BulkRecorder(Recorder):
 
 
 def _docs(n: int) -> list[Any]:
-    from datetime import UTC, datetime
+    from tests.builders import index_doc
 
-    from semfs.domain.models import IndexDoc
-
-    return [
-        IndexDoc(
-            chunk_id=f"f:{i}",
-            file_id="f",
-            lineage_id="l",
-            tenant_id="acme",
-            version=1,
-            is_latest=True,
-            source_type="upload",
-            mime_type="text/plain",
-            filename="f.txt",
-            title="t",
-            text="x",
-            embedding=[0.0, 0.0, 1.0],
-            created_at=datetime(2026, 1, 1, tzinfo=UTC),
-        )
-        for i in range(n)
-    ]
+    return [index_doc("f", i, "x", title="t", lineage_id="l", embedding=[0.0, 0.0, 1.0]) for i in range(n)]
 
 
-def test_bulk_retries_only_the_throttled_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("semfs.adapters.aws.opensearch.time.sleep", lambda s: None)
+def test_bulk_retries_only_the_throttled_items() -> None:
     rec = BulkRecorder([[201, 429, 201], [201]])
-    OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec).replace_file("acme", "f", _docs(3))
-    assert len(rec.bulks) == 2
+    waits: list[float] = []
+    index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec, sleep=waits.append)
+    index.replace_file("acme", "f", _docs(3))
+    assert len(rec.bulks) == 2 and len(waits) == 1
     assert rec.bulks[1] == rec.bulks[0][2:4]  # the second item's action + source, resent alone
 
 

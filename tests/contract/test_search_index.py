@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import shutil
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -10,30 +10,15 @@ from semfs.adapters.local.hash_embedder import HashEmbedder
 from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.ports import SearchIndex
+from tests.builders import index_doc
 
 pytestmark = pytest.mark.contract
 EMB = HashEmbedder()
 
 
 def doc(file_id: str, n: int, text: str, tenant: str = "acme", **kw: object) -> IndexDoc:
-    values: dict[str, object] = {
-        "chunk_id": f"{file_id}:{n}",
-        "file_id": file_id,
-        "lineage_id": kw.pop("lineage_id", "l_" + file_id),
-        "tenant_id": tenant,
-        "version": 1,
-        "is_latest": True,
-        "source_type": "upload",
-        "mime_type": "text/plain",
-        "filename": f"{file_id}.txt",
-        "title": file_id,
-        "text": text,
-        "embedding": EMB.embed_query(text),
-        "embedding_model": EMB.model,
-        "created_at": datetime(2026, 5, 1, tzinfo=UTC),
-    }
-    values.update(kw)
-    return IndexDoc.model_validate(values)
+    values: dict[str, object] = {"embedding": EMB.embed_query(text), "embedding_model": EMB.model, **kw}
+    return index_doc(file_id, n, text, tenant=tenant, **values)  # type: ignore[arg-type]
 
 
 ALL = SearchFilters()
@@ -83,8 +68,11 @@ def test_keyword_ranks_matches_and_ors_terms(filled: SearchIndex) -> None:
 
 
 def test_fts_syntax_in_queries_is_inert(filled: SearchIndex) -> None:
-    for q in ['"unbalanced', "NEAR(a b)", "a AND OR NOT", "col:invoice", "*", "-", "()"]:
-        filled.keyword("acme", q, ALL, 10)  # never raises
+    for q in ['"unbalanced', "NEAR(a b)", "AND OR NOT", "*", "-", "()", "title:", "^2 ~ OR"]:
+        assert filled.keyword("acme", q, ALL, 10) == [], q  # operators are not searched for, and never raise
+    for q in ['"unbalanced invoice', "invoice AND OR NOT", "col:invoice", "(invoice)", "invoice^9 -payment"]:
+        hits = filled.keyword("acme", q, ALL, 10)
+        assert hits and hits[0].file_id == "inv", q  # the words in them still are
 
 
 def test_knn_ranks_by_cosine(filled_vectors: SearchIndex) -> None:

@@ -60,14 +60,19 @@ def test_a_single_image_uses_detect_document_text(textract: tuple[TextractOcr, S
     assert (page.page, page.text) == (3, "Invoice 2026-117") and page.confidence == pytest.approx(0.97)
 
 
-def test_async_job_in_progress_then_succeeded_with_pagination(
-    textract: tuple[TextractOcr, Stubber], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ocr, stub = textract
-    monkeypatch.setattr(
-        "semfs.adapters.aws.textract.client",
-        lambda settings, service: type("S3", (), {"head_object": lambda self, **kw: {"ContentLength": 1000}})(),
-    )
+class FakeS3:
+    """head_object only: the size Textract's limits are checked against."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def head_object(self, **kwargs: Any) -> dict[str, Any]:
+        return {"ContentLength": self.size}
+
+
+def test_async_job_in_progress_then_succeeded_with_pagination(textract: tuple[TextractOcr, Stubber]) -> None:
+    _, stub = textract
+    ocr = TextractOcr(Settings(bucket="semfs-test", aws_region="eu-west-1"), stub.client, FakeS3(1000))
     stub.add_response(
         "start_document_text_detection",
         {"JobId": "job-1", "ResponseMetadata": {"HTTPStatusCode": 200}},  # textract-caller checks the status
@@ -123,16 +128,9 @@ def test_throttling_is_retryable_and_bad_input_is_not(textract: tuple[TextractOc
         ocr.recognise(oc.encode(oc.page_image(), "PNG"), 1)
 
 
-def test_limits_are_checked_before_calling(
-    textract: tuple[TextractOcr, Stubber], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ocr, _ = textract
-    monkeypatch.setattr(
-        "semfs.adapters.aws.textract.client",
-        lambda settings, service: type(
-            "S3", (), {"head_object": lambda self, **kw: {"ContentLength": 600 * 1024 * 1024}}
-        )(),
-    )
+def test_limits_are_checked_before_calling(textract: tuple[TextractOcr, Stubber]) -> None:
+    _, stub = textract
+    ocr = TextractOcr(Settings(bucket="semfs-test", aws_region="eu-west-1"), stub.client, FakeS3(600 * 1024 * 1024))
     with pytest.raises(PermanentError, match="larger than Textract accepts"):
         ocr.start_document("content/acme/ab/big", "application/pdf", 10)
     with pytest.raises(PermanentError, match="more than Textract accepts"):

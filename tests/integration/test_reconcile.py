@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from semfs.bootstrap import Container
-from semfs.domain.models import IndexDoc, SearchRequest
+from semfs.domain.models import SearchRequest
 from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.reconcile import reconcile
 from semfs.pipeline.search import search
+from tests.builders import index_doc
 
 pytestmark = pytest.mark.integration
 T = "acme"
@@ -24,20 +23,13 @@ def test_reconcile_repairs_every_kind_of_drift(container: Container) -> None:
     # drift 2: an indexed record lost its index documents
     container.index.delete_file(T, unindexed.file_id)
     # drift 3: index documents of a file that has no record
-    ghost = IndexDoc(
-        chunk_id="f_ghost:0",
-        file_id="f_ghost",
-        lineage_id="l_ghost",
-        tenant_id=T,
-        version=1,
-        is_latest=True,
-        source_type="upload",
-        mime_type="text/plain",
-        filename="ghost.txt",
+    ghost = index_doc(
+        "f_ghost",
+        0,
+        "ghost document about parking",
+        tenant=T,
         title="ghost",
-        text="ghost document about parking",
         embedding=container.embedder.embed_query("ghost"),
-        created_at=datetime(2026, 1, 1, tzinfo=UTC),
     )
     container.index.replace_file(T, "f_ghost", [ghost])
     # drift 4: an uploaded object whose event never arrived

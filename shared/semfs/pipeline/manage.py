@@ -113,11 +113,3 @@ def reindex(c: Container) -> int:
                 c.tags.record_uses(tenant, record.file_id, record.all_tags)  # idempotent: seeds old stores
                 n += 1
     return n
-
-
-def outcome_counts(c: Container, tenant_id: str | None = None) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for (status, outcome), n in c.repo.counts(tenant_id).items():
-        key = outcome or f"({status})"
-        counts[key] = counts.get(key, 0) + n
-    return counts

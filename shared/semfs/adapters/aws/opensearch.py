@@ -10,7 +10,7 @@ a ``score-ranker-processor`` (OpenSearch >= 2.19) — by the native ``hybrid`` q
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -163,8 +163,16 @@ def _source(d: IndexDoc) -> dict[str, Any]:
 class OpenSearchIndex:
     """SearchIndex on OpenSearch (see module docstring). Connects on first use."""
 
-    def __init__(self, settings: Settings, dim: int, client: Any = None, model: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        dim: int,
+        client: Any = None,
+        model: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         assert settings.opensearch_endpoint
+        self._sleep = sleep  # between bulk retries of throttled items (a test passes a no-op)
         self._settings = settings
         self._dim = dim
         self._client = client
@@ -315,7 +323,7 @@ class OpenSearchIndex:
             if not retry:
                 return
             pending = retry
-            time.sleep(min(0.2 * 2**attempt, 5))
+            self._sleep(min(0.2 * 2**attempt, 5))
         raise IndexUnavailable(f"bulk: {len(pending)} document(s) still throttled")
 
     def _all_indices(self) -> str:

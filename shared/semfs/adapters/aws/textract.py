@@ -48,9 +48,10 @@ def pages_from_blocks(blocks: list[dict[str, Any]], default_page: int = 1) -> li
 class TextractOcr:
     """Ocr on Textract (see module docstring). The client is created on first use."""
 
-    def __init__(self, settings: Settings, textract_client: Any = None) -> None:
+    def __init__(self, settings: Settings, textract_client: Any = None, s3_client: Any = None) -> None:
         self._settings = settings
         self._client = textract_client
+        self._s3_client = s3_client
 
     @property
     def engine(self) -> str:
@@ -98,7 +99,8 @@ class TextractOcr:
             raise PermanentError(
                 f"{pages} pages is more than Textract accepts ({ASYNC_MAX_PAGES})", outcome=Outcome.FAILED_OCR
             )
-        head = client(self._settings, "s3").head_object(Bucket=self._settings.bucket, Key=blob_key)
+        s3 = self._s3_client or client(self._settings, "s3")
+        head = s3.head_object(Bucket=self._settings.bucket, Key=blob_key)
         if head["ContentLength"] > ASYNC_MAX_BYTES:
             raise PermanentError("the document is larger than Textract accepts", outcome=Outcome.FAILED_OCR)
         from textractcaller.t_call import call_textract

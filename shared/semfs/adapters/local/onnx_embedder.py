@@ -63,10 +63,6 @@ class OnnxEmbedder:
                 self._session = session
         return self._session, self._tokenizer
 
-    def count_tokens(self, text: str) -> int:
-        _, tokenizer = self._load()
-        return len(tokenizer.encode(text).ids)
-
     def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         session, tokenizer = self._load()
         enc = tokenizer.encode_batch(texts)
