@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
@@ -179,7 +180,9 @@ def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list
         for message in mailbox.mbox(path, create=False):
             regs += ingest_mail(c, tenant, message.as_bytes(), source="file").files
         return regs
-    return [ingest_bytes(c, tenant, path.read_bytes(), path.name, prov)]
+    # a file's identity and "same document" key is its absolute path: README.md in two folders are two files
+    where = f"path:{path.resolve()}"
+    return [ingest_bytes(c, tenant, path.read_bytes(), path.name, replace(prov, source_key=where, version_key=where))]
 
 
 def _search_json(resp: SearchResponse) -> dict[str, Any]:
@@ -316,11 +319,28 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
 
 
 @app.command()
-def versions(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
-    """Every version of the file's lineage, oldest first, with change summaries."""
+def versions(
+    file_id: str,
+    tenant: Tenant = "default",
+    as_json: Json = False,
+    detach: Annotated[
+        bool, typer.Option("--detach", help="Take this file out of its lineage: it becomes a document of its own.")
+    ] = False,
+    link_to: Annotated[
+        str | None, typer.Option("--link-to", help="Make this file the next version of that file's lineage.")
+    ] = None,
+) -> None:
+    """Every version of the file's lineage, oldest first, with change summaries (or detach/re-link it)."""
+    if detach and link_to:
+        err.print("[red]give --detach or --link-to, not both[/red]")
+        raise typer.Exit(2)
     with _opened(tenant) as c:
+        if detach:
+            manage.detach_version(c, tenant, file_id)
+        elif link_to:
+            manage.link_version(c, tenant, file_id, link_to)
         record = c.repo.get(tenant, file_id)
-        lineage = c.repo.lineage(tenant, record.lineage_id)
+        lineage = [v for v in c.repo.lineage(tenant, record.lineage_id) if v.deleted_at is None]
     if as_json:
         print(
             json.dumps(

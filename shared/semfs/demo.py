@@ -320,7 +320,12 @@ BINARY_FILES: dict[str, Callable[[], bytes]] = {
 }
 
 PROVENANCE: dict[str, Provenance] = {
-    "contracts/": Provenance(contacts=ACME, upload_context="contract negotiation with Acme Corp"),
+    # the drafts live in v1/, v2/, v3/ folders but are one document, as one shared-drive path would say
+    "contracts/": Provenance(
+        contacts=ACME,
+        upload_context="contract negotiation with Acme Corp",
+        version_key="demo:contracts/supply-agreement.docx",
+    ),
     "finance/": Provenance(thread_subject=THREAD_Q3, contacts=ACME[:1], upload_context="Q3 close"),
     "notes/": Provenance(contacts=ACME[1:], upload_context="supplier call notes"),
 }

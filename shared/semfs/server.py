@@ -231,26 +231,39 @@ def start_http(container: Container, keys: ApiKeys, host: str, port: int, static
 
 # -- the drop folder --------------------------------------------------------------------------------
 def watch_inbox(
-    container: Container, folder: Path, tenant: str, stop: threading.Event, interval_s: float = 2.0
+    container: Container,
+    folder: Path,
+    tenant: str,
+    stop: threading.Event,
+    interval_s: float = 2.0,
+    settle_s: float = 5.0,
 ) -> None:
     """Ingest every file that appears in ``folder`` (for ``tenant``), then move it to ``folder/processed/``.
 
-    A file is taken once its size has stopped changing between two looks, so a copy in progress is
-    not read half-written. Runs until ``stop`` is set.
+    A file is taken once it is complete: its size and modification time unchanged since the last look
+    and not modified for ``settle_s`` seconds (a copy or a slow writer in progress is not read
+    half-written). Names a writer uses while writing (dotfiles, ``*.part``, ``*.tmp``, ``*.crdownload``)
+    are never taken: write there and rename. Its path in the folder is the file's identity, so the
+    same name dropped again with new content is the next version (if the text agrees). Runs until
+    ``stop`` is set.
     """
     from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.register import Provenance
 
     done = folder / "processed"
     done.mkdir(parents=True, exist_ok=True)
-    sizes: dict[Path, int] = {}
+    seen: dict[Path, tuple[int, int]] = {}
     while not stop.is_set():
-        for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-            size = path.stat().st_size
-            if sizes.get(path) != size:
-                sizes[path] = size  # seen for the first time, or still growing: look again next round
+        for path in sorted(p for p in folder.iterdir() if p.is_file() and not _in_progress(p.name)):
+            st = path.stat()
+            look = (st.st_size, st.st_mtime_ns)
+            if seen.get(path) != look or time.time() - st.st_mtime < settle_s:
+                seen[path] = look  # new, still growing or touched recently: look again next round
                 continue
             try:
-                reg = ingest_bytes(container, tenant, path.read_bytes(), path.name)
+                where = f"inbox:{path.relative_to(folder).as_posix()}"
+                prov = Provenance(source_key=where, version_key=where)
+                reg = ingest_bytes(container, tenant, path.read_bytes(), path.name, prov)
                 log.info("inbox file ingested", file_id=reg.record.file_id, outcome=str(reg.record.outcome))
             except Exception as e:  # keep watching; the file stays for the next round
                 log.error("inbox file not ingested", error=type(e).__name__)
@@ -259,15 +272,24 @@ def watch_inbox(
             if target.exists():
                 target = done / f"{path.stem}-{int(time.time())}{path.suffix}"
             path.replace(target)
-            sizes.pop(path, None)
+            seen.pop(path, None)
         stop.wait(interval_s)
 
 
-def start_inbox(container: Container, folder: Path, tenant: str, interval_s: float = 2.0) -> threading.Event:
+def _in_progress(name: str) -> bool:
+    return name.startswith(".") or name.endswith((".part", ".tmp", ".crdownload", "~"))
+
+
+def start_inbox(
+    container: Container, folder: Path, tenant: str, interval_s: float = 2.0, settle_s: float = 5.0
+) -> threading.Event:
     """Watch ``folder`` in a background thread; set the returned event to stop."""
     folder.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
     threading.Thread(
-        target=watch_inbox, args=(container, folder, tenant, stop, interval_s), daemon=True, name="semfs-inbox"
+        target=watch_inbox,
+        args=(container, folder, tenant, stop, interval_s, settle_s),
+        daemon=True,
+        name="semfs-inbox",
     ).start()
     return stop

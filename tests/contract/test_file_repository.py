@@ -57,15 +57,17 @@ def test_find_by_sha_excludes_deleted(repository: FileRepository) -> None:
     assert repository.find_by_sha256("globex", "same") == []
 
 
-def test_find_latest_matches_name_and_thread(repository: FileRepository) -> None:
-    repository.create(rec("v1", normalised_name="c.docx", lineage_id="L", version=1, thread_id="t1"))
-    repository.create(rec("v2", normalised_name="c.docx", lineage_id="L", version=2, thread_id="t1"))
-    repository.create(rec("other", normalised_name="c.docx", thread_id=None))
-    found = repository.find_latest("acme", "c.docx", "t1")
-    assert found is not None and found.file_id == "v2"
-    none_thread = repository.find_latest("acme", "c.docx", None)
-    assert none_thread is not None and none_thread.file_id == "other"
-    assert repository.find_latest("acme", "c.docx", "t2") is None
+def test_find_latest_matches_the_version_key_only(repository: FileRepository) -> None:
+    key = "path:/home/ann/contracts/c.docx"
+    repository.create(rec("v1", normalised_name="c.docx", lineage_id="L", version=1, version_key=key))
+    repository.create(rec("v2", normalised_name="c.docx", lineage_id="L", version=2, version_key=key))
+    repository.create(rec("elsewhere", normalised_name="c.docx", version_key="path:/tmp/c.docx"))
+    repository.create(rec("no-key", normalised_name="c.docx"))
+    repository.create(rec("skipped", version=3, version_key=key, status=Status.SKIPPED))
+    found = repository.find_latest("acme", key)
+    assert found is not None and found.file_id == "v2"  # the same name elsewhere, or without a key, is not it
+    assert repository.find_latest("globex", key) is None
+    assert repository.find_latest("acme", "path:/nowhere") is None
 
 
 def test_set_latest_never_lets_an_older_version_win(repository: FileRepository) -> None:

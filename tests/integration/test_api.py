@@ -184,6 +184,7 @@ def test_authorization_matrix(api: Api) -> None:
         ("GET", f"/files/{acme_file}/download", None),
         ("PATCH", f"/files/{acme_file}", {"add_tags": ["x"]}),
         ("POST", f"/files/{acme_file}/retry", None),
+        ("POST", f"/files/{acme_file}/detach", None),
         ("DELETE", f"/files/{acme_file}", None),
         ("POST", "/search", {"query": "holiday"}),
         ("POST", "/ask", {"question": "How many days of holiday?"}),
@@ -233,7 +234,7 @@ def test_the_drop_folder_ingests_what_appears(api: Api, tmp_path: Path) -> None:
     from semfs.server import start_inbox
 
     inbox = tmp_path / "inbox"
-    stop = start_inbox(api.container, inbox, "acme", interval_s=0.05)
+    stop = start_inbox(api.container, inbox, "acme", interval_s=0.05, settle_s=0.2)
     try:
         (inbox / "dropped.md").write_bytes(b"# Dropped\n\nParking permits are renewed every January.")
         deadline = time.time() + 30

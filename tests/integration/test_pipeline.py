@@ -282,8 +282,10 @@ def test_snippets_carry_highlights_and_locations(container: Container) -> None:
 
 
 def test_rm_removes_from_every_mode_and_promotes_the_previous_version(container: Container) -> None:
-    v1 = ingest_bytes(container, T, demo._contract(1), "supply.docx").record
-    v2 = ingest_bytes(container, T, demo._contract(2), "supply.docx").record
+    same_place = Provenance(version_key="s3:uploads/acme/supply.docx")
+    v1 = ingest_bytes(container, T, demo._contract(1), "supply.docx", same_place).record
+    v2 = ingest_bytes(container, T, demo._contract(2), "supply.docx", same_place).record
+    assert v2.lineage_id == v1.lineage_id
     manage.delete_file(container, T, v2.file_id)
     for mode in ("hybrid", "keyword", "semantic"):
         ids = [r.file_id for r in search(container, T, SearchRequest(query="supply agreement", mode=mode)).results]
@@ -308,8 +310,8 @@ def test_manual_tags_are_searchable_filters(container: Container) -> None:
 def test_reindex_rebuilds_the_same_answers(container: Container) -> None:
     for rel in ("handbook/employee-handbook.md", "notes/meeting-notes-2026-09-14.txt"):
         ingest_bytes(container, T, demo.TEXT_FILES[rel].encode(), rel.rsplit("/", 1)[1])
-    ingest_bytes(container, T, demo._contract(1), "supply.docx")
-    ingest_bytes(container, T, demo._contract(2), "supply.docx")
+    first = ingest_bytes(container, T, demo._contract(1), "supply.docx").record
+    ingest_bytes(container, T, demo._contract(2), "supply.docx", Provenance(previous_version_id=first.file_id))
     queries = ["annual leave days", "aluminium shortage", "supply agreement"]
     before = [search(container, T, SearchRequest(query=q)) for q in queries]
     assert manage.reindex(container) == 4

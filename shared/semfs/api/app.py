@@ -20,7 +20,7 @@ from aws_lambda_powertools.event_handler.exceptions import (
     ServiceError,
     UnauthorizedError,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from semfs.domain.errors import InvalidRequest, NotFound, RetryableError, SemfsError
 from semfs.domain.models import FileRecord, SearchFilters, SearchRequest, SourceType
@@ -218,6 +218,27 @@ def delete(file_id: str, all_versions: bool = False) -> dict[str, Any]:
     record = _record(file_id)
     removed = manage.delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
     return {"deleted": [r.file_id for r in removed]}
+
+
+class VersionLink(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    previous_version_id: str = Field(min_length=1, max_length=100)
+
+
+@app.post("/files/<file_id>/detach")
+def detach(file_id: str) -> dict[str, Any]:
+    """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
+    record = _record(file_id)
+    return _public(manage.detach_version(container(), record.tenant_id, file_id))
+
+
+@app.post("/files/<file_id>/link")
+def link(file_id: str, request: VersionLink) -> dict[str, Any]:
+    """Make this file the next version of ``previous_version_id``'s lineage."""
+    record = _record(file_id)
+    _record(request.previous_version_id)  # 404 for another tenant's file
+    return _public(manage.link_version(container(), record.tenant_id, file_id, request.previous_version_id))
 
 
 @app.post("/files/<file_id>/retry")

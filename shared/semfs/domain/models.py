@@ -118,6 +118,9 @@ class FileRecord(Frozen):
     # provenance
     source_type: SourceType = "upload"
     source_key: str = ""
+    # where "the same document" is recognised: the S3 key, the file's path, the drop-folder path, or the
+    # filename within a thread; a new file with this key may be the next version (if its text agrees)
+    version_key: str | None = None
     source_message_id: str | None = None
     uploaded_by: str | None = None
     upload_context: str | None = None

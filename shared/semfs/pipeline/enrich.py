@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.changes import change_summary
 from semfs.domain.errors import EnrichmentFailed, NotFound
+from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
+from semfs.domain.similarity import resemblance
 from semfs.domain.tags import merge_tags
 from semfs.observability import get_logger
 from semfs.pipeline.stage import stage
@@ -55,6 +57,28 @@ def context_tags(record: FileRecord) -> list[str]:
     return merge_tags(tags)
 
 
+def version_link(record: FileRecord, previous_text: str | None, text: str) -> dict[str, Any]:
+    """The changes that detach an implicit new version whose text is not plausibly a revision of the
+    previous one (``{}`` to keep the link). Explicit links (the caller named the previous version) stay."""
+    if record.provenance.get("version_link") == "explicit":
+        return {}
+    found = resemblance(previous_text or "", text)
+    if found.is_revision:
+        return {}
+    return {
+        "lineage_id": lineage_id_for(record.file_id),
+        "version": 1,
+        "previous_version_id": None,
+        "is_latest": False,  # Index makes it the latest of its own lineage
+        "provenance": {
+            **record.provenance,
+            "version_link": "detached",
+            "detached_from": record.previous_version_id,
+            "similarity": found.jaccard,
+        },
+    }
+
+
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
     fallback = False
@@ -74,10 +98,17 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         changes = None
         if record.previous_version_id:
             try:
-                previous = c.repo.get(record.tenant_id, record.previous_version_id)
-                changes = change_summary(load_document(c, previous).text, doc.text)
+                previous_text = load_document(c, c.repo.get(record.tenant_id, record.previous_version_id)).text
             except NotFound:
-                changes = None
+                previous_text = None
+            link = version_link(record, previous_text, doc.text)
+            if link:  # the same place, but not the same document: it starts its own lineage
+                work.set(**link)
+                log.info(
+                    "implicit version detached", file_id=record.file_id, similarity=link["provenance"]["similarity"]
+                )
+            elif previous_text is not None:
+                changes = change_summary(previous_text, doc.text)
         auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), enrichment.auto_tags))
         remember(c, record.tenant_id, record.file_id, [*record.tags, *auto_tags])
         work.set(title=enrichment.title, summary=enrichment.summary, auto_tags=auto_tags[:12], change_summary=changes)

@@ -3,7 +3,10 @@
 - an object under ``uploads/{tenant}/`` with no record → ingested (AWS: a lost S3 event);
 - a record whose stored bytes are gone → tombstoned and removed from the index;
 - index documents of a file with no live record → removed;
-- a record ``indexed`` whose documents are missing from the index → re-indexed from its stored chunks.
+- a record ``indexed`` whose documents are missing from the index → re-indexed from its stored chunks;
+- a version linked implicitly (same name, path or key) whose text is not plausibly a revision of the
+  previous version → detached into a lineage of its own (the rule of ``domain/similarity.py``; lineages
+  made before it, when the same filename alone linked files, are migrated this way).
 Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
 """
 
@@ -12,12 +15,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from semfs.domain.models import utcnow
+from semfs.domain.errors import NotFound
+from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
-from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.enrich import version_link
+from semfs.pipeline.manage import detach_version, index_record, iter_records
 from semfs.pipeline.records import update
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
+from semfs.pipeline.state import load_document
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -57,6 +63,11 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
                     )
                     fixed["records_without_object"] += 1
                 continue
+            if _unrelated_version(c, r):
+                found["versions_not_revisions"] += 1
+                if repair:
+                    detach_version(c, tenant, r.file_id)
+                    fixed["versions_not_revisions"] += 1
             if r.status is Status.INDEXED and r.file_id not in indexed_ids:
                 found["indexed_records_missing_from_index"] += 1
                 if repair:
@@ -80,7 +91,21 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
         "records_without_object",
         "index_documents_without_record",
         "indexed_records_missing_from_index",
+        "versions_not_revisions",
     )
     report = {k: {"found": found[k], "fixed": fixed[k]} for k in kinds}
     log.info("reconcile", **{k: v["found"] for k, v in report.items()})
     return report
+
+
+def _unrelated_version(c: Container, r: FileRecord) -> bool:
+    """An implicit link whose texts say it is not a revision (explicit links are the caller's word)."""
+    if not r.previous_version_id or r.status is not Status.INDEXED:
+        return False
+    if r.provenance.get("version_link") == "explicit":
+        return False
+    try:
+        previous = c.repo.get(r.tenant_id, r.previous_version_id)
+        return bool(version_link(r, load_document(c, previous).text, load_document(c, r).text))
+    except NotFound:
+        return False

@@ -2,8 +2,10 @@
 
 Identity is (tenant, source type, source key, sha256): the same file from the same place is the
 same ``file_id``, so a repeated delivery is a no-op. Identical bytes from elsewhere in the tenant
-become a ``SKIPPED_DUPLICATE`` record pointing at the first. A file whose normalised name and thread
-match a live record becomes that lineage's next version.
+become a ``SKIPPED_DUPLICATE`` record pointing at the first. A new version joins a lineage when the caller names
+the previous version, or — implicitly — when the source says it is the same document (its
+``version_key``: the same S3 key, path, drop-folder path, or filename within a thread); Enrich then
+checks that the text is plausibly a revision (``domain/similarity.py``) and detaches it if not.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ class Provenance:
 
     source_type: SourceType = "upload"
     source_key: str | None = None  # e.g. an S3 key or an email Message-ID + part; defaults to the name
+    # the same document from the same place: "s3:KEY", "path:/abs/path", "inbox:rel/path"; mail and
+    # uploads with a thread use the filename within the thread. None: only an explicit previous version
+    version_key: str | None = None
     thread_id: str | None = None
     thread_subject: str | None = None
     contacts: list[str] = field(default_factory=list)
@@ -83,6 +88,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         pass
 
     thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
+    version_key = prov.version_key or (f"thread:{thread_id}:{normalised}" if thread_id else None)
     contact_ids = list(dict.fromkeys([*prov.contact_ids, *(contact_id_for(x) for x in prov.contacts if x.strip())]))
     base = FileRecord(
         file_id=file_id,
@@ -95,6 +101,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         size_bytes=len(data),
         source_type=prov.source_type,
         source_key=source_key,
+        version_key=version_key,
         source_message_id=prov.source_message_id,
         uploaded_by=prov.uploaded_by,
         upload_context=prov.upload_context,
@@ -125,18 +132,20 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         )
 
     previous: FileRecord | None = None
+    link = "explicit"
     if prov.previous_version_id:
         previous = c.repo.get(tenant_id, prov.previous_version_id)  # NotFound: the caller named a bad id
         lineage = c.repo.lineage(tenant_id, previous.lineage_id)
         previous = max(lineage, key=lambda r: r.version) if lineage else previous
-    else:
-        previous = c.repo.find_latest(tenant_id, normalised, thread_id)
+    elif version_key:
+        previous, link = c.repo.find_latest(tenant_id, version_key), "implicit"
     if previous is not None:
         base = base.evolve(
             lineage_id=previous.lineage_id,
             version=previous.version + 1,
             previous_version_id=previous.file_id,
             is_latest=False,
+            provenance={**base.provenance, "version_link": link},
         )
 
     if not c.blobs.exists(base.blob_key):

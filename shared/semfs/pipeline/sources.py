@@ -45,7 +45,8 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
             f"{size} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
         )
     data = c.blobs.get(key)
-    return ingest_bytes(c, tenant, data, name, Provenance(source_key=source_key))
+    # the same key uploaded again is the same document, changed (if its text agrees)
+    return ingest_bytes(c, tenant, data, name, Provenance(source_key=source_key, version_key=source_key))
 
 
 def ingest_ses_message(

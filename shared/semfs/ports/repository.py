@@ -53,8 +53,8 @@ class FileRepository(Protocol):
         """Live (not deleted) records in the tenant with these bytes, oldest first."""
         ...
 
-    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
-        """The latest live version whose normalised filename and thread match (for versioning)."""
+    def find_latest(self, tenant_id: str, version_key: str) -> FileRecord | None:
+        """The highest live, not skipped version registered under ``version_key`` (for implicit versions)."""
         ...
 
     def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:

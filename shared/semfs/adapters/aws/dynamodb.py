@@ -38,7 +38,6 @@ def _item(r: FileRecord) -> dict[str, Any]:
         "lineage_key": {"S": f"{r.tenant_id}{SEP}{r.lineage_id}"},
         "version": {"N": str(r.version)},
         "sha_key": {"S": f"{r.tenant_id}{SEP}{r.sha256}"},
-        "name_key": {"S": f"{r.tenant_id}{SEP}{r.normalised_name}{SEP}{r.thread_id or '-'}"},
         "status": {"S": r.status.value},
         "created_at": {"S": r.created_at.isoformat()},
         "updated_at": {"S": r.updated_at.isoformat()},
@@ -49,6 +48,8 @@ def _item(r: FileRecord) -> dict[str, Any]:
     }
     if r.embedding_model:
         item["embedding_model"] = {"S": r.embedding_model}
+    if r.version_key:  # sparse: only files that can have implicit versions are in by_name
+        item["name_key"] = {"S": f"{r.tenant_id}{SEP}{r.version_key}"}
     return item
 
 
@@ -148,8 +149,8 @@ class DynamoFileRepository:
         items = self._query(GSI_SHA, "sha_key = :k", {":k": {"S": f"{tenant_id}{SEP}{sha256}"}})
         return [_record(i) for i in items if i["deleted"]["N"] == "0"]
 
-    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
-        key = f"{tenant_id}{SEP}{normalised_name}{SEP}{thread_id or '-'}"
+    def find_latest(self, tenant_id: str, version_key: str) -> FileRecord | None:
+        key = f"{tenant_id}{SEP}{version_key}"
         for item in self._query(GSI_NAME, "name_key = :k", {":k": {"S": key}}, forward=False):
             if item["deleted"]["N"] == "0" and item["status"]["S"] != Status.SKIPPED.value:
                 return _record(item)

@@ -29,10 +29,11 @@ CREATE TABLE IF NOT EXISTS files (
   created_at TEXT NOT NULL,
   deleted INTEGER NOT NULL DEFAULT 0,
   data TEXT NOT NULL,
-  revision INTEGER NOT NULL DEFAULT 0
+  revision INTEGER NOT NULL DEFAULT 0,
+  version_key TEXT
 );
 CREATE INDEX IF NOT EXISTS files_sha ON files(tenant_id, sha256);
-CREATE INDEX IF NOT EXISTS files_name ON files(tenant_id, normalised_name, thread_id);
+CREATE INDEX IF NOT EXISTS files_version_key ON files(tenant_id, version_key, version);
 CREATE INDEX IF NOT EXISTS files_lineage ON files(tenant_id, lineage_id, version);
 CREATE INDEX IF NOT EXISTS files_status ON files(status);
 CREATE INDEX IF NOT EXISTS files_tenant ON files(tenant_id, file_id);
@@ -40,7 +41,7 @@ CREATE INDEX IF NOT EXISTS files_tenant ON files(tenant_id, file_id);
 
 _COLUMNS = (
     "file_id, tenant_id, lineage_id, version, is_latest, sha256, normalised_name, thread_id, "
-    "source_type, status, outcome, embedding_model, created_at, deleted, data, revision"
+    "source_type, status, outcome, embedding_model, created_at, deleted, data, revision, version_key"
 )
 
 
@@ -62,6 +63,7 @@ def _row(r: FileRecord) -> tuple[object, ...]:
         int(r.deleted_at is not None),
         r.model_dump_json(),
         r.revision,
+        r.version_key,
     )
 
 
@@ -74,6 +76,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
     if columns and "revision" not in columns:
         conn.execute("ALTER TABLE files ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
+    if columns and "version_key" not in columns:  # implicit versions now need a version key (reconcile)
+        conn.execute("ALTER TABLE files ADD COLUMN version_key TEXT")
 
 
 class SqliteFileRepository:
@@ -86,7 +90,7 @@ class SqliteFileRepository:
     def create(self, record: FileRecord) -> bool:
         first = record.model_copy(update={"revision": 1})
         cur = self._db.get().execute(
-            f"INSERT OR IGNORE INTO files ({_COLUMNS}) VALUES ({','.join('?' * 16)})", _row(first)
+            f"INSERT OR IGNORE INTO files ({_COLUMNS}) VALUES ({','.join('?' * 17)})", _row(first)
         )
         return cur.rowcount == 1
 
@@ -97,7 +101,7 @@ class SqliteFileRepository:
         cur = conn.execute(
             "UPDATE files SET tenant_id=?, lineage_id=?, version=?, is_latest=?, sha256=?, normalised_name=?,"
             " thread_id=?, source_type=?, status=?, outcome=?, embedding_model=?, created_at=?, deleted=?,"
-            " data=?, revision=? WHERE file_id=? AND revision=?",
+            " data=?, revision=?, version_key=? WHERE file_id=? AND revision=?",
             (*values[1:], values[0], record.revision),
         )
         if cur.rowcount != 1:
@@ -127,13 +131,13 @@ class SqliteFileRepository:
         )
         return _load(rows)
 
-    def find_latest(self, tenant_id: str, normalised_name: str, thread_id: str | None) -> FileRecord | None:
+    def find_latest(self, tenant_id: str, version_key: str) -> FileRecord | None:
         rows = (
             self._db.get()
             .execute(
-                "SELECT data FROM files WHERE tenant_id=? AND normalised_name=? AND thread_id IS ?"
+                "SELECT data FROM files WHERE tenant_id=? AND version_key=?"
                 " AND deleted=0 AND status NOT IN ('skipped') ORDER BY version DESC LIMIT 1",
-                (tenant_id, normalised_name, thread_id),
+                (tenant_id, version_key),
             )
             .fetchall()
         )

@@ -1,0 +1,168 @@
+"""Versions mean "the same document, changed": the same source and text that is plausibly a revision."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from semfs import demo
+from semfs.bootstrap import Container
+from semfs.cli import app
+from semfs.domain.models import SearchRequest
+from semfs.pipeline import manage
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.reconcile import reconcile
+from semfs.pipeline.records import update
+from semfs.pipeline.register import Provenance
+from semfs.pipeline.search import search
+
+pytestmark = pytest.mark.integration
+T = "acme"
+SODIUM = (
+    "# libsodium\n\nSodium is a modern, easy-to-use software library for encryption, decryption, signatures, "
+    "password hashing and more. It is a portable, cross-compilable, installable, packageable fork of NaCl."
+)
+RECIPE = (
+    "# Sourdough bread\n\nMix 500 g of flour with 350 g of water and 100 g of starter. Rest for an hour, add "
+    "salt, fold every thirty minutes, then shape the loaf and bake it at 240 degrees for forty minutes."
+)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("SEMFS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SEMFS_EMBEDDER", "hash")
+    return CliRunner()
+
+
+def run(cli: CliRunner, *args: str) -> str:
+    result = cli.invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_same_name_in_two_folders_is_two_documents(cli: CliRunner, tmp_path: Path) -> None:
+    # given: libsodium's README and a recipe, both README.markdown, in two folders
+    (tmp_path / "libsodium").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "libsodium" / "README.markdown").write_text(SODIUM)
+    (tmp_path / "other" / "README.markdown").write_text(RECIPE)
+    run(cli, "ingest", str(tmp_path / "libsodium"))
+    out = json.loads(run(cli, "ingest", str(tmp_path / "other"), "--json"))
+    # then: the recipe is a new document, and both stay findable
+    assert [r["version"] for r in out["files"]] == [1]
+    assert json.loads(run(cli, "search", "encryption library", "--json"))["results"][0]["filename"] == "README.markdown"
+    assert "Sourdough" in run(cli, "search", "bake bread loaf", "--json")
+    found = {r["title"] for r in json.loads(run(cli, "search", "readme", "--mode", "keyword", "--json"))["results"]}
+    assert len(found) == 2
+
+
+def test_the_same_path_edited_is_the_next_version(cli: CliRunner, tmp_path: Path) -> None:
+    note = tmp_path / "README.markdown"
+    note.write_text(SODIUM)
+    run(cli, "ingest", str(note))
+    note.write_text(SODIUM + "\n\nVersion 1.0.20 adds AEGIS-256 and removes deprecated functions.")
+    (row,) = json.loads(run(cli, "ingest", str(note), "--json"))["files"]
+    assert row["version"] == 2
+    lineage = json.loads(run(cli, "versions", row["file_id"], "--json"))
+    assert [v["version"] for v in lineage] == [1, 2]
+    assert "AEGIS-256" in (lineage[1]["change_summary"] or "")
+
+
+def test_the_same_path_with_unrelated_text_starts_its_own_document(container: Container) -> None:
+    where = Provenance(version_key="path:/home/ann/README.markdown")
+    first = ingest_bytes(container, T, SODIUM.encode(), "README.markdown", where).record
+    other = ingest_bytes(container, T, RECIPE.encode(), "README.markdown", where).record
+    assert (other.version, other.lineage_id, other.previous_version_id) == (1, f"l_{other.file_id[2:]}", None)
+    assert other.provenance["version_link"] == "detached" and other.provenance["detached_from"] == first.file_id
+    assert container.repo.get(T, first.file_id).is_latest and other.is_latest
+    assert {
+        r.file_id for r in search(container, T, SearchRequest(query="readme markdown", mode="keyword")).results
+    } == {
+        first.file_id,
+        other.file_id,
+    }
+
+
+def test_an_explicit_previous_version_always_wins(container: Container) -> None:
+    first = ingest_bytes(container, T, SODIUM.encode(), "a.md").record
+    second = ingest_bytes(container, T, RECIPE.encode(), "b.md", Provenance(previous_version_id=first.file_id)).record
+    assert (second.version, second.lineage_id) == (2, first.lineage_id)
+
+
+def test_detach_and_relink(container: Container) -> None:
+    first = ingest_bytes(container, T, demo._contract(1), "supply.docx").record
+    second = ingest_bytes(
+        container, T, demo._contract(2), "supply.docx", Provenance(previous_version_id=first.file_id)
+    ).record
+    detached = manage.detach_version(container, T, second.file_id)
+    assert (detached.version, detached.is_latest) == (1, True)
+    assert container.repo.get(T, first.file_id).is_latest  # the lineage it left has its latest back
+    hits = search(container, T, SearchRequest(query="supply agreement", mode="keyword")).results
+    assert {h.file_id for h in hits} == {first.file_id, second.file_id}
+    relinked = manage.link_version(container, T, second.file_id, first.file_id)
+    assert (relinked.version, relinked.lineage_id, relinked.is_latest) == (2, first.lineage_id, True)
+    assert not container.repo.get(T, first.file_id).is_latest
+    hits = search(container, T, SearchRequest(query="supply agreement", mode="keyword")).results
+    assert [h.file_id for h in hits] == [second.file_id]
+
+
+def test_the_cli_detaches_and_relinks(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(SODIUM)
+    (tmp_path / "b.md").write_text(RECIPE)
+    (a,) = json.loads(run(cli, "ingest", str(tmp_path / "a.md"), "--json"))["files"]
+    (b,) = json.loads(run(cli, "ingest", str(tmp_path / "b.md"), "--previous-version", a["file_id"], "--json"))["files"]
+    assert b["version"] == 2
+    assert [v["version"] for v in json.loads(run(cli, "versions", b["file_id"], "--detach", "--json"))] == [1]
+    lineage = json.loads(run(cli, "versions", b["file_id"], "--link-to", a["file_id"], "--json"))
+    assert [v["file_id"] for v in lineage] == [a["file_id"], b["file_id"]]
+
+
+def test_reconcile_detaches_old_same_name_links(container: Container) -> None:
+    # given: a lineage made under the old rule (same filename alone), which recorded no link kind
+    first = ingest_bytes(container, T, SODIUM.encode(), "README.markdown").record
+    second = ingest_bytes(
+        container, T, RECIPE.encode(), "README.markdown", Provenance(previous_version_id=first.file_id)
+    ).record
+    update(
+        container.repo,
+        T,
+        second.file_id,
+        lambda r: r.evolve(provenance={k: v for k, v in r.provenance.items() if k != "version_link"}),
+    )
+    # when
+    report = reconcile(container)
+    # then
+    assert report["versions_not_revisions"] == {"found": 1, "fixed": 1}
+    moved = container.repo.get(T, second.file_id)
+    assert (moved.version, moved.is_latest, container.repo.get(T, first.file_id).is_latest) == (1, True, True)
+    assert reconcile(container)["versions_not_revisions"]["found"] == 0
+
+
+def test_the_drop_folder_waits_until_a_slow_writer_is_done(container: Container, tmp_path: Path) -> None:
+    from semfs.server import start_inbox
+
+    inbox = tmp_path / "inbox"
+    stop = start_inbox(container, inbox, T, interval_s=0.05, settle_s=0.5)
+    try:
+        with (inbox / "minutes.txt").open("w") as f:  # appended over ~1 s, never still for 0.5 s
+            for n in range(8):
+                f.write(f"Item {n}: the board discussed topic number {n} at length.\n")
+                f.flush()
+                time.sleep(0.15)
+        deadline = time.time() + 20
+        while time.time() < deadline and not (inbox / "processed" / "minutes.txt").exists():
+            threading.Event().wait(0.05)
+    finally:
+        stop.set()
+    (hit,) = search(container, T, SearchRequest(query="board discussed topic", mode="keyword")).results
+    assert hit.version == 1
+    text = "\n".join(b["text"] for b in [{"text": s.text} for s in hit.snippets])
+    assert "Item 0" in text or "topic" in text
+    record = container.repo.get(T, hit.file_id)
+    assert record.size_bytes == (inbox / "processed" / "minutes.txt").stat().st_size  # the whole file
