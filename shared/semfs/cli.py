@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -20,16 +21,29 @@ from rich.text import Text
 from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.errors import NotFound, SemfsError
-from semfs.domain.models import SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
+from semfs.domain.models import Location, SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
 from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes, resume
 from semfs.pipeline.register import Provenance, Registered
 from semfs.pipeline.search import search as run_search
 from semfs.ports import Container
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="semfs — a semantic file system.")
-out = Console()
-err = Console(stderr=True)
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: no boxes, no <bool> type column, readable when piped
+    help="semfs — a semantic file system. Exit codes: 0 done, 1 a file or path failed, 2 a usage error.",
+)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A terminal gets its own width; a pipe gets lines that are never hard-wrapped at 80 columns."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 10_000, soft_wrap=not stream.isatty())
+
+
+out = _console()
+err = _console(stderr=True)
 
 Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.")]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
@@ -64,22 +78,59 @@ def _opened(tenant: str | None = None) -> Iterator[Container]:
         c.close()
 
 
-def _files(paths: list[Path]) -> list[Path]:
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"semfs {version('semfs')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """semfs — a semantic file system."""
+
+
+def _files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files to ingest, paths that do not exist). Folders are walked recursively; dotfiles are
+    skipped, and a symlink is followed only when its target stays inside the folder given."""
     found: list[Path] = []
+    missing: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(
-                sorted(
-                    p
-                    for p in path.rglob("*")
-                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-                )
-            )
+            root = path.resolve()
+            for p in sorted(path.rglob("*")):
+                if any(part.startswith(".") for part in p.relative_to(path).parts) or not p.is_file():
+                    continue
+                if p.resolve().is_relative_to(root):
+                    found.append(p)
+                else:
+                    err.print(f"[yellow]skipped: {p} links outside {path}[/yellow]")
         elif path.is_file():
-            found.append(path)
+            found.append(path)  # named on the command line: the caller means it
         else:
-            err.print(f"[yellow]not found:[/yellow] {path}")
-    return found
+            missing.append(path)
+            err.print(f"[red]not found: {path}[/red]")
+    return found, missing
+
+
+def _failed(outcome: str) -> bool:
+    return outcome.startswith(("FAILED", "REJECTED"))
+
+
+def _one_line(e: Exception) -> str:
+    """A pydantic error as one line ("query: String should have at least 1 character")."""
+    from pydantic import ValidationError
+
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(x) for x in first["loc"] if x not in ("filters",))
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(e)
 
 
 @app.command()
@@ -93,12 +144,16 @@ def ingest(
     source_type: Annotated[str, typer.Option("--source-type", help="upload | agent_generated")] = "upload",
     as_json: Json = False,
 ) -> None:
-    """Ingest files: extract, enrich, embed and index each, then print a table of outcomes."""
+    """Ingest files: extract, enrich, embed and index each, then print a table of outcomes.
+
+    A file's identity is its absolute path: the same path with new content is its next version (if
+    the text is plausibly a revision), the same name elsewhere is another document. Exit code 1 when
+    a path does not exist or a file ended FAILED_* or REJECTED_* (see the table), else 0."""
     if source_type not in ("upload", "agent_generated"):
         err.print("[red]--source-type must be upload or agent_generated[/red]")
         raise typer.Exit(2)
+    files, missing = _files(paths)
     c = _container()
-    files = _files(paths)
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     st: SourceType = "agent_generated" if source_type == "agent_generated" else "upload"
@@ -149,18 +204,23 @@ def ingest(
                 progress.advance(task)
     finally:
         c.close()
+    code = 1 if missing or any(_failed(k) for k in outcomes) else 0
     if as_json:
-        print(json.dumps({"files": rows, "outcomes": dict(outcomes)}, indent=2))
-        return
+        report = {"files": rows, "outcomes": dict(outcomes), "missing": [str(p) for p in missing], "exit_code": code}
+        print(json.dumps(report, indent=2))
+        raise typer.Exit(code)
     table = Table(title=f"{len(files)} file(s) ingested into tenant '{tenant}'")
     table.add_column("outcome")
     table.add_column("files", justify="right")
     for key, n in sorted(outcomes.items()):
         table.add_row(key, str(n))
+    if missing:
+        table.add_row("NOT_FOUND", str(len(missing)))
     out.print(table)
     for row in rows:
         if row["outcome"] not in ("OK", "UNCHANGED") and row["reason"]:
             out.print(f"  {row['outcome']}: {row['path']} — {row['reason']}")
+    raise typer.Exit(code)
 
 
 MAIL_SUFFIXES = {".eml", ".mbox"}
@@ -212,48 +272,104 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
     }
 
 
+ModeOpt = Annotated[
+    Literal["hybrid", "keyword", "semantic"],
+    typer.Option("--mode", help="hybrid (BM25 and vectors, fused; the default), keyword or semantic."),
+]
+TagOpt = Annotated[
+    list[str] | None, typer.Option("--tag", help="Only files with this tag (repeatable: all must match).")
+]
+SourceOpt = Annotated[
+    Literal["upload", "email_attachment", "agent_generated"] | None,
+    typer.Option("--source-type", help="Only files from this source."),
+]
+ContactOpt = Annotated[str | None, typer.Option("--contact", help="Only files with this contact: name, email or id.")]
+ThreadOpt = Annotated[str | None, typer.Option("--thread", help="Only files of this thread: its subject or id.")]
+MimeOpt = Annotated[str | None, typer.Option("--mime", help="Only files of this MIME type (application/pdf, …).")]
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only files from this date on (YYYY-MM-DD).")]
+UntilOpt = Annotated[str | None, typer.Option("--until", help="Only files up to this date (YYYY-MM-DD).")]
+HistoryOpt = Annotated[bool, typer.Option("--include-history", help="Also older versions, not only the latest.")]
+
+
+def _day(value: str | None, option: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        err.print(f"[red]{option}: give a date as YYYY-MM-DD, not {value!r}[/red]")
+        raise typer.Exit(2) from None
+
+
+def _filters(
+    c: Container,
+    tenant: str,
+    *,
+    tag: list[str] | None = None,
+    source_type: str | None = None,
+    contact: str | None = None,
+    thread: str | None = None,
+    mime: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    include_history: bool = False,
+) -> SearchFilters:
+    """The search filters from what a person typed: names resolve to ids (``pipeline/names``)."""
+    from semfs.pipeline import names
+
+    return SearchFilters(
+        tags=tag or [],
+        source_type=source_type,
+        contact_id=names.contact_id(c, tenant, contact),
+        thread_id=names.thread_id(c, tenant, thread),
+        mime_type=mime,
+        date_from=_day(since, "--since"),
+        date_to=_day(until, "--until"),
+        include_history=include_history,
+    )
+
+
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in words.")],
     tenant: Tenant = "default",
-    mode: Annotated[str, typer.Option("--mode", help="hybrid | keyword | semantic")] = "hybrid",
-    limit: Annotated[int, typer.Option("--limit", min=1, max=100)] = 10,
-    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
-    source_type: Annotated[str | None, typer.Option("--source-type")] = None,
-    contact: Annotated[str | None, typer.Option("--contact", help="Contact name, email or id.")] = None,
-    thread: Annotated[str | None, typer.Option("--thread", help="Thread subject or id.")] = None,
-    mime: Annotated[str | None, typer.Option("--mime")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="YYYY-MM-DD")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="YYYY-MM-DD")] = None,
-    include_history: Annotated[bool, typer.Option("--include-history")] = False,
+    mode: ModeOpt = "hybrid",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100, help="How many files (1-100).")] = 10,
+    tag: TagOpt = None,
+    source_type: SourceOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    mime: MimeOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    include_history: HistoryOpt = False,
     as_json: Json = False,
 ) -> None:
     """Hybrid (BM25 + vectors), keyword or semantic search, grouped by file."""
-    from pydantic import ValidationError
-
-    from semfs.domain.ids import thread_id_for
-    from semfs.pipeline.register import contact_id_for
-
-    try:
+    if not query.strip():
+        err.print("[red]the query is empty: say what you are looking for[/red]")
+        raise typer.Exit(2)
+    if len(query) > 2000:
+        err.print("[red]the query is longer than 2,000 characters[/red]")
+        raise typer.Exit(2)
+    with _opened() as c:
         request = SearchRequest(
             query=query,
             limit=limit,
             mode=mode,
-            filters=SearchFilters(
-                tags=tag or [],
+            filters=_filters(
+                c,
+                tenant,
+                tag=tag,
                 source_type=source_type,
-                contact_id=(contact if contact is None or contact.startswith("c_") else contact_id_for(contact)),
-                thread_id=(thread if thread is None or thread.startswith("t_") else thread_id_for(tenant, thread)),
-                mime_type=mime,
-                date_from=date.fromisoformat(since) if since else None,
-                date_to=date.fromisoformat(until) if until else None,
+                contact=contact,
+                thread=thread,
+                mime=mime,
+                since=since,
+                until=until,
                 include_history=include_history,
             ),
         )
-    except (ValidationError, ValueError) as e:
-        err.print(f"[red]invalid search:[/red] {e}")
-        raise typer.Exit(2) from e
-    with _opened() as c:
         resp = run_search(c, tenant, request)
     if as_json:
         print(json.dumps(_search_json(resp), indent=2, default=str))
@@ -478,11 +594,16 @@ def reconcile_cmd(
 
 @app.command(name="resume")
 def resume_cmd() -> None:
-    """Finish files a crash left mid-pipeline."""
+    """Finish files a crash left mid-pipeline (every stage is idempotent, so they restart safely)."""
     with _opened() as c:
         done = resume(c)
+    if not done:
+        out.print("nothing to resume: no file was left mid-pipeline")
+        return
     counts = Counter(r.outcome.value if r.outcome else r.status.value for r in done)
-    out.print(f"resumed {len(done)} file(s): {dict(counts) or '{}'}")
+    out.print(f"resumed {len(done)} file(s): " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+    for r in done:
+        out.print(f"  {r.file_id} {r.filename}: {r.outcome.value if r.outcome else r.status.value}")
 
 
 @app.command(name="eval")
@@ -559,6 +680,11 @@ def serve(
     if settings.default_tenant not in keys.tenants():
         key = keys.create(settings.default_tenant)
         out.print(f"API key for tenant '{settings.default_tenant}' (shown once): [bold]{key}[/bold]")
+    else:
+        out.print(
+            f"API keys exist for tenant '{settings.default_tenant}' (stored hashed): "
+            f"semfs keys create --tenant {settings.default_tenant} makes a new one, semfs keys list shows them"
+        )
     http_port = port or settings.http_port
     static = Path(__file__).parent / "web"
     server = start_http(c, keys, settings.http_host, http_port, static if static.is_dir() else None)
@@ -637,12 +763,206 @@ keys_app = typer.Typer(help="Local API keys (each maps to one tenant).")
 app.add_typer(keys_app, name="keys")
 
 
+@keys_app.command("list")
+def keys_list() -> None:
+    """Every local API key by fingerprint and tenant (the keys themselves are stored hashed)."""
+    from semfs.server import ApiKeys
+
+    rows = ApiKeys(Settings().api_keys_file).list()
+    if not rows:
+        out.print("no API keys yet: semfs serve creates one, or semfs keys create --tenant NAME")
+    for fingerprint, tenant in rows:
+        out.print(f"{fingerprint}  {tenant}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key: Annotated[str, typer.Argument(help="The key, or its fingerprint from 'semfs keys list'.")],
+) -> None:
+    """Revoke an API key: requests with it get 401 from now on."""
+    from semfs.server import ApiKeys
+
+    if not ApiKeys(Settings().api_keys_file).revoke(key):
+        err.print("[red]no such key (give the key or at least 8 characters of its fingerprint)[/red]")
+        raise typer.Exit(1)
+    out.print("revoked")
+
+
 @keys_app.command("create")
 def keys_create(tenant: Tenant = "default") -> None:
     """Create an API key for a tenant and print it (it is stored hashed; this is the only time it shows)."""
     from semfs.server import ApiKeys
 
     print(ApiKeys(Settings().api_keys_file).create(tenant))
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question the files should answer.")],
+    tenant: Tenant = "default",
+    file: Annotated[str | None, typer.Option("--file", help="Only this file (its id).")] = None,
+    tag: TagOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=20, help="Passages to consider (1-20).")] = 6,
+    as_json: Json = False,
+) -> None:
+    """A grounded answer: every sentence cited to a passage of a file in scope, or no answer."""
+    from semfs.pipeline.ask import ask as run_ask
+
+    if len(" ".join(question.split())) < 10:
+        err.print("[red]the question is too short: ask in a sentence[/red]")
+        raise typer.Exit(2)
+    with _opened(tenant) as c:
+        filters = _filters(c, tenant, tag=tag, contact=contact, thread=thread)
+        if file:
+            filters = filters.model_copy(update={"file_ids": [c.repo.get(tenant, file).file_id]})
+        answer = run_ask(c, tenant, question, filters, limit)
+        names = {x["file_id"]: c.repo.get(tenant, x["file_id"]).filename for x in answer.get("citations", [])}
+    if as_json:
+        print(json.dumps(answer, indent=2))
+        return
+    if answer["status"] != "answered":
+        out.print(f"no answer: {answer['reason']}")
+        raise typer.Exit(1)
+    out.print(answer["answer"])
+    out.print()
+    for n, cite in enumerate(answer["citations"], start=1):
+        where = Location.model_validate(cite["location"]).label()
+        out.print(f"[{n}] {names[cite['file_id']]} v{cite['version']}, {where} ({cite['file_id']})")
+        out.print(Text(f"    “{cite['quote']}”", style="dim"))
+
+
+@app.command()
+def context(
+    subject: Annotated[str, typer.Option("--subject", help="The message's subject.")] = "",
+    body: Annotated[str, typer.Option("--body", help="The message's text ('-' reads standard input).")] = "",
+    tenant: Tenant = "default",
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=20, help="How many files (1-20).")] = 5,
+    as_json: Json = False,
+) -> None:
+    """The files an agent should know about when it answers this message, and why each matched."""
+    from semfs.pipeline.ask import context as run_context
+
+    if body == "-":
+        body = sys.stdin.read()
+    with _opened(tenant) as c:
+        items = run_context(c, tenant, subject, body, _filters(c, tenant, contact=contact, thread=thread), limit)
+    if as_json:
+        print(json.dumps({"items": items}, indent=2))
+        return
+    if not items:
+        out.print("nothing relevant (or the message is under 10 characters)")
+    for item in items:
+        out.print(
+            f"[bold]{item['title'] or item['filename']}[/bold]  [dim]{item['filename']} · {item['file_id']}[/dim]"
+        )
+        out.print(Text(f"   {item['why']}", style="dim"))
+
+
+@app.command(name="ls")
+def ls_cmd(
+    tenant: Tenant = "default",
+    tag: Annotated[str | None, typer.Option("--tag", help="Only files with this tag.")] = None,
+    source_type: SourceOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    status: Annotated[
+        Literal["received", "indexed", "failed", "skipped", "deleted"] | None,
+        typer.Option("--status", help="Only files in this status."),
+    ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    sort: Annotated[
+        Literal["newest", "oldest", "name", "size"], typer.Option("--sort", help="Order of the list.")
+    ] = "newest",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 50,
+    all_versions: Annotated[bool, typer.Option("--all-versions", help="Older versions too.")] = False,
+    as_json: Json = False,
+) -> None:
+    """List files (latest versions, newest first), with the same filters as search."""
+    from datetime import UTC, datetime
+
+    from semfs.domain.outcomes import Status
+    from semfs.pipeline import names
+    from semfs.ports.repository import RecordQuery
+
+    day_from, day_to = _day(since, "--since"), _day(until, "--until")
+    with _opened(tenant) as c:
+        query = RecordQuery(
+            tenant_id=tenant,
+            statuses=[Status(status)] if status else [],
+            tag=tag,
+            source_type=source_type,
+            contact_id=names.contact_id(c, tenant, contact),
+            thread_id=names.thread_id(c, tenant, thread),
+            latest_only=not all_versions,
+            include_deleted=status == "deleted",
+            created_from=datetime(day_from.year, day_from.month, day_from.day, tzinfo=UTC) if day_from else None,
+            created_to=datetime(day_to.year, day_to.month, day_to.day, 23, 59, 59, tzinfo=UTC) if day_to else None,
+            order=sort,
+            limit=limit,
+        )
+        records = c.repo.query(query)
+    if as_json:
+        keep = {"file_id", "filename", "title", "version", "is_latest", "status", "outcome", "size_bytes", "created_at"}
+        print(json.dumps([r.model_dump(mode="json", include=keep) for r in records], indent=2))
+        return
+    if not records:
+        out.print("no files")
+    for r in records:
+        outcome = r.outcome.value if r.outcome else r.status.value
+        out.print(
+            f"{r.file_id}  {r.created_at:%Y-%m-%d %H:%M}  {_size(r.size_bytes):>8}  v{r.version}  {outcome:<18} "
+            f"{r.filename}" + (f"  [dim]{r.title}[/dim]" if r.title and r.title != r.filename else "")
+        )
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+@app.command(name="cat")
+def cat_cmd(file_id: str, tenant: Tenant = "default") -> None:
+    """The text semfs extracted from a file (OCR included), block by block."""
+    from semfs.pipeline.state import load_document
+
+    with _opened(tenant) as c:
+        doc = load_document(c, c.repo.get(tenant, file_id))
+    print(doc.text)
+
+
+@app.command(name="get")
+def get_cmd(
+    file_id: str,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Where to write it (default: its filename here; - = stdout).")
+    ] = None,
+    tenant: Tenant = "default",
+) -> None:
+    """The original file as it was ingested."""
+    with _opened(tenant) as c:
+        record = c.repo.get(tenant, file_id)
+        if not record.blob_key:
+            why = record.outcome.value if record.outcome else "-"
+            err.print(f"[red]the original of {file_id} was not stored ({why})[/red]")
+            raise typer.Exit(1)
+        data = c.blobs.get(record.blob_key)
+    if output is not None and str(output) == "-":
+        sys.stdout.buffer.write(data)
+        return
+    target = output or Path(record.filename)
+    if target.is_dir():
+        target = target / record.filename
+    target.write_bytes(data)
+    err.print(f"wrote {len(data)} bytes to {target}")
 
 
 @app.command()

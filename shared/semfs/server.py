@@ -97,6 +97,22 @@ class ApiKeys:
             return None
         return self._load().get(hashlib.sha256(key.encode()).hexdigest())
 
+    def list(self) -> list[tuple[str, str]]:
+        """``(fingerprint, tenant)`` per key: the first 12 hex digits of its hash (the key is not stored)."""
+        return sorted((h[:12], t) for h, t in self._load().items())
+
+    def revoke(self, key_or_fingerprint: str) -> int:
+        """Remove the key given in full or by its fingerprint; returns how many were removed."""
+        keys = self._load()
+        full = hashlib.sha256(key_or_fingerprint.encode()).hexdigest()
+        gone = [h for h in keys if h == full or (len(key_or_fingerprint) >= 8 and h.startswith(key_or_fingerprint))]
+        for h in gone:
+            del keys[h]
+        if gone:
+            self._path.write_text(json.dumps(keys, indent=1))
+            self._path.chmod(0o600)
+        return len(gone)
+
     def tenants(self) -> set[str]:
         return set(self._load().values())
 
@@ -147,9 +163,14 @@ def make_http_handler(
         server_version = "semfs"
 
         def log_message(self, format: str, *args: Any) -> None:
-            log.info("http", status=args[1] if len(args) > 1 else None)
+            pass  # one structured line per request comes from _handle (never query strings or tokens)
+
+        def _error(self, status: int, code: str, message: str) -> None:
+            body = json.dumps({"error": {"code": code, "message": message}}).encode()
+            self._send(status, body, {"Content-Type": "application/json"})
 
         def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            self._status = status
             self.send_response(status)
             for k, v in headers.items():
                 self.send_header(k, v)
@@ -159,15 +180,23 @@ def make_http_handler(
             self.wfile.write(body)
 
         def _handle(self) -> None:
+            started = time.perf_counter()
+            self._status = 0
+            try:
+                self._route()
+            finally:
+                path = urlsplit(self.path).path
+                shown = "/download/…" if path.startswith("/download/") else path  # a signed link is a secret
+                ms = round((time.perf_counter() - started) * 1000, 1)
+                log.info("http request", method=self.command, path=shown[:200], status=self._status, ms=ms)
+
+        def _route(self) -> None:
             path = urlsplit(self.path).path
             if path.startswith("/download/"):
-                from semfs.adapters.local.blobs import LocalBlobStore
-
                 try:
-                    assert isinstance(container.blobs, LocalBlobStore)
                     name, data = container.blobs.open_download(path.removeprefix("/download/"))
                 except NotFound:
-                    self._send(404, b'{"message": "not found"}', {"Content-Type": "application/json"})
+                    self._error(404, "not_found", "this download link is invalid or has expired")
                     return
                 self._send(
                     200,
@@ -190,7 +219,7 @@ def make_http_handler(
             key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else self.headers.get("X-Api-Key")
             tenant = keys.tenant_for(key)
             if tenant is None and path not in PUBLIC_PATHS:
-                self._send(401, b'{"message": "missing or invalid API key"}', {"Content-Type": "application/json"})
+                self._error(401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)")
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
@@ -201,7 +230,7 @@ def make_http_handler(
                     response = app.resolve(event, _LocalContext())  # type: ignore[arg-type]
                 except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
                     log.error("request failed", path=path, error=type(e).__name__)
-                    self._send(500, b'{"message": "internal error"}', {"Content-Type": "application/json"})
+                    self._error(500, "internal", "internal error")
                     return
             payload = response.get("body") or ""
             data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
@@ -253,6 +282,7 @@ def watch_inbox(
     done = folder / "processed"
     done.mkdir(parents=True, exist_ok=True)
     seen: dict[Path, tuple[int, int]] = {}
+    refused: set[Path] = set()  # symlinks pointing out of the folder: never followed
     while not stop.is_set():
         for path in sorted(p for p in folder.iterdir() if p.is_file() and not _in_progress(p.name)):
             st = path.stat()
@@ -263,6 +293,11 @@ def watch_inbox(
             try:
                 where = f"inbox:{path.relative_to(folder).as_posix()}"
                 prov = Provenance(source_key=where, version_key=where)
+                if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
+                    if path not in refused:
+                        log.warning("inbox symlink out of the folder skipped")
+                        refused.add(path)
+                    continue
                 reg = ingest_bytes(container, tenant, path.read_bytes(), path.name, prov)
                 log.info("inbox file ingested", file_id=reg.record.file_id, outcome=str(reg.record.outcome))
             except Exception as e:  # keep watching; the file stays for the next round

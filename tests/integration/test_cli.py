@@ -85,14 +85,19 @@ def test_ingest_search_show_tag_rm_status(cli: CliRunner, tmp_path: Path) -> Non
     assert "deleted 1" in run(cli, "rm", fid, "--tenant", "acme")
     assert json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json"))["results"] == []
     assert "reindexed 0" in run(cli, "reindex")
-    assert "resumed 0" in run(cli, "resume")
+    assert "nothing to resume" in run(cli, "resume")
 
 
 def test_errors_are_one_line_answers(cli: CliRunner) -> None:
     result = cli.invoke(app, ["show", "f_missing"])
     assert result.exit_code == 1 and "no file f_missing" in result.output
     result = cli.invoke(app, ["search", "x", "--mode", "fuzzy"])
-    assert result.exit_code == 2 and "invalid search" in result.output
+    assert result.exit_code == 2 and "'fuzzy' is not one of 'hybrid', 'keyword', 'semantic'" in result.output
+    assert "pydantic" not in result.output and "errors.pydantic.dev" not in result.output
+    result = cli.invoke(app, ["search", ""])
+    assert result.exit_code == 2 and result.output.strip() == "the query is empty: say what you are looking for"
+    result = cli.invoke(app, ["search", "x", "--since", "yesterday"])
+    assert result.exit_code == 2 and "--since: give a date as YYYY-MM-DD" in result.output
     result = cli.invoke(app, ["tag", "f_x", "plain"])
     assert result.exit_code == 2
     result = cli.invoke(app, ["ingest", "--previous-version", "f_nope", __file__])
@@ -171,3 +176,60 @@ def test_ingest_eml_and_mbox_files_and_list_contacts(cli: CliRunner, tmp_path: P
         )
     )
     assert found["results"]
+
+
+def test_missing_paths_and_failed_files_exit_non_zero(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli.invoke(app, ["ingest", str(tmp_path / "nonexistent")])
+    assert result.exit_code == 1 and "not found" in result.output
+    result = cli.invoke(app, ["ingest", str(tmp_path / "nonexistent"), "--json"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["exit_code"] == 1 and report["missing"] == [str(tmp_path / "nonexistent")]
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n not really a pdf")
+    result = cli.invoke(app, ["ingest", str(tmp_path / "broken.pdf")])
+    assert result.exit_code == 1 and "FAILED_PARSE" in result.output
+    (tmp_path / "fine.md").write_text("# Fine\n\nParking permits are renewed in January.")
+    assert cli.invoke(app, ["ingest", str(tmp_path / "fine.md")]).exit_code == 0
+
+
+def test_symlinks_out_of_the_tree_are_not_followed(cli: CliRunner, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tmp_path / "secret.txt").write_text("root:x:0:0:root:/root:/bin/bash")
+    (tree / "passwd").symlink_to(tmp_path / "secret.txt")
+    (tree / "note.md").write_text("# Note\n\nThe parking garage opens at seven.")
+    (tree / "same-note.md").symlink_to(tree / "note.md")  # inside the tree: followed (a duplicate)
+    report = json.loads(cli.invoke(app, ["ingest", str(tree), "--json"]).stdout)
+    assert sorted(Path(r["path"]).name for r in report["files"]) == ["note.md", "same-note.md"]
+
+
+def test_help_has_no_type_noise_and_explains_every_option(cli: CliRunner) -> None:
+    for command in ("search", "ingest", "ls", "ask", "get"):
+        text = cli.invoke(app, [command, "--help"]).output
+        assert "<bool>" not in text and "╭" not in text, command
+        options = [line for line in text.splitlines() if line.strip().startswith("--")]
+        bare = [line for line in options if len(line.split()) < 2 and "--help" not in line]
+        assert bare == [], (command, bare)
+    assert cli.invoke(app, ["--version"]).output.startswith("semfs ")
+
+
+def test_ls_cat_get_ask_context_keys(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# Parking\n\nPermits for the staff garage are renewed every January.")
+    (tmp_path / "b.md").write_text("# Holidays\n\nStaff get twenty-eight days of paid holiday a year.")
+    run(cli, "ingest", str(tmp_path / "a.md"))
+    (b,) = json.loads(run(cli, "ingest", str(tmp_path / "b.md"), "--json"))["files"]
+    listed = json.loads(run(cli, "ls", "--json"))
+    assert [r["filename"] for r in listed] == ["b.md", "a.md"]  # newest first
+    assert [r["filename"] for r in json.loads(run(cli, "ls", "--sort", "name", "--json"))] == ["a.md", "b.md"]
+    assert "twenty-eight days" in run(cli, "cat", b["file_id"])
+    run(cli, "get", b["file_id"], "-o", str(tmp_path / "copy.md"))
+    assert (tmp_path / "copy.md").read_bytes() == (tmp_path / "b.md").read_bytes()
+    answer = json.loads(run(cli, "ask", "How many days of paid holiday do staff get?", "--json"))
+    assert answer["status"] == "answered" and answer["citations"][0]["file_id"] == b["file_id"]
+    assert "b.md v1" in run(cli, "ask", "How many days of paid holiday do staff get?")
+    brief = json.loads(run(cli, "context", "--subject", "Holiday request", "--body", "How many days off?", "--json"))
+    assert brief["items"][0]["file_id"] == b["file_id"]
+    key = run(cli, "keys", "create", "--tenant", "acme").strip()
+    (line,) = run(cli, "keys", "list").splitlines()
+    assert line.endswith("acme")
+    assert "revoked" in run(cli, "keys", "revoke", line.split()[0])
+    assert "no API keys" in run(cli, "keys", "list") and key

@@ -151,7 +151,21 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     if not c.blobs.exists(base.blob_key):
         c.blobs.put(base.blob_key, data)
     created = c.repo.create(base.evolve(status=Status.RECEIVED))
+    if created:
+        _remember_contacts(c, tenant_id, prov.contacts)
     return Registered(c.repo.get(tenant_id, file_id), created=created)
+
+
+def _remember_contacts(c: Container, tenant_id: str, contacts: list[str]) -> None:
+    """Contacts named on an upload (``--contact``) join the tenant's contacts, as mail senders do."""
+    from semfs.ports.mail import Person
+
+    for contact in contacts:
+        if not contact.strip():
+            continue
+        name, address = parseaddr(contact)
+        email = address.lower() if "@" in address else ""
+        c.mail.upsert_contact(tenant_id, Person(contact_id_for(contact), email, name or ("" if email else contact)))
 
 
 def register_rejected(

@@ -70,6 +70,14 @@ class MailRepository(Protocol):
         ``message_id`` once for it, however often it is delivered. Returns the contact afterwards."""
         ...
 
+    def upsert_contact(self, tenant_id: str, person: Person) -> Contact:
+        """Record a contact named on an upload (``--contact``) without counting a message. Idempotent."""
+        ...
+
+    def threads(self, tenant_id: str) -> list[Thread]:
+        """Every thread of the tenant (to resolve a subject typed by a person to its thread)."""
+        ...
+
     def thread(self, tenant_id: str, thread_id: str) -> Thread | None:
         """One thread, or ``None`` (also for another tenant's)."""
         ...

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
@@ -26,7 +26,11 @@ class RecordQuery:
     created_from: datetime | None = None
     created_to: datetime | None = None
     limit: int = 100
-    after: str | None = None  # cursor: the last file_id of the previous page
+    after: str | None = None  # cursor (order "id" only): the last file_id of the previous page
+    offset: int = 0  # paging for the other orders
+    # "id" (stable, for sweeps), "newest"/"oldest" (by created_at), "name" (filename), "size" (largest first)
+    order: Literal["id", "newest", "oldest", "name", "size"] = "id"
+    exclude_duplicates: bool = False  # leave out SKIPPED_DUPLICATE records
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -70,7 +74,7 @@ class FileRepository(Protocol):
         ...
 
     def query(self, q: RecordQuery) -> list[FileRecord]:
-        """Records matching ``q``, ordered by ``file_id``, at most ``q.limit``, after ``q.after``."""
+        """Records matching ``q`` in ``q.order``, at most ``q.limit``, after ``q.after`` / from ``q.offset``."""
         ...
 
     def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:

@@ -9,7 +9,7 @@ never lost to a whole-item overwrite (the loser gets ``Conflict`` and re-applies
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from semfs.config import Settings
@@ -242,10 +242,21 @@ class DynamoFileRepository:
                 continue
             if q.source_key and r.source_key != q.source_key:
                 continue
+            if q.exclude_duplicates and r.outcome is not None and r.outcome.value == "SKIPPED_DUPLICATE":
+                continue
             out.append(r)
-            if len(out) >= q.limit:
+            if q.order == "id" and len(out) >= q.limit:
                 break
-        return out
+        if q.order == "id":
+            return out
+        # by_tenant is sorted by file_id: other orders sort the tenant's matches here (a listing, not a sweep)
+        order_by: dict[str, Callable[[FileRecord], tuple[Any, str]]] = {
+            "newest": lambda r: (-r.created_at.timestamp(), r.file_id),
+            "oldest": lambda r: (r.created_at.timestamp(), r.file_id),
+            "name": lambda r: (r.filename.casefold(), r.file_id),
+            "size": lambda r: (-r.size_bytes, r.file_id),
+        }
+        return sorted(out, key=order_by[q.order])[q.offset : q.offset + q.limit]
 
     def _scan(self, projection: str, names: dict[str, str] | None = None) -> Iterator[dict[str, Any]]:
         kwargs: dict[str, Any] = {"ProjectionExpression": projection}

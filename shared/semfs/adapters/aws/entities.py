@@ -4,6 +4,7 @@ contacts (``DynamoMailRepository``), the tag vocabulary and aliases (``DynamoTag
 | item | pk | sk |
 |---|---|---|
 | thread | ``T#{tenant}#{thread}`` | ``#`` (subject) |
+| the tenant's threads | ``TL#{tenant}`` | ``{thread}`` |
 | a message of a thread / a participant | ``T#{tenant}#{thread}`` | ``M#{message}`` / ``P#{address}`` |
 | message → thread | ``M#{tenant}#{message}`` | ``#`` |
 | subject among the same people → thread | ``S#{tenant}#{key}`` | ``#`` |
@@ -161,7 +162,7 @@ class DynamoMailRepository(_EntityTable):
     ) -> Thread:
         pk = f"T#{tenant_id}#{thread_id}"
         self._put({"pk": _s(pk), "sk": _s(META), "subject": _s(subject)}, if_absent=True)  # first subject wins
-        items = [{"pk": _s(pk), "sk": _s(f"M#{message_id}")}]
+        items = [{"pk": _s(pk), "sk": _s(f"M#{message_id}")}, {"pk": _s(f"TL#{tenant_id}"), "sk": _s(thread_id)}]
         items += [{"pk": _s(pk), "sk": _s(f"P#{p}")} for p in sorted(set(participants))]
         items.append({"pk": _s(f"M#{tenant_id}#{message_id}"), "sk": _s(META), "thread_id": _s(thread_id)})
         if subject_key:
@@ -193,6 +194,28 @@ class DynamoMailRepository(_EntityTable):
         item = self._get(f"C#{tenant_id}", person.contact_id)
         assert item is not None
         return _contact(tenant_id, item)
+
+    def upsert_contact(self, tenant_id: str, person: Person) -> Contact:
+        sets = ["email = :e", "#n = " + (":n" if person.name else "if_not_exists(#n, :n)")]
+        values: dict[str, Any] = {":e": _s(person.email), ":n": _s(person.name)}
+        if person.organisation:
+            sets.append("organisation = :o")
+            values[":o"] = _s(person.organisation)
+        item = self._call(
+            "update_item",
+            TableName=self._table,
+            Key={"pk": _s(f"C#{tenant_id}"), "sk": _s(person.contact_id)},
+            UpdateExpression="SET " + ", ".join(sets),
+            ExpressionAttributeNames={"#n": "name"},
+            ExpressionAttributeValues=values,
+            ReturnValues="ALL_NEW",
+        )["Attributes"]
+        return _contact(tenant_id, item)
+
+    def threads(self, tenant_id: str) -> list[Thread]:
+        # a thread-list item per tenant keeps this a query, not a scan
+        ids = [i["sk"]["S"] for i in self._query(f"TL#{tenant_id}")]
+        return [t for i in ids if (t := self.thread(tenant_id, i)) is not None]
 
     def thread(self, tenant_id: str, thread_id: str) -> Thread | None:
         subject: str | None = None

@@ -116,6 +116,19 @@ class SqliteMailRepository:
             raise
         return next(c for c in self._contacts(tenant_id, person.contact_id))
 
+    def upsert_contact(self, tenant_id: str, person: Person) -> Contact:
+        self._db.get().execute(
+            "INSERT INTO contacts VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, contact_id) DO UPDATE SET"
+            " name = CASE WHEN excluded.name != '' THEN excluded.name ELSE contacts.name END,"
+            " organisation = COALESCE(excluded.organisation, contacts.organisation)",
+            (tenant_id, person.contact_id, person.email, person.name, person.organisation),
+        )
+        return self._contacts(tenant_id, person.contact_id)[0]
+
+    def threads(self, tenant_id: str) -> list[Thread]:
+        ids = [r[0] for r in self._db.get().execute("SELECT thread_id FROM threads WHERE tenant_id=?", (tenant_id,))]
+        return [t for i in ids if (t := self.thread(tenant_id, i)) is not None]
+
     def thread(self, tenant_id: str, thread_id: str) -> Thread | None:
         row = self._one("SELECT subject FROM threads WHERE tenant_id=? AND thread_id=?", (tenant_id, thread_id))
         if row is None:

@@ -45,6 +45,15 @@ _COLUMNS = (
 )
 
 
+_ORDERS = {
+    "id": "file_id",
+    "newest": "created_at DESC, file_id",
+    "oldest": "created_at, file_id",
+    "name": "json_extract(data, '$.filename') COLLATE NOCASE, file_id",
+    "size": "json_extract(data, '$.size_bytes') DESC, file_id",
+}
+
+
 def _row(r: FileRecord) -> tuple[object, ...]:
     return (
         r.file_id,
@@ -230,11 +239,14 @@ class SqliteFileRepository:
         if q.created_to:
             where.append("created_at <= ?")
             params.append(q.created_to.isoformat())
+        if q.exclude_duplicates:
+            where.append("outcome IS NOT 'SKIPPED_DUPLICATE'")
         if q.after:
             where.append("file_id > ?")
             params.append(q.after)
-        sql = f"SELECT data FROM files WHERE {' AND '.join(where)} ORDER BY file_id LIMIT ?"
-        return _load(self._db.get().execute(sql, (*params, q.limit)).fetchall())
+        order = _ORDERS[q.order]
+        sql = f"SELECT data FROM files WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ? OFFSET ?"
+        return _load(self._db.get().execute(sql, (*params, q.limit, q.offset)).fetchall())
 
     def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
         sql = "SELECT status, outcome, COUNT(*) AS n FROM files"

@@ -1,0 +1,45 @@
+"""Names people type → the ids filters use: a thread by its subject, a contact by name or address.
+
+Every entry point (CLI, API, web page) resolves through here, so ``--thread "Invoice 2291 and pallet
+manifest"`` and ``--contact hans.becker@…`` find what the ids would.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from semfs.domain.ids import thread_id_for
+from semfs.extractors.email import normalise_subject
+from semfs.pipeline.register import contact_id_for
+
+if TYPE_CHECKING:
+    from semfs.ports import Container
+
+
+def thread_id(c: Container, tenant: str, name: str | None) -> str | None:
+    """``t_…`` as given; else the mail thread whose subject matches (ignoring Re:/Fwd:, case and spacing);
+    else the thread an upload named with that subject (``--thread`` on ingest)."""
+    if not name or not name.strip():
+        return None
+    name = name.strip()
+    if name.startswith("t_"):
+        return name
+    wanted = normalise_subject(name).casefold()
+    for thread in c.mail.threads(tenant):
+        if normalise_subject(thread.subject).casefold() == wanted:
+            return thread.thread_id
+    return thread_id_for(tenant, name)
+
+
+def contact_id(c: Container, tenant: str, name: str | None) -> str | None:
+    """``c_…`` as given; an address → its contact id; else a contact whose display name matches."""
+    if not name or not name.strip():
+        return None
+    name = name.strip()
+    if name.startswith("c_") or "@" in name:
+        return name if name.startswith("c_") else contact_id_for(name)
+    folded = " ".join(name.casefold().split())
+    for contact in c.mail.contacts(tenant):
+        if " ".join(contact.name.casefold().split()) == folded:
+            return contact.contact_id
+    return contact_id_for(name)
