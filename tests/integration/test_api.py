@@ -306,3 +306,85 @@ def test_agents_upload_with_provenance(api: Api) -> None:
         "run_id": "run-7",
         "derived_from": [api.files["terms"]],
     }
+
+
+def test_one_openapi_document_titled_semfs_and_valid(api: Api) -> None:
+    from openapi_spec_validator import validate
+
+    from semfs.api.models import HIDDEN, FileOut
+    from semfs.domain.models import FileRecord
+
+    status, document = api.call("GET", "/openapi.json", key=None)
+    assert status == 200
+    validate(document)  # raises on any violation of the OpenAPI 3 schema
+    assert api.call("GET", "/docs?format=json", key=None)[1] == document  # the spec behind /docs is this one
+    assert document["info"]["title"] == "semfs" and document["info"]["version"]
+    assert document["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A local API key, or a JWT in AWS.",
+    }
+    assert document["security"] == [{"bearer": []}]
+    upload = document["paths"]["/files"]["post"]
+    assert "file" in upload["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]
+    for path, methods in document["paths"].items():
+        for method, op in methods.items():
+            assert op.get("summary"), (method, path)
+            ok = op["responses"].get("200") or op["responses"].get("201")
+            schema = json.dumps(ok["content"]["application/json"]["schema"])
+            assert 'additionalProperties": true' not in schema or path.startswith("/tags/suggestions"), path
+    assert set(FileOut.model_fields) == set(FileRecord.model_fields) - HIDDEN  # the public view stays complete
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "key", "status", "code"),
+    [
+        ("GET", "/files", None, None, 401, "unauthorized"),
+        ("GET", "/files", None, "not-a-key", 401, "unauthorized"),
+        ("GET", "/files/f_nope", None, "acme", 404, "not_found"),
+        ("GET", "/no/such/route", None, "acme", 404, "not_found"),
+        ("POST", "/search", {"query": ""}, "acme", 422, "validation_error"),
+        ("POST", "/search", {"query": "x", "mode": "fuzzy"}, "acme", 422, "validation_error"),
+        ("PATCH", "/files/{terms}", {"add": ["x"]}, "acme", 422, "validation_error"),
+        ("POST", "/search", {"query": "x", "filters": {"tag": "x"}}, "acme", 422, "validation_error"),
+        ("GET", "/files?limit=0", None, "acme", 400, "bad_request"),
+        ("POST", "/files/{terms}/retry", None, "acme", 400, "bad_request"),
+    ],
+)
+def test_every_error_has_one_body(
+    api: Api, method: str, path: str, body: Any, key: str | None, status: int, code: str
+) -> None:
+    got, payload = api.call(method, path.format(**api.files), body, key=key)
+    assert got == status, payload
+    assert set(payload) == {"error"} and payload["error"]["code"] == code and payload["error"]["message"]
+
+
+def test_files_are_listed_newest_first_latest_only_and_without_duplicates(api: Api) -> None:
+    c = api.container
+    dup = ingest_bytes(c, "acme", demo._contract(2), "copy-of-the-contract.docx").record
+    _, page = api.call("GET", "/files")
+    names = [f["filename"] for f in page["files"]]
+    assert names == ["copy-of-the-contract.docx", "supply-agreement.docx", "handbook.md"]
+    _, page = api.call("GET", "/files?include_duplicates=false")
+    assert dup.file_id not in {f["file_id"] for f in page["files"]}
+    _, page = api.call("GET", "/files?sort=name")
+    assert page["files"][0]["filename"] == "copy-of-the-contract.docx"
+    _, page = api.call("GET", "/files?sort=size&limit=1")
+    assert page["files"][0]["filename"] in {"supply-agreement.docx", "copy-of-the-contract.docx"}
+
+
+def test_repeated_form_fields_keep_every_value_and_filters_take_names(api: Api) -> None:
+    boundary = "b0undary"
+    fields = [("tags", "alpha"), ("tags", "beta"), ("thread_id", "Parking 2027")]
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields
+    )
+    body += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="garage.md"\r\n\r\n'
+        "# Garage\n\nPermits for the staff garage are renewed in January.\r\n"
+        f"--{boundary}--\r\n"
+    ).encode()
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={boundary}")
+    assert status == 201 and created["tags"] == ["alpha", "beta"]
+    status, found = api.call("POST", "/search", {"query": "garage permits", "filters": {"thread_id": "Parking 2027"}})
+    assert [r["file_id"] for r in found["results"]] == [created["file_id"]]

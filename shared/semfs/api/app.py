@@ -2,7 +2,8 @@
 
 The tenant comes from the verified credential only: the JWT claims the API Gateway authorizer put in
 the event (AWS), or the tenant the local host attached after checking the API key. Never from a
-body, query string or header. A file of another tenant is a 404.
+body, query string or header. A file of another tenant is a 404. Every error, whatever its status,
+has one body: ``{"error": {"code", "message", "details"}}``.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import base64
 import io
 import json
-from datetime import date
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, date, datetime
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import (
@@ -20,12 +23,39 @@ from aws_lambda_powertools.event_handler.exceptions import (
     ServiceError,
     UnauthorizedError,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Server
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from pydantic import BaseModel
 
+from semfs.api.models import (
+    HIDDEN,
+    AskOut,
+    AskRequest,
+    ContextOut,
+    ContextRequest,
+    CreatedFileOut,
+    Deleted,
+    Download,
+    ErrorOut,
+    FileList,
+    FileOut,
+    FileText,
+    Health,
+    MergeOut,
+    StatusOut,
+    SuggestionsOut,
+    TagMerge,
+    TagPatch,
+    TagsOut,
+    UploadTarget,
+    VersionLink,
+    Versions,
+)
 from semfs.domain.errors import InvalidRequest, NotFound, RetryableError, SemfsError
-from semfs.domain.models import FileRecord, SearchFilters, SearchRequest, SourceType
+from semfs.domain.models import FileRecord, SearchFilters, SearchRequest, SearchResponse, SourceType
 from semfs.domain.outcomes import Status
-from semfs.pipeline import manage
+from semfs.pipeline import manage, names
 from semfs.pipeline.ask import ask, context
 from semfs.pipeline.search import search
 from semfs.pipeline.state import load_document
@@ -35,8 +65,32 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 app = APIGatewayHttpResolver(enable_validation=True)
-app.enable_swagger(path="/docs", title="semfs API", version="0.1.0")
-HIDDEN = {"blob_key", "text_key", "chunks_key", "source_key"}
+OPENAPI: dict[str, Any] = {
+    "title": "semfs",
+    "version": package_version("semfs"),
+    "description": (
+        "A semantic file system: every file is extracted, titled, summarised, tagged, linked to its versions "
+        "and to the mail it came with, and found by meaning and by keyword. Send `Authorization: Bearer "
+        "<key>` (locally: `semfs keys create`; in AWS: an ID token from the stack's user pool)."
+    ),
+    "servers": [Server(url="/")],
+    "security_schemes": {"bearer": HTTPBearer(description="A local API key, or a JWT in AWS.")},
+    "security": [{"bearer": []}],
+}
+ERRORS: dict[int, OpenAPIResponse] = {
+    status: {"description": text, "content": {"application/json": {"model": ErrorOut}}}
+    for status, text in (
+        (401, "Missing or invalid credentials"),
+        (404, "No such file in your tenant"),
+        (422, "The request does not match its schema"),
+    )
+}
+PUBLIC_ROUTES = ("/health",)  # no credentials (also /openapi.json and /docs, which are not in the document)
+
+
+def ok(model: type[BaseModel], description: str = "Success") -> dict[int, OpenAPIResponse]:
+    """The success response (its model) and the errors every route may answer with."""
+    return {200: {"description": description, "content": {"application/json": {"model": model}}}, **ERRORS}
 
 
 def container() -> Container:
@@ -44,8 +98,8 @@ def container() -> Container:
     return app.context["container"]  # type: ignore[no-any-return]
 
 
-def _error(status: int, code: str, message: str) -> Response[str]:
-    body = json.dumps({"error": {"code": code, "message": message}})
+def _error(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[str]:
+    body = json.dumps({"error": {"code": code, "message": message, "details": details or []}}, default=str)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
@@ -61,6 +115,17 @@ def _invalid(e: InvalidRequest) -> Response[str]:
     return _error(400, "invalid_request", e.reason)
 
 
+@app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
+def _validation(e: RequestValidationError) -> Response[str]:
+    details = [
+        {"loc": [str(x) for x in err.get("loc", ())], "msg": str(err.get("msg", "")), "type": str(err.get("type"))}
+        for err in e.errors()
+    ]
+    first = details[0] if details else {"loc": [], "msg": "invalid request"}
+    where = ".".join(x for x in first["loc"] if x != "body")
+    return _error(422, "validation_error", f"{where}: {first['msg']}" if where else str(first["msg"]), details)
+
+
 @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
 def _service(e: ServiceError) -> Response[str]:
     codes = {400: "bad_request", 401: "unauthorized", 404: "not_found", 413: "too_large"}
@@ -70,6 +135,11 @@ def _service(e: ServiceError) -> Response[str]:
 @app.exception_handler(SemfsError)  # type: ignore[untyped-decorator]
 def _semfs(e: SemfsError) -> Response[str]:
     return _error(503 if isinstance(e, RetryableError) else 500, e.outcome.value.lower(), e.reason)
+
+
+@app.not_found
+def _no_route(_: Exception) -> Response[str]:
+    return _error(404, "not_found", "no such route")
 
 
 def current_tenant() -> str:
@@ -92,157 +162,161 @@ def _record(file_id: str) -> FileRecord:
     return record
 
 
-def _public(record: FileRecord) -> dict[str, Any]:
-    return record.model_dump(mode="json", exclude=HIDDEN)
+def _public(record: FileRecord) -> FileOut:
+    return FileOut.model_validate(record.model_dump(exclude=set(HIDDEN)))
 
 
-class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
-    filters: SearchFilters = SearchFilters()
-    file_id: str | None = None
-    thread_id: str | None = None
-    limit: int = Field(default=6, ge=1, le=20)
+def _named(tenant: str, filters: SearchFilters) -> SearchFilters:
+    """Threads and contacts may be given by subject / name / address as well as by id."""
+    c = container()
+    return filters.model_copy(
+        update={
+            "thread_id": names.thread_id(c, tenant, filters.thread_id),
+            "contact_id": names.contact_id(c, tenant, filters.contact_id),
+        }
+    )
 
 
-class ContextRequest(BaseModel):
-    subject: str = Field(default="", max_length=1000)
-    body: str = Field(default="", max_length=20_000)
-    contact_id: str | None = None
-    thread_id: str | None = None
-    limit: int = Field(default=5, ge=1, le=20)
+@app.get(
+    "/health",
+    summary="Liveness",
+    responses={200: {"description": "Up", "content": {"application/json": {"model": Health}}}},
+)
+def health() -> Health:
+    return Health(status="ok")
 
 
-class TagPatch(BaseModel):
-    add_tags: list[str] = Field(default_factory=list, max_length=50)
-    remove_tags: list[str] = Field(default_factory=list, max_length=50)
-
-
-@app.get("/health")
-def health() -> dict[str, str]:
-    return {"status": "ok"}
-
-
-@app.post("/search")
-def search_route(request: SearchRequest) -> dict[str, Any]:
-    return search(container(), current_tenant(), request).model_dump(mode="json")
-
-
-@app.post("/ask")
-def ask_route(request: AskRequest) -> dict[str, Any]:
+@app.post("/search", summary="Search files by meaning and keyword", responses=ok(SearchResponse))
+def search_route(request: SearchRequest) -> SearchResponse:
+    """Hybrid (BM25 + k-NN fused), keyword or semantic search over the caller's files, grouped by file,
+    each with its best snippets and their locations. Filters take ids, or a thread's subject and a
+    contact's name or address."""
     tenant = current_tenant()
-    filters = request.filters
+    named = request.model_copy(update={"filters": _named(tenant, request.filters)})
+    return search(container(), tenant, named)
+
+
+@app.post("/ask", summary="A grounded answer with citations", responses=ok(AskOut))
+def ask_route(request: AskRequest) -> AskOut:
+    """An answer only when every citation is a retrieved passage in scope whose quote occurs in it;
+    otherwise ``no_answer`` with the reason."""
+    tenant = current_tenant()
+    filters = _named(tenant, request.filters)
     if request.file_id:
         filters = filters.model_copy(update={"file_ids": [_record(request.file_id).file_id]})
     if request.thread_id:
-        filters = filters.model_copy(update={"thread_id": request.thread_id})
-    return ask(container(), tenant, request.question, filters, request.limit)
+        filters = filters.model_copy(update={"thread_id": names.thread_id(container(), tenant, request.thread_id)})
+    return AskOut.model_validate(ask(container(), tenant, request.question, filters, request.limit))
 
 
-@app.post("/context")
-def context_route(request: ContextRequest) -> dict[str, Any]:
-    filters = SearchFilters(contact_id=request.contact_id, thread_id=request.thread_id)
-    items = context(container(), current_tenant(), request.subject, request.body, filters, request.limit)
-    return {"items": items}
+@app.post("/context", summary="The files an agent should know about for a message", responses=ok(ContextOut))
+def context_route(request: ContextRequest) -> ContextOut:
+    tenant = current_tenant()
+    filters = _named(tenant, SearchFilters(contact_id=request.contact_id, thread_id=request.thread_id))
+    items = context(container(), tenant, request.subject, request.body, filters, request.limit)
+    return ContextOut.model_validate({"items": items})
 
 
-@app.get("/files")
+@app.get("/files", summary="List files", responses=ok(FileList))
 def list_files(
     limit: int = 50,
     cursor: str | None = None,
+    sort: Literal["newest", "oldest", "name", "size"] = "newest",
     tag: str | None = None,
-    source_type: str | None = None,
+    source_type: SourceType | None = None,
     thread_id: str | None = None,
-    status: str | None = None,
+    contact_id: str | None = None,
+    status: Status | None = None,
     since: date | None = None,
-) -> dict[str, Any]:
-    from datetime import UTC, datetime
-
+    include_history: bool = False,
+    include_duplicates: bool = True,
+) -> FileList:
+    """Latest versions, newest first unless ``sort`` says otherwise; ``include_history`` adds older
+    versions, ``include_duplicates=false`` leaves out skipped duplicates. ``cursor`` is the
+    ``next_cursor`` of the previous page."""
     if not 1 <= limit <= 200:
         raise BadRequestError("limit must be between 1 and 200")
     try:
-        statuses = [Status(status)] if status else []
+        offset = int(cursor) if cursor else 0
     except ValueError as e:
-        raise BadRequestError(f"unknown status {status}") from e
+        raise BadRequestError("cursor must be the next_cursor of a previous page") from e
+    tenant = current_tenant()
+    c = container()
     query = RecordQuery(
-        tenant_id=current_tenant(),
-        statuses=statuses,
+        tenant_id=tenant,
+        statuses=[status] if status else [],
         tag=tag,
         source_type=source_type,
-        thread_id=thread_id,
+        thread_id=names.thread_id(c, tenant, thread_id),
+        contact_id=names.contact_id(c, tenant, contact_id),
+        latest_only=not include_history,
+        exclude_duplicates=not include_duplicates,
         created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
-        limit=limit,
-        after=cursor,
+        order=sort,
+        offset=offset,
+        limit=limit + 1,
     )
-    records = container().repo.query(query)
-    return {
-        "files": [_public(r) for r in records],
-        "next_cursor": records[-1].file_id if len(records) == limit else None,
-    }
+    records = c.repo.query(query)
+    more = len(records) > limit
+    return FileList(files=[_public(r) for r in records[:limit]], next_cursor=str(offset + limit) if more else None)
 
 
-@app.get("/files/<file_id>")
-def get_file(file_id: str) -> dict[str, Any]:
+@app.get("/files/<file_id>", summary="One file", responses=ok(FileOut))
+def get_file(file_id: str) -> FileOut:
     return _public(_record(file_id))
 
 
-@app.get("/files/<file_id>/versions")
-def versions(file_id: str) -> dict[str, Any]:
+@app.get("/files/<file_id>/versions", summary="Every version of the file's document", responses=ok(Versions))
+def versions(file_id: str) -> Versions:
     record = _record(file_id)
     lineage = container().repo.lineage(record.tenant_id, record.lineage_id)
-    return {"versions": [_public(v) for v in lineage if v.deleted_at is None]}
+    return Versions(versions=[_public(v) for v in lineage if v.deleted_at is None])
 
 
-@app.get("/files/<file_id>/text")
-def text(file_id: str) -> dict[str, Any]:
+@app.get("/files/<file_id>/text", summary="The extracted text with locations", responses=ok(FileText))
+def text(file_id: str) -> FileText:
     doc = load_document(container(), _record(file_id))
-    return {"file_id": file_id, "blocks": [b.model_dump(mode="json", exclude_none=True) for b in doc.blocks]}
+    return FileText.model_validate({"file_id": file_id, "blocks": [b.model_dump() for b in doc.blocks]})
 
 
-@app.get("/files/<file_id>/download")
-def download(file_id: str) -> dict[str, Any]:
+@app.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
+def download(file_id: str) -> Download:
     record = _record(file_id)
     if not record.blob_key:
         raise NotFoundError("the original was not stored")
-    url = container().blobs.download_url(record.blob_key, record.filename, 300)
-    return {"url": url, "expires_in": 300}
+    return Download(url=container().blobs.download_url(record.blob_key, record.filename, 300), expires_in=300)
 
 
-@app.patch("/files/<file_id>")
-def patch_file(file_id: str, patch: TagPatch) -> dict[str, Any]:
+@app.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))
+def patch_file(file_id: str, patch: TagPatch) -> FileOut:
     record = _record(file_id)
     return _public(manage.set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
 
 
-@app.delete("/files/<file_id>")
-def delete(file_id: str, all_versions: bool = False) -> dict[str, Any]:
+@app.delete("/files/<file_id>", summary="Delete a file (or every version)", responses=ok(Deleted))
+def delete(file_id: str, all_versions: bool = False) -> Deleted:
     record = _record(file_id)
     removed = manage.delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
-    return {"deleted": [r.file_id for r in removed]}
+    return Deleted(deleted=[r.file_id for r in removed])
 
 
-class VersionLink(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    previous_version_id: str = Field(min_length=1, max_length=100)
-
-
-@app.post("/files/<file_id>/detach")
-def detach(file_id: str) -> dict[str, Any]:
+@app.post("/files/<file_id>/detach", summary="Detach a wrongly linked version", responses=ok(FileOut))
+def detach(file_id: str) -> FileOut:
     """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
     record = _record(file_id)
     return _public(manage.detach_version(container(), record.tenant_id, file_id))
 
 
-@app.post("/files/<file_id>/link")
-def link(file_id: str, request: VersionLink) -> dict[str, Any]:
+@app.post("/files/<file_id>/link", summary="Make a file the next version of another", responses=ok(FileOut))
+def link(file_id: str, request: VersionLink) -> FileOut:
     """Make this file the next version of ``previous_version_id``'s lineage."""
     record = _record(file_id)
     _record(request.previous_version_id)  # 404 for another tenant's file
     return _public(manage.link_version(container(), record.tenant_id, file_id, request.previous_version_id))
 
 
-@app.post("/files/<file_id>/retry")
-def retry(file_id: str) -> dict[str, Any]:
+@app.post("/files/<file_id>/retry", summary="Run a failed file through the pipeline again", responses=ok(FileOut))
+def retry(file_id: str) -> FileOut:
     from semfs.pipeline.ingest import process
     from semfs.pipeline.records import update
 
@@ -256,8 +330,47 @@ def retry(file_id: str) -> dict[str, Any]:
     return _public(process(c, reset))
 
 
-@app.post("/files")
-def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
+UPLOAD_BODY: dict[str, Any] = {
+    "required": False,
+    "description": "Locally: the file and its provenance as multipart/form-data. In AWS: no body.",
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary", "description": "The file."},
+                    "previous_version_id": {"type": "string", "description": "The file this is a new version of."},
+                    "thread_id": {"type": "string", "description": "A thread id or subject."},
+                    "contact_ids": {"type": "string", "description": "Contact ids, comma-separated or repeated."},
+                    "tags": {"type": "string", "description": "Manual tags, comma-separated or repeated."},
+                    "source_type": {"type": "string", "enum": ["upload", "agent_generated"]},
+                    "agent": {"type": "string", "description": "For agent_generated: the agent's name."},
+                    "run_id": {"type": "string", "description": "For agent_generated: the run."},
+                    "derived_from": {"type": "string", "description": "File ids it was made from."},
+                },
+            }
+        }
+    },
+}
+
+
+@app.post(
+    "/files",
+    summary="Upload a file",
+    responses={
+        201: {
+            "description": "Registered and processed (local host)",
+            "content": {"application/json": {"model": CreatedFileOut}},
+        },
+        200: {
+            "description": "Where to upload it (AWS: a presigned POST under uploads/{tenant}/)",
+            "content": {"application/json": {"model": UploadTarget}},
+        },
+        **ERRORS,
+    },
+)
+def upload() -> Response[str]:
     """Locally: a multipart/form-data upload (``file`` plus optional ``previous_version_id``,
     ``thread_id``, ``contact_ids``, ``source_type``, ``tags``), ingested at once. In AWS: a presigned
     POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
@@ -267,7 +380,7 @@ def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
     filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
     target = c.blobs.presign_upload(tenant, filename, c.settings.max_file_bytes, 900)
     if target is not None:  # the client sends the bytes to the store itself
-        return target
+        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=_json(target))
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
     fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
     from semfs.pipeline.ingest import ingest_bytes
@@ -277,7 +390,7 @@ def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
     prov = Provenance(
         source_type=source,
         previous_version_id=fields.get("previous_version_id") or None,
-        thread_id=fields.get("thread_id") or None,
+        thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
         contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
         tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
         extra={
@@ -297,51 +410,79 @@ def upload() -> Any:  # a 201 Response locally, the presigned POST in AWS
     return Response(
         status_code=201,
         content_type=content_types.APPLICATION_JSON,
-        body=_json(_public(reg.record) | {"created": reg.created}),
+        body=CreatedFileOut.model_validate(
+            {**_public(reg.record).model_dump(), "created": reg.created}
+        ).model_dump_json(),
     )
 
 
-@app.get("/tags")
-def tags() -> dict[str, Any]:
+@app.get("/tags", summary="The tag vocabulary with counts", responses=ok(TagsOut))
+def tags() -> TagsOut:
     from semfs.pipeline.tags import vocabulary
 
-    return {
-        "tags": [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(container(), current_tenant())]
-    }
+    stats = vocabulary(container(), current_tenant())
+    return TagsOut.model_validate({"tags": [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in stats]})
 
 
-@app.get("/tags/suggestions")
-def tag_suggestions() -> dict[str, Any]:
+@app.get("/tags/suggestions", summary="Tags that probably mean the same, with evidence", responses=ok(SuggestionsOut))
+def tag_suggestions() -> SuggestionsOut:
     from semfs.pipeline.tags import suggest_merges
 
-    return {"suggestions": suggest_merges(container(), current_tenant())}
+    return SuggestionsOut(suggestions=suggest_merges(container(), current_tenant()))
 
 
-class TagMerge(BaseModel):
-    merge: str = Field(min_length=1, max_length=100)
-    into: str = Field(min_length=1, max_length=100)
-
-
-@app.post("/tags/merge")
-def tag_merge(request: TagMerge) -> dict[str, Any]:
+@app.post("/tags/merge", summary="Merge one tag into another", responses=ok(MergeOut))
+def tag_merge(request: TagMerge) -> MergeOut:
     from semfs.pipeline.tags import merge
 
     changed = merge(container(), current_tenant(), request.merge, request.into)
-    return {"merged": request.merge, "into": request.into, "files": changed}
+    return MergeOut(merged=request.merge, into=request.into, files=changed)
 
 
-@app.get("/status")
-def status() -> dict[str, Any]:
-    return {
-        "counts": [
-            {"status": s, "outcome": o, "count": n} for s, o, n in manage.status_rows(container(), current_tenant())
-        ]
-    }
+@app.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))
+def status() -> StatusOut:
+    rows = manage.status_rows(container(), current_tenant())
+    return StatusOut.model_validate({"counts": [{"status": s, "outcome": o, "count": n} for s, o, n in rows]})
 
 
-@app.get("/openapi.json")
-def openapi() -> Any:  # the schema as generated, not re-validated
-    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=app.get_openapi_json_schema())
+def openapi_document() -> dict[str, Any]:
+    """The one OpenAPI document: served at /openapi.json and behind /docs. The upload's multipart body
+    is described here because the route reads it itself (it is no body at all in AWS)."""
+    schema = app.get_openapi_schema(**OPENAPI)
+    document: dict[str, Any] = json.loads(schema.model_dump_json(by_alias=True, exclude_none=True))
+    document["paths"]["/files"]["post"]["requestBody"] = UPLOAD_BODY
+    for path in PUBLIC_ROUTES:
+        for op in document["paths"][path].values():
+            op["security"] = []  # no credentials needed
+            op["responses"].pop("422", None)
+    return document
+
+
+@app.get("/openapi.json", include_in_schema=False)
+def openapi() -> Response[str]:
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=json.dumps(openapi_document()))
+
+
+@app.get("/docs", include_in_schema=False)
+def docs() -> Response[str]:
+    """Swagger UI over the same document (its assets ship inside Powertools: no network needed)."""
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
+
+    spec = json.dumps(openapi_document())
+    if (app.current_event.query_string_parameters or {}).get("format") == "json":
+        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=spec)
+    import aws_lambda_powertools.event_handler.openapi.swagger_ui as assets
+
+    ui = Path(str(assets.__file__)).parent
+    html = generate_swagger_html(
+        spec.replace("</", "<\\/"),
+        (ui / "swagger-ui-bundle.min.js").read_text(encoding="utf-8"),
+        (ui / "swagger-ui.min.css").read_text(encoding="utf-8"),
+        "",
+        None,
+        True,  # persist the key entered with Authorize across reloads
+    )
+    return Response(status_code=200, content_type="text/html", body=html)
 
 
 def _json(value: Any) -> str:

@@ -1,0 +1,217 @@
+"""Request and response models of the API: what the OpenAPI document says each route takes and returns.
+
+Requests reject unknown fields (a misspelt ``{"add": […]}`` is a 422, not a silent no-op). ``FileOut`` is
+the public view of a ``FileRecord`` (storage keys left out); a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from semfs.domain.models import Extraction, Location, SearchFilters, SourceType, StageTiming
+from semfs.domain.outcomes import Outcome, Status
+
+HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- requests ----------------------------------------------------------------------------------------
+class AskRequest(Strict):
+    question: str = Field(min_length=1, max_length=2000, description="A question the files should answer.")
+    filters: SearchFilters = SearchFilters()
+    file_id: str | None = Field(default=None, description="Answer from this file only.")
+    thread_id: str | None = Field(default=None, description="Answer from this thread only (its id or subject).")
+    limit: int = Field(default=6, ge=1, le=20, description="Passages to consider.")
+
+
+class ContextRequest(Strict):
+    subject: str = Field(default="", max_length=1000)
+    body: str = Field(default="", max_length=20_000)
+    contact_id: str | None = Field(default=None, description="A contact id, name or address.")
+    thread_id: str | None = Field(default=None, description="A thread id or subject.")
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+class TagPatch(Strict):
+    add_tags: list[str] = Field(default_factory=list, max_length=50)
+    remove_tags: list[str] = Field(default_factory=list, max_length=50)
+
+
+class TagMerge(Strict):
+    merge: str = Field(min_length=1, max_length=100, description="The tag that goes away.")
+    into: str = Field(min_length=1, max_length=100, description="The tag that stays.")
+
+
+class VersionLink(Strict):
+    previous_version_id: str = Field(min_length=1, max_length=100)
+
+
+# -- responses ---------------------------------------------------------------------------------------
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Machine-readable: not_found, unauthorized, validation_error, …")
+    message: str
+    details: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ErrorOut(BaseModel):
+    """The one error body every status uses."""
+
+    error: ErrorDetail
+
+
+class FileOut(BaseModel):
+    """A file version: identity, provenance, meaning and processing outcome."""
+
+    file_id: str
+    tenant_id: str
+    lineage_id: str
+    version: int
+    previous_version_id: str | None = None
+    is_latest: bool
+    sha256: str
+    filename: str
+    normalised_name: str
+    mime_type: str
+    size_bytes: int
+    source_type: SourceType
+    version_key: str | None = None
+    source_message_id: str | None = None
+    uploaded_by: str | None = None
+    upload_context: str | None = None
+    contact_ids: list[str] = Field(default_factory=list)
+    thread_id: str | None = None
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = None
+    summary: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    auto_tags: list[str] = Field(default_factory=list)
+    change_summary: str | None = None
+    status: Status
+    outcome: Outcome | None = None
+    error: str | None = None
+    duplicate_of: str | None = None
+    timings: list[StageTiming] = Field(default_factory=list)
+    pages: int | None = None
+    extraction: Extraction | None = None
+    ocr_engine: str | None = None
+    ocr_confidence: float | None = None
+    chunk_count: int = 0
+    embedding_model: str | None = None
+    embedding_dim: int | None = None
+    embedded_at: datetime | None = None
+    revision: int = 0
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None = None
+
+
+class CreatedFileOut(FileOut):
+    created: bool = Field(description="False when these bytes from this source were registered before.")
+
+
+class UploadTarget(BaseModel):
+    """Where to send the bytes (AWS): a presigned POST for a key under ``uploads/{tenant}/``."""
+
+    key: str
+    url: str
+    fields: dict[str, str]
+    expires_in: int
+
+
+class FileList(BaseModel):
+    files: list[FileOut]
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null on the last.")
+
+
+class Versions(BaseModel):
+    versions: list[FileOut]
+
+
+class TextBlock(BaseModel):
+    kind: str
+    text: str
+    location: Location
+    level: int = 0
+
+
+class FileText(BaseModel):
+    file_id: str
+    blocks: list[TextBlock]
+
+
+class Download(BaseModel):
+    url: str
+    expires_in: int
+
+
+class Deleted(BaseModel):
+    deleted: list[str]
+
+
+class Citation(BaseModel):
+    file_id: str
+    version: int
+    chunk_id: str
+    location: dict[str, Any]
+    quote: str
+
+
+class AskOut(BaseModel):
+    status: Literal["answered", "no_answer"]
+    answer: str | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    method: str | None = None
+    reason: str | None = None
+
+
+class ContextItem(BaseModel):
+    file_id: str
+    filename: str
+    title: str | None
+    summary: str | None
+    score: float
+    why: str
+
+
+class ContextOut(BaseModel):
+    items: list[ContextItem]
+
+
+class TagCount(BaseModel):
+    tag: str
+    manual: int
+    auto: int
+
+
+class TagsOut(BaseModel):
+    tags: list[TagCount]
+
+
+class SuggestionsOut(BaseModel):
+    suggestions: list[dict[str, Any]]
+
+
+class MergeOut(BaseModel):
+    merged: str
+    into: str
+    files: int
+
+
+class StatusCount(BaseModel):
+    status: str
+    outcome: str | None
+    count: int
+
+
+class StatusOut(BaseModel):
+    counts: list[StatusCount]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
