@@ -95,8 +95,17 @@ def evaluate(
     progress: Console | None = None,
 ) -> list[dict[str, Any]]:
     qrels = load_qrels(beir_dir)
-    queries = {q: t for q, t in load_queries(beir_dir).items() if q in qrels}
     corpus = list(load_corpus(beir_dir, max_docs))
+    if max_docs is not None:  # score only the queries answerable from the subset, against the subset
+        ids = {doc_id for doc_id, _, _ in corpus}
+        qrels = {
+            q: {d: r for d, r in rels.items() if d in ids}
+            for q, rels in qrels.items()
+            if all(d in ids for d, r in rels.items() if r > 0)
+        }
+    queries = {q: t for q, t in load_queries(beir_dir).items() if q in qrels}
+    if progress is not None:
+        progress.print(f"{len(corpus)} documents, {len(queries)} judged queries")
     with tempfile.TemporaryDirectory(prefix="semfs-eval-") as tmp:
         c = build_container(settings.model_copy(update={"data_dir": Path(tmp)}))
         try:
@@ -125,6 +134,7 @@ def _run_path(run_out: Path | None, mode: str, several: bool) -> Path | None:
 
 def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -> int:
     batch_docs = 64
+    step = max(batch_docs, len(corpus) // 10)
     n_chunks = 0
     with Progress(console=console, disable=console is None, transient=True) as progress, c.index.batch():
         task = progress.add_task("embedding corpus", total=len(corpus))
@@ -156,6 +166,13 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
                 c.index.replace_file(TENANT, record.file_id, docs)
                 n_chunks += len(chunks)
             progress.advance(task, len(part))
+            done = start + len(part)
+            if (
+                console is not None
+                and not console.is_terminal
+                and (done // step != start // step or done == len(corpus))
+            ):
+                console.print(f"embedded {done}/{len(corpus)} documents")  # a pipe gets lines, not a bar
     return n_chunks
 
 
