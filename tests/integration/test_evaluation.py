@@ -20,11 +20,13 @@ def beir(tmp_path: Path) -> Path:
         "d3": "Exercise improves sleep quality in older people.",
         "d4": "Statins reduce cholesterol and heart attack risk.",
     }
-    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels").mkdir(parents=True)
     (tmp_path / "corpus.jsonl").write_text("\n".join(json.dumps({"_id": k, "text": v}) for k, v in docs.items()))
     queries = {"q1": "aspirin heart attack", "q2": "statins cholesterol", "q3": "vitamin d and statins"}
     (tmp_path / "queries.jsonl").write_text("\n".join(json.dumps({"_id": k, "text": v}) for k, v in queries.items()))
-    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td4\t1\nq3\td2\t1\nq3\td4\t1\n")
+    judged = [("q1", "d1"), ("q2", "d4"), ("q3", "d2"), ("q3", "d4")]
+    lines = ["query-id\tcorpus-id\tscore", *(f"{q}\t{d}\t1" for q, d in judged)]
+    (tmp_path / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
     return tmp_path
 
 
