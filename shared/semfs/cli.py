@@ -152,6 +152,14 @@ def ingest(
     if source_type not in ("upload", "agent_generated"):
         err.print("[red]--source-type must be upload or agent_generated[/red]")
         raise typer.Exit(2)
+    from semfs.domain.tags import manual_tag
+
+    for t in tag or []:
+        try:
+            manual_tag(t)
+        except ValueError as e:
+            err.print(f"[red]--tag: {e}[/red]")
+            raise typer.Exit(2) from None
     files, missing = _files(paths)
     c = _container()
     outcomes: Counter[str] = Counter()

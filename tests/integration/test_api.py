@@ -115,8 +115,16 @@ def test_search_and_files(api: Api) -> None:
 
 def test_tags_download_upload_and_delete(api: Api) -> None:
     fid = api.files["contract"]
-    status, patched = api.call("PATCH", f"/files/{fid}", {"add_tags": ["Legal"], "remove_tags": []})
-    assert status == 200 and patched["tags"] == ["Legal"]
+    status, patched = api.call("PATCH", f"/files/{fid}", {"add_tags": ["Needs Review"], "remove_tags": []})
+    assert status == 200 and patched["tags"] == ["needs-review"]
+    assert patched["tag_labels"] == {"needs-review": "Needs Review"}
+    for bad in ["x" * 10_000, "https://evil.example/reset", "<img src=x onerror=alert(1)>", "!!!"]:
+        status, refused = api.call("PATCH", f"/files/{fid}", {"add_tags": [bad]})
+        assert status == 400 and refused["error"]["code"] == "invalid_request", bad
+    status, refused = api.call("POST", "/tags/merge", {"merge": "needs-review", "into": "!!!"})
+    assert status == 400 and refused["error"]["code"] == "invalid_request"
+    status, patched = api.call("PATCH", f"/files/{fid}", {"add_tags": ["Legal"], "remove_tags": ["Needs Review"]})
+    assert patched["tags"] == ["legal"] and patched["tag_labels"] == {"legal": "Legal"}
     status, link = api.call("GET", f"/files/{fid}/download")
     assert status == 200
     with urllib.request.urlopen(link["url"], timeout=30) as response:

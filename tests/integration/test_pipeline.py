@@ -42,7 +42,7 @@ def test_ingest_runs_every_stage_and_is_searchable(container: Container, events:
     r = reg.record
     assert (r.status, r.outcome, r.error) == (Status.INDEXED, Outcome.OK, None)
     assert r.title == "Payment terms" and r.summary and r.chunk_count >= 1
-    assert r.tags == ["Legal"]  # manual tags kept exactly as given
+    assert (r.tags, r.tag_labels) == (["legal"], {"legal": "Legal"})  # a slug, the typed label for display
     assert r.auto_tags[:2] == ["q3-financials", "acme-corp"]
     assert {t.stage for t in r.timings} == {"extract", "enrich", "embed", "index", "finalize"}
     assert r.embedding_model == "hash-384" and r.is_latest

@@ -90,6 +90,7 @@ class FileOut(BaseModel):
     title: str | None = None
     summary: str | None = None
     tags: list[str] = Field(default_factory=list)
+    tag_labels: dict[str, str] = Field(default_factory=dict)
     auto_tags: list[str] = Field(default_factory=list)
     change_summary: str | None = None
     status: Status

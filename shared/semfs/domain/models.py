@@ -130,7 +130,8 @@ class FileRecord(Frozen):
     # meaning
     title: str | None = None
     summary: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)  # manual tags, as slugs
+    tag_labels: dict[str, str] = Field(default_factory=dict)  # slug → the label as typed, where it differs
     auto_tags: list[str] = Field(default_factory=list)
     change_summary: str | None = None
     # processing

@@ -30,3 +30,28 @@ def merge_tags(*groups: list[str] | tuple[str, ...]) -> list[str]:
             if slug:
                 out.setdefault(slug, None)
     return list(out)
+
+
+_NOT_A_TAG = re.compile(r"://|www\.|@|[<>{}\[\]`]|\b(?:javascript|data|mailto):", re.IGNORECASE)
+MAX_LABEL_LEN = 60
+
+
+def manual_tag(label: str) -> tuple[str, str]:
+    """A tag a person typed → ``(slug, label)``: ``"Needs Review"`` → ``("needs-review", "Needs Review")``.
+
+    Raises ``ValueError`` with a sentence to show for what is no tag: nothing left after slugging, longer
+    than a tag may be (never silently cut), or a URL, address or markup."""
+    shown = " ".join(unicodedata.normalize("NFKC", label).split())
+    if not shown:
+        raise ValueError("a tag cannot be empty")
+    if _NOT_A_TAG.search(shown):
+        raise ValueError(f"{shown[:40]!r} is not a tag: no links, addresses or markup")
+    if len(shown) > MAX_LABEL_LEN:
+        raise ValueError(f"a tag is at most {MAX_LABEL_LEN} characters ({len(shown)} given)")
+    text = unicodedata.normalize("NFKD", shown).encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    if not slug:
+        raise ValueError(f"{shown!r} has no letters or digits to make a tag of")
+    if len(slug) > MAX_TAG_LEN:
+        raise ValueError(f"a tag is at most {MAX_TAG_LEN} characters as a slug ({slug[:20]}…)")
+    return slug, shown

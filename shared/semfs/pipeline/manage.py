@@ -9,6 +9,7 @@ from semfs.domain.errors import InvalidRequest
 from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
+from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
 from semfs.pipeline.index import build_docs, load_chunks, settle_latest
 from semfs.pipeline.records import update
@@ -58,15 +59,25 @@ def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -
 
 
 def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
-    """Edit manual tags (kept exactly as given, trimmed) and refresh the file's index documents."""
-    drop = {t.strip() for t in remove}
+    """Edit manual tags, normalised like auto-tags (``Needs Review`` → ``needs-review``, the typed label
+    kept for display) and validated (``InvalidRequest``), then refresh the file's index documents."""
+    try:
+        adding = [manual_tag(t) for t in add]
+    except ValueError as e:
+        raise InvalidRequest(str(e)) from e
+    drop = {slugify(t) for t in remove} - {""}
 
     def edit(current: FileRecord) -> FileRecord:
         if current.deleted_at is not None:
             raise InvalidRequest("the file is deleted")
         tags = [t for t in current.tags if t not in drop]
-        tags += [t.strip() for t in add if t.strip() and t.strip() not in tags]
-        return current.evolve(tags=tags)
+        labels = {k: v for k, v in current.tag_labels.items() if k not in drop}
+        for slug, label in adding:
+            if slug not in tags:
+                tags.append(slug)
+            if label != slug:
+                labels[slug] = label
+        return current.evolve(tags=tags, tag_labels=labels)
 
     # applied to the record as stored at write time: a pipeline stage writing meanwhile keeps its fields
     record = update(c.repo, tenant_id, file_id, edit)

@@ -20,7 +20,7 @@ from semfs.domain.errors import NotFound
 from semfs.domain.ids import file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
 from semfs.domain.models import FileRecord, SourceType
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.tags import slugify
+from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline.state import content_key
 
 if TYPE_CHECKING:
@@ -66,6 +66,17 @@ def safe_filename(name: str) -> str | None:
     return base
 
 
+def _manual(tags: list[str]) -> list[tuple[str, str]]:
+    """Valid manual tags as (slug, label); entry points refuse invalid ones before they get here."""
+    out = []
+    for tag in tags:
+        try:
+            out.append(manual_tag(tag))
+        except ValueError:
+            continue
+    return out
+
+
 def contact_id_for(contact: str) -> str:
     """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
     _, address = parseaddr(contact)
@@ -107,7 +118,8 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         upload_context=prov.upload_context,
         contact_ids=contact_ids,
         thread_id=thread_id,
-        tags=list(dict.fromkeys(t.strip() for t in prov.tags if t.strip())),
+        tags=list(dict.fromkeys(slug for slug, _ in _manual(prov.tags))),
+        tag_labels={slug: label for slug, label in _manual(prov.tags) if slug != label},
         provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
     )
 

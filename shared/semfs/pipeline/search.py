@@ -21,6 +21,7 @@ from semfs.domain.models import (
     Snippet,
 )
 from semfs.domain.ranking import group_by_file, overfetch, rrf
+from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 from semfs.observability import get_logger
 
@@ -45,7 +46,8 @@ def retrieve(
     if filters.tags:  # a merged-away tag name still finds the files now carrying its target
         from semfs.pipeline.tags import resolve
 
-        filters = filters.model_copy(update={"tags": resolve(c, tenant_id, list(filters.tags))})
+        typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
+        filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     k = overfetch(limit)
     legs: list[list[IndexHit]] = []
     degraded = False

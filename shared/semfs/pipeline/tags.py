@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
-from semfs.domain.tags import slugify
+from semfs.domain.tags import manual_tag, slugify
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -133,8 +133,12 @@ def merge(c: Container, tenant: str, source: str, target: str) -> int:
     from semfs.pipeline.manage import index_record, iter_records
     from semfs.pipeline.records import update
 
-    source, target = source.strip(), target.strip()
-    if not source or not target or source == target:
+    source = slugify(source)
+    try:
+        target = manual_tag(target)[0]
+    except ValueError as e:
+        raise InvalidRequest(str(e)) from e
+    if not source or source == target:
         raise InvalidRequest("give two different tags")
     changed = 0
     for record in list(iter_records(c, tenant)):
