@@ -55,11 +55,12 @@ def unrelated_pairs(n: int) -> list[tuple[str, str]]:
 def revision_pairs() -> list[tuple[str, str]]:
     out = []
     for f in FILES:
-        log = subprocess.run(["git", "-C", str(ROOT), "log", "--format=%H", "--", f], capture_output=True, text=True)
+        git = ["git", "-C", str(ROOT)]
+        log = subprocess.run([*git, "log", "--format=%H", "--", f], check=False, capture_output=True, text=True)
         commits = log.stdout.split()
         for new, old in itertools.pairwise(commits):
             shown = [
-                subprocess.run(["git", "-C", str(ROOT), "show", f"{c}:{f}"], capture_output=True, text=True)
+                subprocess.run([*git, "show", f"{c}:{f}"], check=False, capture_output=True, text=True)
                 for c in (old, new)
             ]
             if all(s.returncode == 0 and s.stdout.strip() for s in shown):

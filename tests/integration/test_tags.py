@@ -26,6 +26,11 @@ def tagged(container: Container) -> Container:
         "b.md": (b"# Invoice B\n\nInvoice for forks, payable in thirty days.", ["invoice"]),
         "c.md": (b"# Invoices C\n\nTwo invoices for carbon parts.", ["invoices"]),
         "d.md": (b"# Invoicing run\n\nThe monthly invoicing run for dealers.", ["invoicing", "q3-finance"]),
+        # look-alikes that mean different things: never suggested
+        "e.md": (b"# Networking\n\nThe connection pool and the naming convention.", ["connection", "convention"]),
+        "f.md": (b"# Customs\n\nImport duties at the port of Rotterdam.", ["import", "port"]),
+        "g.md": (b"# Pricing\n\nA flat fee, and the float in the cash box.", ["flat", "float"]),
+        "h.md": (b"# Rights\n\nThe licensor grants a license to the dealer.", ["licensor", "license"]),
     }
     for name, (data, tags) in docs.items():
         ingest_bytes(container, T, data, name, Provenance(tags=tags))
@@ -46,7 +51,12 @@ def test_merge_suggestions_come_with_reasons_and_evidence(tagged: Container) -> 
     assert stem["evidence"]["invoice"]["manual"] == 2 and stem["evidence"]["invoices"]["examples"] == ["c.md"]
     assert ("invoicing", "invoice") in pairs
     finance = pairs.get(("q3-finance", "q3-financials")) or pairs.get(("q3-financials", "q3-finance"))
-    assert finance is not None and "shared stem" in finance["reasons"]
+    assert finance is not None and "stems differ by one letter" in finance["reasons"]
+    look_alikes = [("connection", "convention"), ("import", "port"), ("flat", "float"), ("licensor", "license")]
+    suggested = {frozenset(p) for p in pairs}
+    assert [p for p in look_alikes if frozenset(p) in suggested] == []
+    # precision by the stated rule (an inflection: same stem, or stems one letter apart): every pair
+    assert all({"same stem", "stems differ by one letter"} & set(s["reasons"]) for s in pairs.values())
 
 
 def test_merge_rewrites_records_and_index_and_keeps_both_names_working(tagged: Container) -> None:

@@ -42,7 +42,8 @@ def test_normalise_filename_folds_only_cosmetics() -> None:
         ("Acme Corp.", "acme-corp"),
         ("  Café — Déjà vu ", "cafe-deja-vu"),
         ("!!!", ""),
-        ("a" * 80, "a" * 48),
+        ("a" * 80, ""),  # one overlong word: no tag rather than a cut one
+        ("Invoice 2291 and pallet manifest for November shipment", "invoice-2291-and-pallet-manifest-for-november"),
     ],
 )
 def test_slugify(text: str, slug: str) -> None:
@@ -131,3 +132,10 @@ def test_sentences_and_query_terms() -> None:
     assert sentences("First one. Second one! Third?") == ["First one.", "Second one!", "Third?"]
     assert query_terms("What are the payment terms?") == ["payment", "terms"]
     assert query_terms("the of") == ["the", "of"]
+
+
+def test_generic_words_are_no_tags() -> None:
+    from semfs.domain.tags import is_generic
+
+    assert all(is_generic(t) for t in ["days", "unit", "type", "version", "args", "build", "build-type", "2026"])
+    assert not any(is_generic(t) for t in ["invoice", "python-version", "e-bike", "acme-corp"])

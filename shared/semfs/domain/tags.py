@@ -9,12 +9,38 @@ TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_TAG_LEN = 48
 
 
+# Words that say nothing about what a document is about when they stand alone as a tag: units of
+# time and counting, the vocabulary of documents, builds and code. (A phrase made only of them is
+# dropped too; "release-version" is still fine next to a real word: "python-version" stays.)
+GENERIC = frozenset(
+    """days day weeks week months month years year hours hour minutes minute time times date dates
+    unit units type types kind kinds version versions args arg argument arguments param params parameter
+    parameters build builds value values number numbers item items list lists example examples default
+    defaults option options thing things part parts case cases point points way ways lot lots name names
+    info information details detail data text note notes line lines file files page pages section
+    sections chapter document documents table tables figure figure row rows column columns field fields
+    output input result results total totals amount level levels set sets first second third last next
+    previous following above below end start top bottom left right new old true false none null yes
+    help usage error errors test tests function functions method methods class object string different
+    various several other same such whole full main general common simple basic""".split()
+)
+
+
 def slugify(text: str) -> str:
-    """``"Q3 Financials"`` → ``q3-financials``; ``"Acme Corp."`` → ``acme-corp``. Empty if nothing is left."""
+    """``"Q3 Financials"`` → ``q3-financials``; ``"Acme Corp."`` → ``acme-corp``. Empty if nothing is left.
+    A slug longer than a tag may be is cut at a word boundary, never inside a word."""
     text = unicodedata.normalize("NFKD", text)
     text = text.encode("ascii", "ignore").decode("ascii").lower()
     text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
-    return text[:MAX_TAG_LEN].rstrip("-")
+    if len(text) <= MAX_TAG_LEN:
+        return text
+    cut = text[: MAX_TAG_LEN + 1].rfind("-")
+    return text[:cut] if cut > 0 else ""
+
+
+def is_generic(slug: str) -> bool:
+    """A tag made only of generic words (``days``, ``build-type``): no use for finding anything."""
+    return all(part in GENERIC or part.isdigit() for part in slug.split("-"))
 
 
 def is_valid_tag(tag: str) -> bool:

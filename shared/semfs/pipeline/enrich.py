@@ -10,7 +10,7 @@ from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
 from semfs.domain.similarity import resemblance
-from semfs.domain.tags import merge_tags
+from semfs.domain.tags import is_generic, merge_tags
 from semfs.observability import get_logger
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, load_document
@@ -109,7 +109,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 )
             elif previous_text is not None:
                 changes = change_summary(previous_text, doc.text)
-        auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), enrichment.auto_tags))
+        topical = [t for t in merge_tags(enrichment.auto_tags) if not is_generic(t)]
+        auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), topical))
         remember(c, record.tenant_id, record.file_id, [*record.tags, *auto_tags])
         work.set(title=enrichment.title, summary=enrichment.summary, auto_tags=auto_tags[:12], change_summary=changes)
     return state.model_copy(update={"enrich_fallback": fallback or state.enrich_fallback})

@@ -1,9 +1,14 @@
 """The tag vocabulary of a tenant: counts, merge suggestions with evidence, merges with aliases.
 
-Suggestions come from three signals — the same stems (``invoice`` / ``invoices`` / ``invoicing``), similar
-slugs (``q3-financials`` / ``q3-finance``) and close embeddings of the tags themselves — each with the
-counts and example files behind it. A merge rewrites records and index documents to the target tag
-and remembers the old name as an alias, so filtering by either name keeps working.
+A suggestion is made only for an inflection: the same Snowball stem word by word (``invoice`` /
+``invoices`` / ``invoicing``), or stems that differ by one trailing letter (``q3-finance`` /
+``q3-financials``; stems of at least 7 letters, so ``appli``/``applic`` and ``german``/``germani`` are
+not). Spelling alone and embeddings alone are not enough — ``connection``/``convention``,
+``import``/``port``, ``flat``/``float`` and ``licensor``/``license`` look alike and mean different
+things — so they are only shown as supporting evidence of a pair an inflection rule found. Each
+suggestion carries the counts and example files behind it. A merge rewrites records and index
+documents to the target tag and remembers the old name as an alias, so filtering by either name
+keeps working.
 """
 
 from __future__ import annotations
@@ -68,26 +73,24 @@ def vocabulary(c: Container, tenant: str) -> list[TagStats]:
 
 
 def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[dict[str, Any]]:
-    """Pairs of tags that probably mean the same, the less used one first (the one to merge away)."""
+    """Pairs of tags that are inflections of each other, the less used one first (the one to merge away)."""
     vocab = vocabulary(c, tenant)[:MAX_TAGS_FOR_PAIRS]
     by_tag = {s.tag: s for s in vocab}
     reasons: dict[tuple[str, str], list[str]] = defaultdict(list)
-    stems: dict[str, list[str]] = defaultdict(list)
-    for s in vocab:
-        stems[_stem_key(slugify(s.tag) or s.tag)].append(s.tag)
-    for group in stems.values():
-        for a, b in combinations(group, 2):
-            reasons[(a, b)].append("same stem")
     keys = {s.tag: _stem_key(slugify(s.tag) or s.tag) for s in vocab}
     for a, b in combinations([s.tag for s in vocab], 2):
         ka, kb = keys[a], keys[b]
-        if ka != kb and min(len(ka), len(kb)) >= 5 and (ka.startswith(kb) or kb.startswith(ka)):
-            reasons[(a, b)].append("shared stem")  # q3-finance / q3-financials
-        ratio = difflib.SequenceMatcher(a=a, b=b).ratio()
-        if ratio >= SLUG_SIMILARITY:
-            reasons[(a, b)].append(f"similar spelling ({ratio:.2f})")
-    if vocab:
-        _embedding_pairs(c, [s.tag for s in vocab], reasons)
+        if ka == kb:
+            reasons[(a, b)].append("same stem")
+            continue
+        short, long = sorted((ka, kb), key=len)
+        if len(short) >= 7 and long.startswith(short) and len(long) - len(short) == 1 and long[-1].isalpha():
+            reasons[(a, b)].append("stems differ by one letter")  # q3-financ / q3-financi
+    if not reasons:
+        return []
+    for (a, b), why in reasons.items():
+        why.append(f"similar spelling ({difflib.SequenceMatcher(a=a, b=b).ratio():.2f})")
+    _embedding_pairs(c, sorted({t for pair in reasons for t in pair}), reasons)
     out = []
     for (a, b), why in reasons.items():
         small, big = sorted((by_tag[a], by_tag[b]), key=lambda s: (s.total, s.tag))
@@ -114,7 +117,10 @@ def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str
         return
     sims = vectors @ vectors.T
     for i, j in zip(*np.where(np.triu(sims, 1) >= EMBEDDING_SIMILARITY), strict=True):
-        reasons[(tags[int(i)], tags[int(j)])].append(f"close meaning ({float(sims[i, j]):.2f})")
+        pair = (tags[int(i)], tags[int(j)])
+        pair = pair if pair in reasons else (pair[1], pair[0])
+        if pair in reasons:  # supporting evidence only, never a suggestion of its own
+            reasons[pair].append(f"close meaning ({float(sims[i, j]):.2f})")
 
 
 def aliases(c: Container, tenant: str) -> dict[str, str]:

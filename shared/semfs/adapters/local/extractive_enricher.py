@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import PurePosixPath
 
 from semfs.domain.models import Enrichment
-from semfs.domain.tags import slugify
+from semfs.domain.tags import is_generic, slugify
 from semfs.domain.text import STOPWORDS, sentences, words
 from semfs.ports.enricher import EnrichInput
 
@@ -62,6 +62,7 @@ def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
 
 
 def _summary(pool: list[str], n: int = 3) -> str:
+    pool = _distinct(pool)
     if len(pool) <= n:
         return " ".join(pool)[:MAX_SUMMARY]
     bags = [Counter(w.lower() for w in words(s) if w.lower() not in STOPWORDS) for s in pool]
@@ -88,6 +89,19 @@ def _summary(pool: list[str], n: int = 3) -> str:
         best = best[:-1]
         text = " ".join(pool[i] for i in sorted(best))
     return text[:MAX_SUMMARY]
+
+
+def _distinct(pool: list[str]) -> list[str]:
+    """Sentences once each: a repeated sentence (a boilerplate line, a header on every page) would
+    otherwise be its own nearest neighbour and win the summary twice."""
+    seen: set[str] = set()
+    out = []
+    for s in pool:
+        key = " ".join(w.lower() for w in words(s))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
 
 
 _SPLIT = re.compile(r"[.,;:!?()\[\]{}\"“”|/\n]+")
@@ -136,8 +150,9 @@ class ExtractiveEnricher:
         pool = _sentence_pool(item)
         summary = _summary(pool) or f"{title}."
         body = "\n".join(b.text for b in item.document.blocks)[:200_000]
-        tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=10)]
-        tags = [t for t in dict.fromkeys(tags) if t]
+        tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=16)]
+        tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t)][:10]
         if len(tags) < 5:
-            tags.extend(t for t in (slugify(w) for w in words(title)) if t and t not in tags and len(t) > 2)
+            extra = (slugify(w) for w in words(title) if w.lower() not in STOPWORDS)
+            tags.extend(t for t in extra if t and t not in tags and len(t) > 2 and not is_generic(t))
         return Enrichment(title=title, summary=summary, auto_tags=tags[:10])
