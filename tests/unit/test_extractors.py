@@ -194,3 +194,22 @@ def test_image_pixel_flood_is_rejected_before_decoding() -> None:
     header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00")) + chunk(b"IEND", b"")
     assert outcome_of(png, "flood.png") is Outcome.REJECTED_IMAGE_PIXELS
+
+
+def test_html_navigation_chrome_is_not_text() -> None:
+    from semfs.extractors.text import extract_html
+
+    page = """<html><body>
+    <nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
+    <div role="navigation"><a href="a.html">All pages</a></div>
+    <div class="header"><p>Next: <a href="b.html">Closure Example</a>, Previous: <a href="c.html">Types</a>,
+      Up: <a href="d.html">Using libffi</a> &nbsp; [<a href="i.html">Index</a>]</p></div>
+    <ul class="breadcrumbs"><li><a href="/">semfs</a></li><li>Thread safety</li></ul>
+    <h3>2.7 Thread Safety</h3>
+    <p>libffi is not completely thread-safe. Next: read the rules below.</p>
+    <aside>Related: other pages</aside>
+    </body></html>"""
+    text = extract_html(page).text
+    assert "thread-safe" in text and "Next: read the rules below" in text  # prose that says "Next:" stays
+    for chrome in ("Closure Example", "Using libffi", "Index", "Home", "All pages", "Related", "semfs"):
+        assert chrome not in text, chrome

@@ -7,6 +7,7 @@ import io
 import json
 import re
 from pathlib import PurePosixPath
+from typing import Any
 
 from semfs.domain.errors import FileRejected, ParseFailed
 from semfs.domain.models import Block, ExtractedDocument, Location
@@ -171,6 +172,36 @@ _HTML_BLOCKS = [
 ]
 
 
+_CHROME_CLASS = re.compile(
+    r"(^|[\s_-])(nav|navbar|navigation|nav-panel|breadcrumbs?|menu|sidebar|skip-?link)($|[\s_-])"
+)
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "search"}
+_NAV_LINE = re.compile(r"^\s*(next|previous|prev|up|contents|index|top)\s*:", re.IGNORECASE)
+
+
+def _drop_chrome(soup: Any) -> None:
+    """Navigation is not content: nav/aside elements, navigation roles and classes, and texinfo-style
+    "Next: … Previous: … Up: … [Index]" link lines (a snippet or an answer must never quote them)."""
+    for el in soup.find_all(["nav", "aside"]):
+        el.decompose()
+    for el in soup.find_all(attrs={"role": True}):
+        if str(el.get("role", "")).lower() in _CHROME_ROLES and el.parent is not None:
+            el.decompose()
+    for el in soup.find_all(["div", "ul", "section", "header", "footer", "p"]):
+        if el.parent is None or el.decomposed:
+            continue
+        classes = " ".join(el.get("class") or []) + " " + str(el.get("id") or "")
+        if _CHROME_CLASS.search(classes.lower()):
+            el.decompose()
+            continue
+        text = el.get_text(" ", strip=True)
+        links = el.find_all("a")
+        if links and _NAV_LINE.match(text) and len(text) < 300:
+            linked = sum(len(a.get_text(" ", strip=True)) for a in links)
+            if linked >= 0.3 * len(re.sub(r"\W", "", text) or "x"):
+                el.decompose()
+
+
 def extract_html(text: str) -> ExtractedDocument:
     from bs4 import BeautifulSoup
 
@@ -179,6 +210,7 @@ def extract_html(text: str) -> ExtractedDocument:
         if tag.name == "head":
             continue
         tag.decompose()
+    _drop_chrome(soup)
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else None
     blocks: list[Block] = []
