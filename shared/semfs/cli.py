@@ -517,7 +517,9 @@ def tag(
 def rm(
     file_id: str,
     tenant: Tenant = "default",
-    all_versions: Annotated[bool, typer.Option("--all-versions")] = False,
+    all_versions: Annotated[
+        bool, typer.Option("--all-versions", help="Every version of the document, not only this one.")
+    ] = False,
 ) -> None:
     """Delete a file: tombstone its record and remove it from the index."""
     with _opened(tenant) as c:
@@ -526,7 +528,10 @@ def rm(
 
 
 @app.command()
-def status(tenant: Annotated[str | None, typer.Option("--tenant")] = None, as_json: Json = False) -> None:
+def status(
+    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant (default: all).")] = None,
+    as_json: Json = False,
+) -> None:
     """Counts of files by status and outcome."""
     from semfs.pipeline.reembed import progress
 

@@ -123,3 +123,50 @@ def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) 
     )
     assert title.text == "<img src=x onerror=alert(1)> & <b>markup</b>"
     assert browser.find_elements(By.CSS_SELECTOR, "#results img, #results b") == []
+
+
+def test_a_wrongly_linked_version_is_detached_from_the_file_view(
+    tmp_path: Path, shared_extractor: object, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.pipeline.register import Provenance
+
+    port = _free_port()
+    settings = make_settings(tmp_path, http_port=port)
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    first = ingest_bytes(c, "default", b"# Sodium\n\nA library for encryption and signatures.", "README.md")
+    ingest_bytes(
+        c,
+        "default",
+        b"# Sourdough\n\nMix flour, water and starter; bake the loaf at 240 degrees.",
+        "README.md",
+        Provenance(previous_version_id=first.record.file_id),  # linked by mistake
+    )
+    keys = ApiKeys(settings.api_keys_file)
+    key = keys.create("default")
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(f"http://127.0.0.1:{port}/")
+        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
+        browser.get(f"http://127.0.0.1:{port}/")
+        browser.find_element(By.ID, "q").send_keys("sourdough loaf")
+        browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+        wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title"))).click()
+        detach = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#file-versions button[data-detach]")))
+        detach.click()
+        wait.until(
+            lambda d: (
+                d.find_elements(By.CSS_SELECTOR, "#file-versions li")
+                and not d.find_elements(By.CSS_SELECTOR, "#file-versions button[data-detach]")
+            )
+        )
+        assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#file-versions li")] == [
+            "v1 · README.md · latest"
+        ]
+        assert c.repo.get("default", first.record.file_id).is_latest
+    finally:
+        server.shutdown()

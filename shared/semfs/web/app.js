@@ -89,6 +89,12 @@ async function openFile(id, cite) {
   const versions = await api("GET", "/files/" + encodeURIComponent(id) + "/versions");
   $("file-versions").replaceChildren(...versions.versions.map((v) => {
     const li = el("li", "v" + v.version + " · " + v.filename + (v.is_latest ? " · latest" : ""));
+    if (v.version > 1) {  // a wrongly linked version becomes a document of its own
+      const b = el("button", "Not the same document: detach");
+      b.dataset.detach = v.file_id;
+      b.addEventListener("click", async () => { await api("POST", "/files/" + v.file_id + "/detach"); openFile(v.file_id); });
+      li.append(" ", b);
+    }
     if (v.change_summary) li.append(el("pre", v.change_summary, "muted"));
     return li;
   }));
@@ -106,7 +112,7 @@ async function openFile(id, cite) {
 }
 function renderTags(f) {
   $("file-tags").replaceChildren(...(f.tags || []).map((t) => {
-    const span = el("span", t, "tag"); const x = el("button", "×"); x.title = "remove " + t;
+    const span = el("span", (f.tag_labels || {})[t] || t, "tag"); const x = el("button", "×"); x.title = "remove " + t;
     x.addEventListener("click", async () => renderTags(await api("PATCH", "/files/" + f.file_id, { add_tags: [], remove_tags: [t] })));
     span.append(x); return span;
   }));
