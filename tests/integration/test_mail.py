@@ -105,6 +105,11 @@ def test_duplicate_delivery_and_identical_bytes_in_two_messages(mail_container: 
     again = ingest_mail(mail_container, T, msg.as_bytes())
     assert [r.created for r in again.files] == [False]
     assert again.files[0].record.file_id == first.files[0].record.file_id
+    # the redelivered message is counted once for everyone on it
+    assert {c.email: c.messages for c in mail_container.mail.contacts(T)} == {
+        "jane.okafor@acme-corp.example": 1,
+        "priya@northwind.example": 1,
+    }
     other = mc.message(subject="Fwd: terms")
     other.add_attachment(mc.TERMS, maintype="text", subtype="markdown", filename="payment-terms.md")
     dup = ingest_mail(mail_container, T, other.as_bytes()).files[0].record
