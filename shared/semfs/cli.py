@@ -20,7 +20,7 @@ from rich.text import Text
 
 from semfs.bootstrap import build_container
 from semfs.config import Settings
-from semfs.domain.errors import NotFound, SemfsError
+from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
 from semfs.domain.models import Location, SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
 from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes, resume
@@ -64,13 +64,17 @@ def _container() -> Container:
 @contextmanager
 def _opened(tenant: str | None = None) -> Iterator[Container]:
     """The container for one command, closed (its worker stopped) however the command ends. A file
-    that is not there, or a refused request, ends the command with one line and exit code 1."""
+    that is not there ends the command with one line and exit code 1, a request that cannot be done as
+    asked (an invalid tag, two files already in one lineage) with exit code 2."""
     c = _container()
     try:
         yield c
     except NotFound as e:
         err.print(f"[red]{e.reason}{f' in tenant {tenant}' if tenant else ''}[/red]")
         raise typer.Exit(1) from None
+    except InvalidRequest as e:  # what was asked cannot be done as asked: a usage error
+        err.print(f"[red]{e.reason}[/red]")
+        raise typer.Exit(2) from None
     except SemfsError as e:
         err.print(f"[red]{e.reason}[/red]")
         raise typer.Exit(1) from None
@@ -161,7 +165,6 @@ def ingest(
             err.print(f"[red]--tag: {e}[/red]")
             raise typer.Exit(2) from None
     files, missing = _files(paths)
-    c = _container()
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     st: SourceType = "agent_generated" if source_type == "agent_generated" else "upload"
@@ -172,46 +175,42 @@ def ingest(
         tags=tag or [],
         previous_version_id=previous_version,
     )
-    try:
-        with (
-            Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-                disable=as_json,
-            ) as progress,
-            c.index.batch(),
-        ):  # keyword-index commits every few seconds, not per file
-            task = progress.add_task("ingesting", total=len(files))
-            for path in files:
-                progress.update(task, description=f"ingesting {path.name[:40]}")
-                try:
-                    regs = _ingest_one(c, tenant, path, prov)
-                except NotFound as e:
-                    err.print(f"[red]{path}: {e.reason}[/red]")
-                    raise typer.Exit(1) from e
-                for reg in regs:
-                    record = reg.record
-                    created = reg.created
-                    key = (record.outcome.value if record.outcome else record.status.value) if created else "UNCHANGED"
-                    outcomes[key] += 1
-                    rows.append(
-                        {
-                            "path": str(path)
-                            if record.source_type != "email_attachment"
-                            else f"{path}#{record.filename}",
-                            "file_id": record.file_id,
-                            "outcome": key,
-                            "version": record.version,
-                            "reason": record.error,
-                        }
-                    )
-                progress.advance(task)
-    finally:
-        c.close()
+    with (
+        _opened(tenant) as c,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=as_json,
+        ) as progress,
+        c.index.batch(),
+    ):  # keyword-index commits every few seconds, not per file
+        task = progress.add_task("ingesting", total=len(files))
+        for path in files:
+            progress.update(task, description=f"ingesting {path.name[:40]}")
+            try:
+                regs = _ingest_one(c, tenant, path, prov)
+            except NotFound as e:
+                err.print(f"[red]{path}: {e.reason}[/red]")
+                raise typer.Exit(1) from e
+            for reg in regs:
+                record = reg.record
+                created = reg.created
+                key = (record.outcome.value if record.outcome else record.status.value) if created else "UNCHANGED"
+                outcomes[key] += 1
+                rows.append(
+                    {
+                        "path": str(path) if record.source_type != "email_attachment" else f"{path}#{record.filename}",
+                        "file_id": record.file_id,
+                        "outcome": key,
+                        "version": record.version,
+                        "reason": record.error,
+                    }
+                )
+            progress.advance(task)
     code = 1 if missing or any(_failed(k) for k in outcomes) else 0
     if as_json:
         report = {"files": rows, "outcomes": dict(outcomes), "missing": [str(p) for p in missing], "exit_code": code}
@@ -761,14 +760,8 @@ def tags_merge(source: str, target: str, tenant: Tenant = "default") -> None:
     """Merge tag SOURCE into TARGET on every file; SOURCE keeps working as a search filter."""
     from semfs.pipeline.tags import merge
 
-    c = _container()
-    try:
+    with _opened(tenant) as c:
         changed = merge(c, tenant, source, target)
-    except SemfsError as e:
-        err.print(f"[red]{e.reason}[/red]")
-        raise typer.Exit(2) from None
-    finally:
-        c.close()
     out.print(f"merged '{source}' into '{target}' on {changed} file(s)")
 
 
