@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import zlib
 from dataclasses import dataclass, field
 
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, PermanentError, SemfsError
@@ -9,6 +11,9 @@ from semfs.domain.models import ExtractedDocument
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.guard import ArchiveLimits, check_ooxml
 from semfs.extractors.sniff import sniff
+
+# Libraries whose exceptions always mean "this input is malformed" (never a bug of ours).
+_PARSER_PACKAGES = frozenset({"pypdfium2", "zipfile", "lxml", "docx", "pptx", "openpyxl", "PIL", "xml", "defusedxml"})
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,14 @@ def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOu
         raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
     except RecursionError as e:
         raise ParseFailed(f"the {kind.kind} structure is nested too deeply") from e
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError, OSError, EOFError) as e:
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, OSError, EOFError, zlib.error) as e:
         # Parsers surface malformed input as these; the type name is enough to diagnose it.
         raise ParseFailed(f"the {kind.kind} cannot be parsed: {type(e).__name__}") from e
+    except Exception as e:
+        # A parser library's own error class (pdfium's, zipfile's, lxml's): still the input's fault.
+        if type(e).__module__.split(".")[0] in _PARSER_PACKAGES:
+            raise ParseFailed(f"the {kind.kind} cannot be parsed: {type(e).__name__}") from e
+        raise
 
 
 def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
@@ -79,17 +89,39 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
             ocr = list(range(1, frames + 1))
         case _:
-            doc = text.extract_text_kind(kind, data, filename)
-            total = 0
-            kept = []
-            for block in doc.blocks:
-                if total + len(block.text) > limits.max_chars:
-                    doc = doc.model_copy(update={"truncated": True})
-                    break
-                total += len(block.text)
-                kept.append(block)
-            doc = doc.model_copy(update={"blocks": kept})
-    return ExtractOutput(mime_type=mime, kind=kind, document=doc, ocr_pages=ocr)
+            doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars)
+    return ExtractOutput(mime_type=mime, kind=kind, document=_clean(doc), ocr_pages=ocr)
+
+
+def _within(doc: ExtractedDocument, max_chars: int) -> ExtractedDocument:
+    """Blocks up to the text budget; the block that crosses it is cut (at a space when one is near), so
+    one 2.5 MB line is its first 2 M characters and ``OK_PARTIAL``, never "no text found"."""
+    total = 0
+    kept = []
+    for block in doc.blocks:
+        room = max_chars - total
+        if len(block.text) > room:
+            cut = block.text[:room]
+            space = cut.rfind(" ", max(0, room - 200))
+            cut = cut[:space] if space > 0 else cut
+            if cut.strip():
+                kept.append(block.model_copy(update={"text": cut}))
+            return doc.model_copy(update={"blocks": kept, "truncated": True})
+        total += len(block.text)
+        kept.append(block)
+    return doc.model_copy(update={"blocks": kept})
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _clean(doc: ExtractedDocument) -> ExtractedDocument:
+    """No lone surrogates (an escaped ``\\ud83d`` in JSON): they cannot be serialised as UTF-8."""
+    if not any(_SURROGATE.search(b.text) for b in doc.blocks) and not _SURROGATE.search(doc.title or ""):
+        return doc
+    blocks = [b.model_copy(update={"text": _SURROGATE.sub("\ufffd", b.text)}) for b in doc.blocks]
+    title = _SURROGATE.sub("\ufffd", doc.title) if doc.title else None
+    return doc.model_copy(update={"blocks": blocks, "title": title})
 
 
 def render_pages(data: bytes, kind: str, pages: list[int], dpi: int, max_pixels: int) -> list[tuple[int, bytes]]:

@@ -1,14 +1,17 @@
 """Checks an OOXML (zip) package before any parser opens it (DESIGN §7: archives checked first).
 
-Rejects: too many entries, a total or per-entry uncompressed size or ratio beyond the caps, entries
-whose data overlap (the "overlapping files" zip bomb), ZIP64 size claims beyond the caps, unsafe
-member names, and XML parts that declare a DTD or entities. Reads only the central directory and the
-first bytes of each XML part.
+Rejects: too many entries, a total or per-entry uncompressed size or ratio beyond the caps (the
+ratio of the whole package too, so many small parts at 1000:1 do not pass), entries whose data
+overlap (the "overlapping files" zip bomb), ZIP64 size claims beyond the caps, unsafe member names,
+and XML parts that declare a DTD or entities anywhere in them. Every XML part is read through once in
+chunks (bounded memory; the total size is capped already), so a corrupt member (bad CRC, broken
+deflate stream) ends as FAILED_PARSE here instead of crashing a parser.
 """
 
 from __future__ import annotations
 
 import zipfile
+import zlib
 from dataclasses import dataclass
 from io import BytesIO
 from itertools import pairwise
@@ -54,13 +57,27 @@ def check_ooxml(data: bytes, limits: ArchiveLimits) -> None:
         if info.file_size > 1024 * 1024 and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             raise _bomb(f"compression ratio {info.file_size / max(info.compress_size, 1):.0f} exceeds the limit")
         spans.append((info.header_offset, info.header_offset + 30 + len(info.filename) + info.compress_size))
+    packed = sum(max(i.compress_size, 1) for i in infos)
+    if total > 1024 * 1024 and total > limits.max_ratio * packed:
+        raise _bomb(f"package compression ratio {total / packed:.0f} exceeds the limit")
     spans.sort()
     for (_, end), (start, _) in pairwise(spans):
         if start < end:
             raise _bomb("archive entries overlap")
     for info in infos:
-        if info.filename.endswith((".xml", ".rels")) and info.file_size:
+        if info.is_dir():
+            continue
+        xml = info.filename.lower().endswith((".xml", ".rels", ".vml"))
+        try:
             with zf.open(info) as fh:
-                head = fh.read(4096).upper()
-            if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
-                raise FileRejected("an XML part declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY)
+                tail = b""
+                while chunk := fh.read(64 * 1024):
+                    if xml:
+                        window = (tail + chunk).upper()
+                        if b"<!DOCTYPE" in window or b"<!ENTITY" in window:
+                            raise FileRejected(
+                                "an XML part declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY
+                            )
+                        tail = window[-16:]
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as e:
+            raise ParseFailed(f"a member of the package is corrupt: {type(e).__name__}") from e

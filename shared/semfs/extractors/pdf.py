@@ -33,7 +33,10 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
         total = 0
         truncated = False
         for i in range(len(pdf)):
-            page = pdf[i]
+            try:
+                page = pdf[i]
+            except pdfium.PdfiumError as e:  # a broken page tree (a cycle, a missing page object)
+                raise ParseFailed(f"page {i + 1} of the PDF cannot be read (broken page tree)") from e
             textpage = page.get_textpage()
             try:
                 text = normalise(textpage.get_text_range())

@@ -97,12 +97,25 @@ def _image_magic(head: bytes) -> FileKind | None:
     return None
 
 
+_CONTROL = frozenset(range(0x00, 0x09)) | frozenset(range(0x0E, 0x20)) | {0x7F}
+
+
 def looks_binary(data: bytes) -> bool:
+    """Bytes that are no text in any encoding: NULs (unless a UTF-16 BOM says so), more than 1 % control
+    bytes, or no encoding under which charset-normalizer finds them coherent."""
     head = data[:8192]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # UTF-16 text has NULs; only a BOM lets it through
     if b"\x00" in head:
-        # UTF-16 text has NULs; only a BOM lets it through.
-        return not head.startswith((b"\xff\xfe", b"\xfe\xff"))
-    return False
+        return True
+    if sum(1 for b in head if b in _CONTROL) > len(head) / 100:
+        return True
+    if head.isascii():
+        return False
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(head).best()
+    return best is None or best.chaos > 0.3
 
 
 def sniff(data: bytes, filename: str) -> FileKind:
@@ -110,7 +123,9 @@ def sniff(data: bytes, filename: str) -> FileKind:
     format the bytes are not, ``FileSkipped`` for formats semfs does not read."""
     ext = PurePosixPath(filename.lower()).suffix
     head = data[:64]
-    is_pdf = b"%PDF-" in data[:1024]
+    # PDF readers accept junk before the header (within 1 KB); a text that merely mentions %PDF-1.7 does
+    # not also end with the end-of-file marker
+    is_pdf = data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024] and b"%%EOF" in data[-2048:])
     is_zip = head.startswith(b"PK\x03\x04")
     image = _image_magic(head)
 

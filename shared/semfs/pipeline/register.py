@@ -56,12 +56,19 @@ class Registered:
     created: bool  # False: this identity was registered before (no-op)
 
 
+# Bidirectional overrides and isolates can make "invoice<U+202E>fdp.exe" read as "invoiceexe.pdf": they go.
+# Other format characters stay (a zero-width joiner is part of emoji sequences and Persian names).
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
+
+
 def safe_filename(name: str) -> str | None:
-    """The base name without directories; ``None`` when nothing safe is left."""
-    base = PurePosixPath(name.replace("\\", "/")).name.strip()
+    """The base name without directories and without bidi controls; ``None`` when nothing safe is left
+    (empty, too long, or control characters such as newlines or NUL)."""
+    base = "".join(ch for ch in name if ch not in _BIDI)
+    base = PurePosixPath(base.replace("\\", "/")).name.strip()
     if not base or base in {".", ".."} or len(base) > MAX_NAME:
         return None
-    if any(unicodedata.category(ch)[0] == "C" for ch in base):
+    if any(unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") for ch in base):
         return None
     return base
 
@@ -134,6 +141,8 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
             f"{len(data)} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
             blob_key="",
         )
+    if not data:  # every empty file is empty, not a duplicate of the first one
+        return terminal(Outcome.SKIPPED_EMPTY, "the file is empty (0 bytes)", blob_key="")
     duplicates = [r for r in c.repo.find_by_sha256(tenant_id, sha) if r.outcome is not Outcome.SKIPPED_DUPLICATE]
     if duplicates:
         first = duplicates[0]

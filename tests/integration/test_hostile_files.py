@@ -1,0 +1,54 @@
+"""Hostile files end in their outcome code, never FAILED_INTERNAL, and nothing stored is harmed."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+
+from semfs.bootstrap import Container
+from semfs.domain.models import SearchRequest
+from semfs.domain.outcomes import Outcome
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.search import search
+from tests.hostile_corpus import CASES
+
+pytestmark = pytest.mark.integration
+T = "acme"
+
+
+def test_the_hostile_corpus_has_no_internal_failures(container: Container) -> None:
+    # given: a good file stored before the attack
+    good = ingest_bytes(container, T, b"# Parking\n\nPermits are renewed every January.", "parking.md").record
+    outcomes: Counter[str] = Counter()
+    wrong = []
+    slowest = (0.0, "")
+    for name, make, expected in CASES:
+        started = time.perf_counter()
+        record = ingest_bytes(container, T, make(), name).record
+        took = time.perf_counter() - started
+        slowest = max(slowest, (took, name))
+        assert record.outcome is not None, name  # every file ends in exactly one outcome
+        outcomes[record.outcome.value] += 1
+        if record.outcome is Outcome.FAILED_INTERNAL or (expected is not None and record.outcome not in expected):
+            wrong.append((name, record.outcome.value, record.error))
+    print("\nhostile corpus outcomes:", dict(sorted(outcomes.items())), f"slowest: {slowest[1]} {slowest[0]:.1f} s")
+    assert wrong == []
+    assert outcomes[Outcome.FAILED_INTERNAL.value] == 0
+    # then: what was stored before is untouched and still found
+    assert container.repo.get(T, good.file_id).outcome is Outcome.OK
+    hits = search(container, T, SearchRequest(query="parking permits renewed", mode="keyword")).results
+    assert hits[0].file_id == good.file_id
+
+
+def test_bidi_controls_leave_the_name_and_joiners_stay(container: Container) -> None:
+    spoofed = ingest_bytes(container, T, b"Invoice text.", "invoice\u202efdp.exe").record
+    emoji = ingest_bytes(container, T, b"# Notes\n\nAbout emoji.", "👩\u200d💻 notes.md").record
+    assert spoofed.filename == "invoicefdp.exe"
+    assert emoji.filename == "👩\u200d💻 notes.md"
+
+
+def test_a_huge_single_line_is_cut_not_dropped(container: Container) -> None:
+    record = ingest_bytes(container, T, b"pallet " * 400_000, "one-line.txt").record
+    assert record.outcome is Outcome.OK_PARTIAL and record.chunk_count > 0
