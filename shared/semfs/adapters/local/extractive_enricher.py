@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
+from semfs.domain.enrichment import has_link, strip_links
 from semfs.domain.models import Enrichment
 from semfs.domain.tags import is_generic, slugify
 from semfs.domain.text import STOPWORDS, sentences, words
@@ -47,7 +48,7 @@ def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
             continue
         for s in sentences(block.text):
             n = len(words(s))
-            if 5 <= n <= 60:
+            if 5 <= n <= 60 and not has_link(s):  # a summary carries no links or addresses
                 pool.append(s)
             if len(pool) >= limit:
                 return pool
@@ -149,7 +150,7 @@ class ExtractiveEnricher:
         title = _title(item)
         pool = _sentence_pool(item)
         summary = _summary(pool) or f"{title}."
-        body = "\n".join(b.text for b in item.document.blocks)[:200_000]
+        body = strip_links("\n".join(b.text for b in item.document.blocks)[:200_000])
         tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=16)]
         tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t)][:10]
         if len(tags) < 5:
