@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import json
 import secrets
@@ -22,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from semfs.domain.errors import NotFound
+from semfs.domain.errors import NotFound, RetryableError
 from semfs.observability import get_logger
-from semfs.pipeline.mail import ingest_mail, tenant_for
+from semfs.pipeline.mail import ingest_mail, tenant_for, tenants_for
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -46,18 +47,24 @@ class MailHandler:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
-        tenant = tenant_for(self._c, list(envelope.rcpt_tos))
-        if tenant is None:
+        tenants = tenants_for(self._c, list(envelope.rcpt_tos))
+        if not tenants:
             return "550 5.1.1 Mailbox unavailable"
         raw = envelope.original_content or envelope.content
+        recipients = list(envelope.rcpt_tos)
         async with self._lock:
-            try:
-                await asyncio.get_running_loop().run_in_executor(
-                    None, lambda: ingest_mail(self._c, tenant, raw, recipients=list(envelope.rcpt_tos), source="smtp")
-                )
-            except Exception as e:  # the sender should retry later rather than lose the message
-                log.error("mail not ingested", error=type(e).__name__)
-                return "451 4.3.0 Temporary failure, try again later"
+            for tenant in tenants:  # a message to two tenants' mailboxes is delivered to each
+                try:
+                    result = await asyncio.get_running_loop().run_in_executor(
+                        None, functools.partial(ingest_mail, self._c, tenant, raw, recipients=recipients, source="smtp")
+                    )
+                    log.info("mail delivered", tenant=tenant, files=len(result.files))
+                except RetryableError as e:  # the sender should retry later rather than lose the message
+                    log.error("mail not ingested", error=type(e).__name__)
+                    return "451 4.3.0 Temporary failure, try again later"
+                except Exception as e:  # retrying cannot help: refuse for good instead of "try again" forever
+                    log.error("mail refused", error=type(e).__name__)
+                    return "554 5.6.0 The message cannot be processed"
         return "250 Message accepted for delivery"
 
 

@@ -169,3 +169,29 @@ def test_smtp_round_trip_and_unknown_recipients_are_refused(mail_container: Cont
     hits = search(mail_container, T, SearchRequest(query="payable thirty days")).results
     assert len(hits) == 1 and {"q3-financials", "acme-corp"} <= set(hits[0].tags)
     assert hits[0].source_type == "email_attachment"
+
+
+def test_smtp_delivers_to_every_tenant_and_refuses_poison_for_good(tmp_path: Path, shared_extractor: object) -> None:
+    from semfs.server import start_smtp
+
+    settings = make_settings(tmp_path, mailboxes=f"{mc.OWN}=acme,docs@globex.example=globex")
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    port = _free_port()
+    controller = start_smtp(c, "127.0.0.1", port)
+    nested = "Content-Type: multipart/mixed; boundary=b0\r\n\r\n"
+    for depth in range(1, 2000):
+        nested += f"--b{depth - 1}\r\nContent-Type: multipart/mixed; boundary=b{depth}\r\n\r\n"
+    poison = ("From: x@y.example\r\nTo: files@northwind.example\r\nSubject: deep\r\n" + nested).encode()
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
+            smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN, "docs@globex.example"], mc.plain().as_bytes())
+            # 2,000 nested multiparts: accepted and stored with its outcome (not 451 "try again" forever)
+            smtp.sendmail("x@y.example", [mc.OWN], poison)
+    finally:
+        controller.stop()
+    for tenant in ("acme", "globex"):  # one message, both mailboxes: delivered to each
+        assert len(search(c, tenant, SearchRequest(query="payable thirty days")).results) == 1, tenant
+    from semfs.ports.repository import RecordQuery
+
+    stored = c.repo.query(RecordQuery(tenant_id="acme", limit=50))
+    assert any(r.outcome is Outcome.FAILED_PARSE and r.filename == "message.eml" for r in stored)

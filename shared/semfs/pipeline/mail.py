@@ -40,8 +40,13 @@ def _h(*parts: str) -> str:
 
 
 def tenant_for(c: Container, recipients: list[str]) -> str | None:
+    return next(iter(tenants_for(c, recipients)), None)
+
+
+def tenants_for(c: Container, recipients: list[str]) -> list[str]:
+    """Every tenant a message is addressed to (one delivery each), in recipient order."""
     mailboxes = c.settings.mailbox_tenants
-    return next((mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes), None)
+    return list(dict.fromkeys(mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes))
 
 
 def _external(c: Container, people: list[Address]) -> list[Address]:
@@ -115,7 +120,21 @@ def ingest_mail(
 ) -> MailResult:
     """Ingest one message for ``tenant``: every attachment leaf becomes a file with the message's
     provenance. Redelivering the same Message-ID creates nothing new."""
-    parsed = parse_mail(raw, c.settings.mail_min_inline_image_bytes)
+    try:
+        parsed = parse_mail(raw, c.settings.mail_min_inline_image_bytes)
+    except RecursionError:  # 2,000 nested multiparts: stored with its outcome, never "try again" forever
+        mid = f"<{sha256_hex(raw)[:32]}@semfs.invalid>"
+        reg = register_rejected(
+            c,
+            tenant,
+            "message.eml",
+            len(raw),
+            f"{source}:{mid}",
+            Outcome.FAILED_PARSE,
+            "the message's MIME structure is nested too deeply to read",
+            Provenance(source_type="email_attachment", source_message_id=mid),
+        )
+        return MailResult(message_id=mid, tenant_id=tenant, files=[reg], skipped=reg.record.error)
     message_id = parsed.message_id or f"<{sha256_hex(raw)[:32]}@semfs.invalid>"
     failing = failed_verdicts(c, verdicts)
     if failing:
