@@ -39,6 +39,7 @@ __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
 def extract_limits(settings: Settings) -> ExtractLimits:
     return ExtractLimits(
         max_chars=settings.max_text_chars,
+        max_blocks=settings.max_blocks,
         archive=ArchiveLimits(
             max_entries=settings.max_archive_entries,
             max_uncompressed=int(settings.max_archive_uncompressed_mb * 1024 * 1024),

@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     max_archive_entries: int = Field(default=10_000, gt=0)
     max_archive_uncompressed_mb: float = Field(default=500, gt=0)
     max_archive_ratio: float = Field(default=200, gt=1)
+    max_blocks: int = Field(default=100_000, gt=0)  # paragraphs/rows/pages per file; beyond: OK_PARTIAL
+    max_chunks: int = Field(default=5_000, gt=0)  # chunks embedded per file; beyond: OK_PARTIAL
+    file_budget_s: float = Field(default=600, gt=0)  # wall clock for extract + OCR of one file
 
     # embeddings
     embedder: Literal["onnx", "hash", "openai"] = "onnx"

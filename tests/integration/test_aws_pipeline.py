@@ -77,6 +77,7 @@ def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
         "ocr_polls",
         "ocr_wait_seconds",
         "partial",
+        "deadline",
         "enrich_fallback",
         "error",
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,20 @@ def test_bidi_controls_leave_the_name_and_joiners_stay(container: Container) -> 
 def test_a_huge_single_line_is_cut_not_dropped(container: Container) -> None:
     record = ingest_bytes(container, T, b"pallet " * 400_000, "one-line.txt").record
     assert record.outcome is Outcome.OK_PARTIAL and record.chunk_count > 0
+
+
+def test_limits_per_file_make_floods_partial_not_slow(tmp_path: Path, shared_extractor: object) -> None:
+    from semfs.bootstrap import build_container
+    from tests.conftest import make_settings
+    from tests.hostile_corpus import pdf_blank_pages
+
+    c = build_container(
+        make_settings(tmp_path, max_blocks=500, max_chunks=20, file_budget_s=0.01),
+        extractor=shared_extractor,  # type: ignore[arg-type]
+    )
+    floods = ingest_bytes(c, T, b"para\n\n" * 200_000, "floods.txt").record  # 200k paragraphs
+    assert floods.outcome is Outcome.OK_PARTIAL
+    long = ingest_bytes(c, T, b"A sentence about pallets and forks. " * 20_000, "long.txt").record
+    assert (long.outcome, long.chunk_count) == (Outcome.OK_PARTIAL, 20)
+    scan = ingest_bytes(c, T, pdf_blank_pages(8), "blank.pdf").record  # OCR would outlast the budget
+    assert scan.outcome is Outcome.FAILED_TIMEOUT and "time budget" in (scan.error or "")

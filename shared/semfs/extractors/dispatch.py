@@ -19,6 +19,7 @@ _PARSER_PACKAGES = frozenset({"pypdfium2", "zipfile", "lxml", "docx", "pptx", "o
 @dataclass(frozen=True)
 class ExtractLimits:
     max_chars: int = 2_000_000
+    max_blocks: int = 100_000
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     max_image_pixels: int = 80_000_000
 
@@ -89,15 +90,18 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
             ocr = list(range(1, frames + 1))
         case _:
-            doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars)
+            doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks)
     return ExtractOutput(mime_type=mime, kind=kind, document=_clean(doc), ocr_pages=ocr)
 
 
-def _within(doc: ExtractedDocument, max_chars: int) -> ExtractedDocument:
+def _within(doc: ExtractedDocument, max_chars: int, max_blocks: int) -> ExtractedDocument:
     """Blocks up to the text budget; the block that crosses it is cut (at a space when one is near), so
-    one 2.5 MB line is its first 2 M characters and ``OK_PARTIAL``, never "no text found"."""
+    one 2.5 MB line is its first 2 M characters and ``OK_PARTIAL``, never "no text found". At most
+    ``max_blocks`` blocks (a million blank-separated paragraphs cost time in every later stage)."""
     total = 0
     kept = []
+    if len(doc.blocks) > max_blocks:
+        doc = doc.model_copy(update={"blocks": doc.blocks[:max_blocks], "truncated": True})
     for block in doc.blocks:
         room = max_chars - total
         if len(block.text) > room:

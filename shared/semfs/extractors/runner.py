@@ -18,6 +18,9 @@ from semfs.domain.errors import ParseFailed, PermanentError, SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file, render_pages
 
+RECYCLE_AFTER_BYTES = 16 * 1024 * 1024  # input over this, or extracted text over the next: a fresh worker after
+RECYCLE_AFTER_CHARS = 1_000_000
+
 
 def _limit_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
@@ -53,7 +56,10 @@ class SubprocessExtractor:
 
         future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
         try:
-            return future.result()  # type: ignore[no-any-return]
+            out: ExtractOutput = future.result()
+            if len(data) > RECYCLE_AFTER_BYTES or sum(len(b.text) for b in out.document.blocks) > RECYCLE_AFTER_CHARS:
+                self._recycle()  # a large file grew the worker's heap: the next file gets a fresh process
+            return out
         except SemfsError:
             raise
         except FutureTimeout as e:
@@ -63,9 +69,20 @@ class SubprocessExtractor:
         except ProcessExpired as e:
             if e.exitcode in (-9, 137):
                 raise PermanentError("the parser was killed (memory)", outcome=Outcome.FAILED_MEMORY) from e
+            if e.exitcode in (-6, 134):  # SIGABRT: native code that could not allocate under RLIMIT_AS aborts
+                raise PermanentError(
+                    "the parser aborted (out of memory in native code)", outcome=Outcome.FAILED_MEMORY
+                ) from e
             raise ParseFailed(f"the parser crashed (exit code {e.exitcode})") from e
         except MemoryError as e:
             raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+
+    def _recycle(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+            pool.join(timeout=10)
 
     def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
         """Page images for OCR, rendered in the bounded worker."""

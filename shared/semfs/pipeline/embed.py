@@ -81,6 +81,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         record = work.record
         doc = load_document(c, record)
         chunks = make_chunks(doc, c.settings)
+        if len(chunks) > c.settings.max_chunks:  # bounded embedding time and index size per file
+            chunks, state = chunks[: c.settings.max_chunks], state.model_copy(update={"partial": True})
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
         vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")

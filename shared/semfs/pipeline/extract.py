@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import FileSkipped
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Extract the file's text and structure; decide whether OCR is needed."""
+    deadline = state.deadline or time.time() + c.settings.file_budget_s
     with stage("extract", state, c) as work:
         record = work.record
         data = c.blobs.get(record.blob_key)
@@ -40,5 +42,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         work.set(mime_type=out.mime_type, pages=doc.pages, text_key=text_key, extraction=doc.extraction)
         work.next_status = Status.OCR if ocr_pages else Status.ENRICHING
     return state.model_copy(
-        update={"needs_ocr": bool(ocr_pages), "ocr_pages": ocr_pages, "partial": partial, "ocr_done": not ocr_pages}
+        update={
+            "needs_ocr": bool(ocr_pages),
+            "ocr_pages": ocr_pages,
+            "partial": partial,
+            "ocr_done": not ocr_pages,
+            "deadline": deadline,
+        }
     )

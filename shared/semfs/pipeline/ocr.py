@@ -7,12 +7,14 @@ Wait → Ocr loop, so no function is held while the job runs.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import FileSkipped, PermanentError
 from semfs.domain.models import Block, Location
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.text import normalise_ocr
+from semfs.observability import get_logger
 from semfs.pipeline.stage import Work, stage
 from semfs.pipeline.state import PipelineState, load_document
 from semfs.ports.ocr import OcrPage
@@ -20,11 +22,13 @@ from semfs.ports.ocr import OcrPage
 if TYPE_CHECKING:
     from semfs.ports import Container
 
+log = get_logger(__name__)
 RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Start, poll or run OCR for ``state.ocr_pages``; when the text is in, merge it and go on."""
+    out_of_time = False
     with stage("ocr", state, c) as work:
         record = work.record
         if c.ocr is None:
@@ -59,20 +63,29 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             pages = []
             numbers = sorted(wanted)
             for i in range(0, len(numbers), RENDER_BATCH):
+                if state.deadline is not None and time.time() > state.deadline:
+                    # one wall-clock budget per file across extract + OCR: keep what is read, say partial
+                    log.warning("ocr stopped at the file's time budget", file_id=record.file_id, pages=len(pages))
+                    out_of_time = True
+                    break
                 for number, image in c.extractor.render(data, kind, numbers[i : i + RENDER_BATCH], c.settings.ocr_dpi):
                     pages.append(c.ocr.recognise(image, number))
-        merge(c, work, pages)
+        merge(c, work, pages, out_of_time)
         work.next_status = Status.ENRICHING
-    return state.model_copy(update={"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0})
+    update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0}
+    return state.model_copy(update={**update, "partial": state.partial or out_of_time})
 
 
-def merge(c: Container, work: Work, pages: list[OcrPage]) -> None:
+def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = False) -> None:
     """Insert the OCR'd pages into the stored document in page order and record engine + confidence."""
     record = work.record
     doc = load_document(c, record)
     found = [p for p in pages if p.text.strip()]
     new_blocks = [Block(text=normalise_ocr(p.text), location=Location(page=p.page)) for p in found]
     if not doc.blocks and not new_blocks:
+        if out_of_time:
+            reason = f"the file's time budget ({c.settings.file_budget_s:g} s) ran out before OCR found text"
+            raise PermanentError(reason, outcome=Outcome.FAILED_TIMEOUT)
         raise FileSkipped("OCR found no text", outcome=Outcome.SKIPPED_NO_TEXT)
     blocks = sorted([*doc.blocks, *new_blocks], key=lambda b: b.location.page or 0)
     extraction = "ocr" if not doc.blocks else "mixed"

@@ -25,6 +25,7 @@ class PipelineState(BaseModel):
     ocr_polls: int = 0
     ocr_wait_seconds: int = 0
     partial: bool = False
+    deadline: float | None = None  # epoch seconds by which extract + OCR of this file must be done
     enrich_fallback: bool = False
     error: dict[str, Any] | None = None
 

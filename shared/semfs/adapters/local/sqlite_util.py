@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,10 +26,20 @@ class SqliteConnections:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self._path, timeout=30, isolation_level=None, check_same_thread=True)
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
             with self._lock:
+                # Switching to WAL takes an exclusive lock and does not wait on the busy timeout: threads
+                # (or processes) opening a fresh database at once see "database is locked". Retry it.
+                for attempt in range(50):
+                    try:
+                        conn.execute("PRAGMA journal_mode=WAL")
+                        break
+                    except sqlite3.OperationalError as e:
+                        busy = getattr(e, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                        if not busy or attempt == 49:
+                            raise
+                        time.sleep(0.01 * (attempt + 1))
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA foreign_keys=ON")
                 if not self._initialised:
                     if self._migrate is not None:
                         self._migrate(conn)
