@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         EventPublisher,
         Extractor,
         FileRepository,
+        JobQueue,
         MailRepository,
         Ocr,
         PipelineStarter,
@@ -121,8 +122,11 @@ def build_container(
     extractor: Extractor | None = None,
     ocr: Ocr | None = None,
     chat: ChatModel | None = None,
+    background_workers: int = 0,
 ) -> Container:
-    """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports."""
+    """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports.
+    ``background_workers`` > 0 (``semfs serve``): registering a file queues it for that many worker
+    threads instead of processing it before returning (``container.close()`` stops them)."""
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.adapters.local.recording_events import LogEventPublisher
 
@@ -130,11 +134,13 @@ def build_container(
     repo: FileRepository
     mail: MailRepository
     tags: TagRepository
+    jobs: JobQueue
     index: SearchIndex
     match settings.backend:
         case "local":
             from semfs.adapters.local.blobs import LocalBlobStore
             from semfs.adapters.local.search_index import LocalSearchIndex
+            from semfs.adapters.local.sqlite_jobs import SqliteJobQueue
             from semfs.adapters.local.sqlite_mail import SqliteMailRepository
             from semfs.adapters.local.sqlite_repository import SqliteFileRepository
             from semfs.adapters.local.sqlite_tags import SqliteTagRepository
@@ -145,6 +151,7 @@ def build_container(
             repo = SqliteFileRepository(settings.records_db)
             mail = SqliteMailRepository(settings.records_db)
             tags = SqliteTagRepository(settings.records_db)
+            jobs = SqliteJobQueue(settings.records_db)
             index = LocalSearchIndex(settings.index_db)
             embedder = embedder or _embedder(settings)
             extractor = extractor or SubprocessExtractor(
@@ -153,6 +160,7 @@ def build_container(
         case "aws":
             from semfs.adapters.aws.dynamodb import DynamoFileRepository
             from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository
+            from semfs.adapters.aws.jobs import RecordJobs
             from semfs.adapters.aws.opensearch import OpenSearchIndex
             from semfs.adapters.aws.s3 import S3BlobStore
             from semfs.extractors.runner import InProcessExtractor
@@ -161,6 +169,7 @@ def build_container(
             repo = DynamoFileRepository(settings)
             mail = DynamoMailRepository(settings)
             tags = DynamoTagRepository(settings)
+            jobs = RecordJobs(repo)
             embedder = embedder or _embedder(settings)
             index = OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model)
             # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
@@ -189,6 +198,11 @@ def build_container(
         from semfs.pipeline.stages import dispatch
 
         starter = LocalAslStarter(dispatch(lambda: built[0]), retry_scale=settings.retry_scale)
+        if background_workers > 0 and settings.backend == "local":
+            from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
+
+            assert isinstance(jobs, SqliteJobQueue)
+            starter = QueuedStarter(jobs, starter, workers=background_workers)
 
     container = Container(
         settings=settings,
@@ -196,6 +210,7 @@ def build_container(
         repo=repo,
         mail=mail,
         tags=tags,
+        jobs=jobs,
         index=index,
         embedder=embedder,
         enricher=enricher or ExtractiveEnricher(),
@@ -208,4 +223,9 @@ def build_container(
         chat=chat,
     )
     built.append(container)
+    if background_workers > 0 and settings.backend == "local":
+        from semfs.adapters.local.sqlite_jobs import QueuedStarter
+
+        assert isinstance(starter, QueuedStarter)
+        starter.run_workers()  # after the bundle exists: the workers run stages with it
     return container

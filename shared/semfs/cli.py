@@ -49,16 +49,16 @@ Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.")]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _container() -> Container:
+def _container(background_workers: int = 0, **overrides: Any) -> Container:
     from semfs.observability import configure
 
     try:
-        settings = Settings()
+        settings = Settings(**overrides)
     except Exception as e:  # pydantic's ValidationError: show the message, not a traceback
-        err.print(f"[red]configuration error:[/red] {e}")
+        err.print(f"[red]configuration error:[/red] {_one_line(e)}")
         raise typer.Exit(2) from e
     configure()
-    return build_container(settings)
+    return build_container(settings, background_workers=background_workers)
 
 
 @contextmanager
@@ -538,6 +538,7 @@ def status(
         rows = manage.status_rows(c, tenant)
         reembedding = progress(c)
         active = c.index.active_model()
+        queue = {t: manage.jobs_view(c, t) for t in ([tenant] if tenant else c.repo.tenants())}
     if as_json:
         print(
             json.dumps(
@@ -552,12 +553,24 @@ def status(
     for s, o, n in rows:
         table.add_row(s, o or "-", str(n))
     out.print(table)
+    for t, view in queue.items():
+        if view["jobs"]:
+            counts = ", ".join(f"{k} {n}" for k, n in view["counts"].items())
+            out.print(f"in the queue for tenant {t}: {counts} (semfs cancel FILE_ID takes a queued file out)")
     out.print(f"searchable embedding model: {active or '(none yet)'}")
     if reembedding and reembedding["done"] < reembedding["total"]:
         out.print(
             f"re-embedding to {reembedding['model']}: {reembedding['done']}/{reembedding['total']}, "
             f"{reembedding['rate_per_s']} files/s, ETA {reembedding['eta_s']:.0f} s"
         )
+
+
+@app.command()
+def cancel(file_id: str, tenant: Tenant = "default") -> None:
+    """Take a file that semfs serve has queued, and not started, out of the queue."""
+    with _opened(tenant) as c:
+        record = manage.cancel(c, tenant, file_id)
+    out.print(f"cancelled {record.file_id} ({record.filename})")
 
 
 @app.command()
@@ -680,13 +693,18 @@ def demo(
 def serve(
     port: Annotated[int | None, typer.Option("--port", help="HTTP port (default SEMFS_HTTP_PORT, 8080).")] = None,
     smtp_port: Annotated[int | None, typer.Option("--smtp-port", help="Default SEMFS_SMTP_PORT (2525).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=16, help="Files processed at once.")] = 2,
 ) -> None:
     """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
     from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
 
-    c = _container()
+    overrides: dict[str, Any] = {"http_port": port} if port else {}
+    if smtp_port:
+        overrides["smtp_port"] = smtp_port
+    # uploads, mail and the drop folder queue their files for these workers: no request waits on one
+    c = _container(background_workers=workers, **overrides)
     settings = c.settings
     keys = ApiKeys(settings.api_keys_file)
     if settings.default_tenant not in keys.tenants():

@@ -18,7 +18,7 @@ import json
 import secrets
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -159,110 +159,188 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes, ten
     }
 
 
-def make_http_handler(
-    container: Container, keys: ApiKeys, static_dir: Path | None = None
-) -> type[BaseHTTPRequestHandler]:
+def _error_body(status: int, code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message, "details": []}}).encode()
+
+
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Payload Too Large",
+    422: "Unprocessable Entity",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+def make_wsgi_app(
+    container: Container, keys: ApiKeys, static_dir: Path | None = None, max_body: int | None = None
+) -> Callable[..., Iterable[bytes]]:
+    """The local host as a WSGI application: static page, signed downloads, API key → tenant, then
+    the same router API Gateway invokes in AWS. Every answer it makes itself has the uniform error body."""
     from semfs.api.app import app
 
-    lock = threading.Lock()  # the router keeps per-request context: one request at a time
+    lock = threading.Lock()  # the router keeps per-request context: one resolution at a time (milliseconds;
+    # ingestion is queued, so no request waits for a file to be processed)
+    limit = max_body if max_body is not None else container.settings.max_file_bytes + 1024 * 1024
 
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "semfs"
+    def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        started = time.perf_counter()
+        status, headers, body = _answer(environ)
+        path = environ.get("PATH_INFO", "")
+        shown = "/download/…" if path.startswith("/download/") else path[:200]  # a signed link is a secret
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        log.info("http request", method=environ.get("REQUEST_METHOD"), path=shown, status=status, ms=ms)
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        headers += [("Content-Length", str(len(body))), ("X-Content-Type-Options", "nosniff")]
+        start_response(f"{status} {_STATUS_TEXT.get(status, 'Status')}", headers)
+        return [body]
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # one structured line per request comes from _handle (never query strings or tokens)
+    def _json_error(status: int, code: str, message: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        return status, [("Content-Type", "application/json")], _error_body(status, code, message)
 
-        def _error(self, status: int, code: str, message: str) -> None:
-            body = json.dumps({"error": {"code": code, "message": message}}).encode()
-            self._send(status, body, {"Content-Type": "application/json"})
-
-        def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
-            self._status = status
-            self.send_response(status)
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _handle(self) -> None:
-            started = time.perf_counter()
-            self._status = 0
-            try:
-                self._route()
-            finally:
-                path = urlsplit(self.path).path
-                shown = "/download/…" if path.startswith("/download/") else path  # a signed link is a secret
-                ms = round((time.perf_counter() - started) * 1000, 1)
-                log.info("http request", method=self.command, path=shown[:200], status=self._status, ms=ms)
-
-        def _route(self) -> None:
-            path = urlsplit(self.path).path
-            if path.startswith("/download/"):
-                try:
-                    name, data = container.blobs.open_download(path.removeprefix("/download/"))
-                except NotFound:
-                    self._error(404, "not_found", "this download link is invalid or has expired")
-                    return
-                self._send(
-                    200,
-                    data,
-                    {
-                        "Content-Type": "application/octet-stream",
-                        "Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}",
-                    },
+    def _answer(environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+        method = str(environ.get("REQUEST_METHOD", "GET"))
+        # WSGI hands the path as latin-1 of its bytes: recover them, and refuse what is not UTF-8
+        try:
+            path = str(environ.get("PATH_INFO", "")).encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            return _json_error(404, "not_found", "no such path")
+        query = str(environ.get("QUERY_STRING", ""))
+        if path.startswith("/download/"):
+            return _download(path.removeprefix("/download/"))
+        if static_dir is not None and method == "GET" and (path == "/" or path.startswith("/static/")):
+            target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
+            if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():
+                ctype = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(
+                    target.suffix, "application/octet-stream"
                 )
-                return
-            if static_dir is not None and self.command == "GET" and (path == "/" or path.startswith("/static/")):
-                target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
-                if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():
-                    ctype = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(
-                        target.suffix, "application/octet-stream"
-                    )
-                    self._send(200, target.read_bytes(), {"Content-Type": f"{ctype}; charset=utf-8"})
-                    return
-            auth = self.headers.get("Authorization", "")
-            key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else self.headers.get("X-Api-Key")
-            tenant = keys.tenant_for(key)
-            if tenant is None and path not in PUBLIC_PATHS:
-                self._error(401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)")
-                return
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            event = to_event(self.command, self.path, dict(self.headers.items()), body, tenant)
-            with lock:
-                app.append_context(container=container)  # type: ignore[no-untyped-call]
-                try:
-                    response = app.resolve(event, _LocalContext())  # type: ignore[arg-type]
-                except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
-                    log.error("request failed", path=path, error=type(e).__name__)
-                    self._error(500, "internal", "internal error")
-                    return
-            payload = response.get("body") or ""
-            data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
-            headers = {k: v for k, v in (response.get("headers") or {}).items() if k.lower() != "content-length"}
-            for k, values in (response.get("multiValueHeaders") or {}).items():
-                headers.setdefault(k, values[-1])
-            self._send(int(response["statusCode"]), data, headers)
+                return 200, [("Content-Type", f"{ctype}; charset=utf-8")], target.read_bytes()
+        headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
+        if environ.get("CONTENT_TYPE"):
+            headers["content-type"] = str(environ["CONTENT_TYPE"])
+        auth = headers.get("authorization", "")
+        key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
+        tenant = keys.tenant_for(key)
+        if tenant is None and path not in PUBLIC_PATHS:
+            return _json_error(401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)")
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return _json_error(400, "bad_request", "Content-Length is not a number")
+        if length < 0:
+            return _json_error(400, "bad_request", "Content-Length is negative")
+        if length > limit:
+            return _json_error(413, "too_large", f"the body is over {limit} bytes (SEMFS_MAX_FILE_MB)")
+        body = environ["wsgi.input"].read(length) if length else b""
+        url = path + (f"?{query}" if query else "")
+        try:
+            event = to_event(method, url, headers, body, tenant)
+        except UnicodeDecodeError:
+            return _json_error(400, "bad_request", "the body is not valid UTF-8")
+        with lock:
+            app.append_context(container=container)  # type: ignore[no-untyped-call]
+            try:
+                response = app.resolve(event, _LocalContext())  # type: ignore[arg-type]
+            except RecursionError:
+                return _json_error(400, "bad_request", "the JSON body is nested too deeply")
+            except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
+                log.error("request failed", path=path[:200], error=type(e).__name__)
+                return _json_error(500, "internal", "internal error")
+        payload = response.get("body") or ""
+        data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
+        out = list((response.get("headers") or {}).items())
+        for k, values in (response.get("multiValueHeaders") or {}).items():
+            out += [(k, v) for v in values]
+        return int(response["statusCode"]), out, data
 
-        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle  # noqa: N815 - BaseHTTPRequestHandler's names
+    def _download(token: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        try:
+            name, data, ref = container.blobs.open_download(token)
+            if ref is not None:  # a link stops working when its file is deleted
+                tenant, _, file_id = ref.partition("/")
+                if container.repo.get(tenant, file_id).deleted_at is not None:
+                    raise NotFound("deleted")
+        except NotFound:
+            return _json_error(404, "not_found", "this download link is invalid, has expired or its file is gone")
+        return (
+            200,
+            [
+                ("Content-Type", "application/octet-stream"),
+                ("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}"),
+            ],
+            data,
+        )
 
-    return Handler
+    return wsgi
 
 
 class _LocalContext:
     function_name = "semfs-local"
     memory_limit_in_mb = 0
-    invoked_function_arn = "local"
+    invoked_function_arn = "arn:aws:lambda:local:0:function:semfs-local"
     aws_request_id = "local"
 
 
-def start_http(container: Container, keys: ApiKeys, host: str, port: int, static_dir: Path | None = None) -> Any:
-    """Serve the API (and the web page) on ``host:port`` in a background thread; returns the server."""
-    server = ThreadingHTTPServer((host, port), make_http_handler(container, keys, static_dir))
-    threading.Thread(target=server.serve_forever, daemon=True, name="semfs-http").start()
-    return server
+class HttpServer:
+    """A running local host (waitress, threads): ``.port``, ``.shutdown()``."""
+
+    def __init__(self, server: Any, thread: threading.Thread) -> None:
+        self._server = server
+        self._thread = thread
+        self.port = int(server.effective_port)
+
+    def shutdown(self) -> None:
+        self._server.close()
+        self._thread.join(timeout=10)
+
+
+def start_http(
+    container: Container, keys: ApiKeys, host: str, port: int, static_dir: Path | None = None, threads: int = 8
+) -> HttpServer:
+    """Serve the API (and the web page) on ``host:port`` with waitress (a maintained WSGI server: worker
+    threads, keep-alive, an idle timeout, a request-body limit) in a background thread."""
+    from waitress import create_server
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    class JsonErrorTask(ErrorTask):  # type: ignore[misc]
+        """Waitress's own answers to malformed HTTP (a bad Content-Length, a bad URI) in our error body."""
+
+        def execute(self) -> None:
+            e = self.request.error
+            code = {400: "bad_request", 413: "too_large", 431: "headers_too_large"}.get(e.code, "bad_request")
+            body = _error_body(e.code, code, f"{e.reason}: {e.body}".strip(": "))
+            self.status = f"{e.code} {e.reason}"
+            self.response_headers.append(("Content-Type", "application/json"))
+            self.set_close_on_finish()
+            self.content_length = len(body)
+            self.write(body)
+
+    class Channel(HTTPChannel):  # type: ignore[misc]
+        error_task_class = JsonErrorTask
+
+    limit = container.settings.max_file_bytes + 1024 * 1024
+    app = make_wsgi_app(container, keys, static_dir, limit)
+    server = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        max_request_body_size=limit,
+        channel_timeout=60,
+        ident="semfs",
+        clear_untrusted_proxy_headers=True,
+    )
+    server.channel_class = Channel
+    thread = threading.Thread(target=server.run, daemon=True, name="semfs-http")
+    thread.start()
+    return HttpServer(server, thread)
 
 
 # -- the drop folder --------------------------------------------------------------------------------

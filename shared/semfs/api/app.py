@@ -42,6 +42,7 @@ from semfs.api.models import (
     FileOut,
     FileText,
     Health,
+    JobsOut,
     MergeOut,
     StatusOut,
     SuggestionsOut,
@@ -284,7 +285,8 @@ def download(file_id: str) -> Download:
     record = _record(file_id)
     if not record.blob_key:
         raise NotFoundError("the original was not stored")
-    return Download(url=container().blobs.download_url(record.blob_key, record.filename, 300), expires_in=300)
+    ref = f"{record.tenant_id}/{record.file_id}"
+    return Download(url=container().blobs.download_url(record.blob_key, record.filename, 300, ref), expires_in=300)
 
 
 @app.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))
@@ -313,6 +315,18 @@ def link(file_id: str, request: VersionLink) -> FileOut:
     record = _record(file_id)
     _record(request.previous_version_id)  # 404 for another tenant's file
     return _public(manage.link_version(container(), record.tenant_id, file_id, request.previous_version_id))
+
+
+@app.post("/files/<file_id>/cancel", summary="Take a queued file out of the queue", responses=ok(FileOut))
+def cancel(file_id: str) -> FileOut:
+    """Only a file still waiting in the queue can be cancelled; it ends ``SKIPPED_CANCELLED``."""
+    record = _record(file_id)
+    return _public(manage.cancel(container(), record.tenant_id, file_id))
+
+
+@app.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))
+def jobs() -> JobsOut:
+    return JobsOut.model_validate(manage.jobs_view(container(), current_tenant()))
 
 
 @app.post("/files/<file_id>/retry", summary="Run a failed file through the pipeline again", responses=ok(FileOut))
@@ -360,7 +374,11 @@ UPLOAD_BODY: dict[str, Any] = {
     summary="Upload a file",
     responses={
         201: {
-            "description": "Registered and processed (local host)",
+            "description": "Registered and processed",
+            "content": {"application/json": {"model": CreatedFileOut}},
+        },
+        202: {
+            "description": "Registered and queued (semfs serve): poll status_url for the outcome",
             "content": {"application/json": {"model": CreatedFileOut}},
         },
         200: {
@@ -414,12 +432,16 @@ def upload() -> Response[str]:
         reg = ingest_bytes(c, tenant, payload, file_name, prov)
     except NotFound as e:  # previous_version_id of another tenant or unknown
         raise NotFoundError("no such previous version") from e
+    done = reg.record.status.terminal
+    where = f"/files/{reg.record.file_id}"
+    body = CreatedFileOut.model_validate(
+        {**_public(reg.record).model_dump(), "created": reg.created, "status_url": where}
+    )
     return Response(
-        status_code=201,
+        status_code=201 if done else 202,  # 202: queued; poll status_url (GET /files/{id}) for the outcome
+        headers={} if done else {"Location": where},
         content_type=content_types.APPLICATION_JSON,
-        body=CreatedFileOut.model_validate(
-            {**_public(reg.record).model_dump(), "created": reg.created}
-        ).model_dump_json(),
+        body=body.model_dump_json(),
     )
 
 

@@ -114,6 +114,7 @@ class FileOut(BaseModel):
 
 class CreatedFileOut(FileOut):
     created: bool = Field(description="False when these bytes from this source were registered before.")
+    status_url: str = Field(default="", description="Where the file's progress and outcome are read.")
 
 
 class UploadTarget(BaseModel):
@@ -216,3 +217,17 @@ class StatusOut(BaseModel):
 
 class Health(BaseModel):
     status: Literal["ok"]
+
+
+class JobOut(BaseModel):
+    file_id: str
+    filename: str
+    state: Literal["queued", "running"]
+    stage: str = Field(description="The status the file's record names: received, enriching, …")
+    enqueued_at: float
+    started_at: float | None = None
+
+
+class JobsOut(BaseModel):
+    jobs: list[JobOut]
+    counts: dict[str, int] = Field(description="queued, and running files per stage")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import InvalidRequest
+from semfs.domain.errors import InvalidRequest, NotFound
 from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord, utcnow
-from semfs.domain.outcomes import Status
+from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
 from semfs.pipeline.index import build_docs, load_chunks, settle_latest
@@ -199,3 +200,41 @@ def _resettle_lineage(c: Container, tenant_id: str, lineage_id: str) -> None:
     if remaining:
         latest, _ = settle_latest(c, max(remaining, key=lambda v: v.version))
         c.index.set_latest(tenant_id, lineage_id, latest.file_id if latest else None)
+
+
+def cancel(c: Container, tenant_id: str, file_id: str) -> FileRecord:
+    """Take a queued file out of the queue before it is processed: it ends ``SKIPPED_CANCELLED``."""
+    record = c.repo.get(tenant_id, file_id)
+    if not c.jobs.cancel(tenant_id, file_id):
+        raise InvalidRequest("only a queued file can be cancelled (this one is running or done)")
+    return update(
+        c.repo,
+        tenant_id,
+        file_id,
+        lambda r: r.evolve(
+            status=Status.SKIPPED, outcome=Outcome.SKIPPED_CANCELLED, error="cancelled before it was processed"
+        ),
+        seen=record,
+    )
+
+
+def jobs_view(c: Container, tenant_id: str) -> dict[str, Any]:
+    """Files queued and in flight, each with the stage its record names, and counts per stage."""
+    rows = []
+    for job in c.jobs.jobs(tenant_id):
+        try:
+            record = c.repo.get(tenant_id, job.file_id)
+        except NotFound:
+            continue
+        rows.append(
+            {
+                "file_id": job.file_id,
+                "filename": record.filename,
+                "state": job.state,
+                "stage": record.status.value,
+                "enqueued_at": job.enqueued_at,
+                "started_at": job.started_at,
+            }
+        )
+    stages = Counter(r["stage"] if r["state"] == "running" else "queued" for r in rows)
+    return {"jobs": rows, "counts": dict(sorted(stages.items()))}

@@ -8,6 +8,7 @@ from semfs.ports.enricher import Enricher, EnrichInput
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex
+from semfs.ports.jobs import Job, JobQueue
 from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository, RecordQuery
@@ -25,6 +26,8 @@ __all__ = [
     "EventPublisher",
     "Extractor",
     "FileRepository",
+    "Job",
+    "JobQueue",
     "MailRepository",
     "Ocr",
     "Person",

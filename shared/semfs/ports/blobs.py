@@ -24,13 +24,15 @@ class BlobStore(Protocol):
         """Remove ``key``; removing a missing key is not an error (idempotent)."""
         ...
 
-    def download_url(self, key: str, filename: str, expires_s: int) -> str:
+    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
         """A short-lived URL that downloads ``key`` as ``filename`` without other credentials
-        (a presigned GET in S3, a signed link served by ``semfs serve`` locally)."""
+        (a presigned GET in S3, a signed link served by ``semfs serve`` locally). ``ref``
+        (``tenant/file_id``) is signed into a local link so the host can refuse it once the file is
+        deleted; an S3 link works until it expires."""
         ...
 
-    def open_download(self, token: str) -> tuple[str, bytes]:
-        """``(filename, bytes)`` for a link this store made with ``download_url`` and serves itself
+    def open_download(self, token: str) -> tuple[str, bytes, str | None]:
+        """``(filename, bytes, ref)`` for a link this store made with ``download_url`` and serves itself
         (locally, ``/download/{token}``). Raises ``NotFound`` for a forged or expired link, and always
         for a store whose links go straight to the service (S3)."""
         ...

@@ -17,6 +17,7 @@ from semfs.ports.enricher import Enricher
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex
+from semfs.ports.jobs import JobQueue
 from semfs.ports.mail import MailRepository
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository
@@ -40,12 +41,14 @@ class Container:
     extractor: Extractor
     events: EventPublisher
     starter: PipelineStarter
+    jobs: JobQueue
     # the embedder for a model id the index reports as active (the root caches what it builds)
     embedder_for_model: Callable[[str], Embedder]
     ocr: Ocr | None = None
     chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
 
     def close(self) -> None:
+        self.starter.close()
         self.extractor.close()
 
     def query_embedder(self) -> Embedder:

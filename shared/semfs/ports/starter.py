@@ -10,3 +10,7 @@ class PipelineStarter(Protocol):
         """Start (or, for a name already used, do not start again) the execution ``name``.
         The local starter runs it to completion and returns the final state; AWS returns ``None``."""
         ...
+
+    def close(self) -> None:
+        """Stop any background workers after the job each is running; idempotent."""
+        ...

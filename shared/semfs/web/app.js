@@ -11,7 +11,7 @@ async function api(method, path, body, raw) {
   if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   const res = await fetch(path, { method, headers, body: payload });
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(res.status + ": " + (data.message || JSON.stringify(data.detail || data)));
+  if (!res.ok) throw new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
   return data;
 }
 
@@ -145,9 +145,15 @@ $("upload-form").addEventListener("submit", async (e) => {
   form.append("file", file, file.name);
   if ($("upload-previous").value) form.append("previous_version_id", $("upload-previous").value.trim());
   if ($("upload-tags").value) form.append("tags", $("upload-tags").value);
-  $("upload-state").textContent = "Uploading and indexing…";
+  $("upload-state").textContent = "Uploading…";
   try {
-    const rec = await api("POST", "/files", undefined, form);
+    let rec = await api("POST", "/files", undefined, form);
+    const done = (r) => ["indexed", "failed", "skipped", "deleted"].includes(r.status);
+    while (!done(rec)) {  // queued by semfs serve: follow it through the stages
+      $("upload-state").textContent = rec.filename + ": " + rec.status + "…";
+      await new Promise((ok) => setTimeout(ok, 500));
+      rec = await api("GET", "/files/" + encodeURIComponent(rec.file_id));
+    }
     $("upload-state").textContent = rec.filename + ": " + (rec.outcome || rec.status) + (rec.error ? " — " + rec.error : "") + " (" + rec.file_id + ")";
   } catch (err) { $("upload-state").textContent = String(err); }
 });

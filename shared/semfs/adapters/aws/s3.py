@@ -73,7 +73,7 @@ class S3BlobStore:
     def delete(self, key: str) -> None:
         self._s3.delete_object(Bucket=self._bucket, Key=self._check(key))
 
-    def download_url(self, key: str, filename: str, expires_s: int) -> str:
+    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
         disposition = f"attachment; filename*=UTF-8''{quote(filename)}"
         url: str = self._s3.generate_presigned_url(
             "get_object",
@@ -82,7 +82,7 @@ class S3BlobStore:
         )
         return url
 
-    def open_download(self, token: str) -> tuple[str, bytes]:
+    def open_download(self, token: str) -> tuple[str, bytes, str | None]:
         raise NotFound("S3 download links are served by S3")  # never through the API host
 
     def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any]:

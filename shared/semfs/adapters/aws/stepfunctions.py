@@ -31,3 +31,6 @@ class StepFunctionsStarter:
                 raise retryable(e, "StartExecution failed") from e
             raise
         return None
+
+    def close(self) -> None:
+        return None  # executions run in AWS

@@ -219,6 +219,9 @@ class LocalAslStarter:
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
         return self.run(name, state).output
 
+    def close(self) -> None:
+        return None  # runs in the caller's thread: nothing to stop
+
     def run(self, name: str, state: dict[str, Any]) -> Execution:
         definition = self._definition or load_definition()
         current = definition["StartAt"]

@@ -32,14 +32,14 @@ class LocalBlobStore:
             path.chmod(0o600)
         return path.read_bytes()
 
-    def download_url(self, key: str, filename: str, expires_s: int) -> str:
-        claims = {"k": self._check(key), "f": filename, "e": int(time.time()) + expires_s}
+    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
+        claims = {"k": self._check(key), "f": filename, "e": int(time.time()) + expires_s, "r": ref}
         body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
         mac = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
         return f"{self._base_url}/download/{body}.{mac}"
 
-    def open_download(self, token: str) -> tuple[str, bytes]:
-        """(filename, bytes) for a link made by ``download_url``; ``NotFound`` if forged or expired."""
+    def open_download(self, token: str) -> tuple[str, bytes, str | None]:
+        """(filename, bytes, ref) for a link made by ``download_url``; ``NotFound`` if forged or expired."""
         body, _, mac = token.rpartition(".")
         good = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
         if not body or not hmac.compare_digest(mac, good):
@@ -47,7 +47,8 @@ class LocalBlobStore:
         claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
         if claims["e"] < time.time():
             raise NotFound("expired download link")
-        return str(claims["f"]), self.get(str(claims["k"]))
+        ref = claims.get("r")
+        return str(claims["f"]), self.get(str(claims["k"])), str(ref) if ref else None
 
     def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any] | None:
         return None  # the local host takes uploads in the request body

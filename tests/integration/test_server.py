@@ -1,0 +1,176 @@
+"""`semfs serve`'s host: uploads are queued (202), nothing waits for ingestion, malformed requests get
+the uniform error body, and download links honour the port and the file's deletion."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs.bootstrap import Container, build_container
+from semfs.domain.models import ExtractedDocument
+from semfs.extractors.dispatch import ExtractOutput
+from semfs.server import ApiKeys, HttpServer, start_http
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.integration
+
+
+class SlowExtractor:
+    """The real extractor, made to take ``delay`` seconds for files named slow-*."""
+
+    def __init__(self, inner: Any, delay: float) -> None:
+        self.inner, self.delay = inner, delay
+        self.gate = threading.Event()
+
+    def extract(self, data: bytes, filename: str) -> ExtractOutput:
+        if filename.startswith("slow-"):
+            self.gate.wait(self.delay)
+        out: ExtractOutput = self.inner.extract(data, filename)
+        return out
+
+    def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
+        return self.inner.render(data, kind, pages, dpi)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.gate.set()
+
+
+@dataclass
+class Host:
+    base: str
+    port: int
+    key: str
+    c: Container
+    server: HttpServer
+    extractor: SlowExtractor
+
+    def call(self, method: str, path: str, body: bytes | None = None, ctype: str = "application/json") -> Any:
+        request = urllib.request.Request(self.base + path, data=body, method=method)
+        request.add_header("Authorization", f"Bearer {self.key}")
+        if body is not None:
+            request.add_header("Content-Type", ctype)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _multipart(name: str, data: bytes) -> tuple[bytes, str]:
+    b = "hostb0undary"
+    body = (
+        f'--{b}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n\r\n'.encode()
+        + data
+        + f"\r\n--{b}--\r\n".encode()
+    )
+    return body, f"multipart/form-data; boundary={b}"
+
+
+@pytest.fixture
+def host(tmp_path: Path, shared_extractor: Any) -> Iterator[Host]:
+    port = _free_port()
+    slow = SlowExtractor(shared_extractor, delay=20)
+    c = build_container(
+        make_settings(tmp_path, http_port=port, max_file_mb=1),
+        extractor=slow,
+        background_workers=1,  # type: ignore[arg-type]
+    )
+    keys = ApiKeys(c.settings.api_keys_file)
+    key = keys.create("acme")
+    server = start_http(c, keys, "127.0.0.1", port)
+    yield Host(f"http://127.0.0.1:{port}", port, key, c, server, slow)
+    slow.gate.set()
+    server.shutdown()
+    c.starter.close()
+
+
+def _until(predicate: Any, timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_uploads_are_queued_and_searches_never_wait(host: Host) -> None:
+    # given: a file whose ingestion takes 20 s
+    body, ctype = _multipart("slow-report.md", b"# Slow\n\nA report about cargo bikes.")
+    status, queued = host.call("POST", "/files", body, ctype)
+    assert status == 202 and queued["status"] == "received" and queued["status_url"] == f"/files/{queued['file_id']}"
+    # when: another tenant's... the same host answers health, search and the queue at once
+    started = time.perf_counter()
+    assert host.call("GET", "/health")[0] == 200
+    assert host.call("POST", "/search", json.dumps({"query": "cargo bikes"}).encode())[0] == 200
+    status, jobs = host.call("GET", "/jobs")
+    assert time.perf_counter() - started < 10  # not the 20 s the upload takes (a bound, not a benchmark)
+    assert status == 200 and [j["file_id"] for j in jobs["jobs"]] == [queued["file_id"]]
+    # then: a second upload waits in the queue and can be cancelled; the first finishes
+    body2, _ = _multipart("notes.md", b"# Notes\n\nSecond file.")
+    _, second = host.call("POST", "/files", body2, ctype)
+    status, cancelled = host.call("POST", f"/files/{second['file_id']}/cancel")
+    assert status == 200 and cancelled["outcome"] == "SKIPPED_CANCELLED"
+    assert host.call("POST", f"/files/{second['file_id']}/cancel")[0] == 400  # not queued any more
+    host.extractor.gate.set()
+    _until(lambda: host.call("GET", f"/files/{queued['file_id']}")[1]["status"] == "indexed")
+    assert host.call("GET", "/jobs")[1]["jobs"] == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b"POST /search HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400),
+        (b"POST /search HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+        (b"POST /search HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n", 413),
+        (b"POST /files HTTP/1.1\r\nHost: x\r\nContent-Length: 3000000\r\n\r\n" + b"x" * 1000, 413),
+        (b"GET /download/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    ],
+)
+def test_malformed_http_gets_a_4xx_with_the_error_body(host: Host, raw: bytes, status: int) -> None:
+    with socket.create_connection(("127.0.0.1", host.port), timeout=10) as s:
+        s.sendall(raw)
+        reply = s.recv(65536)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == str(status).encode()
+    assert json.loads(body)["error"]["code"]
+
+
+def test_malformed_bodies_get_a_4xx_with_the_error_body(host: Host) -> None:
+    for body, ctype, status in [
+        (b"\xff\xfe not utf-8", "application/json", 400),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json", 400),
+        (b'{"query": ', "application/json", 422),
+    ]:
+        got, payload = host.call("POST", "/search", body, ctype)
+        assert got == status and set(payload) == {"error"}, (got, payload)
+
+
+def test_download_links_use_the_serving_port_and_die_with_the_file(host: Host) -> None:
+    body, ctype = _multipart("terms.md", b"# Terms\n\nPayable within thirty days.")
+    _, created = host.call("POST", "/files", body, ctype)
+    _until(lambda: host.call("GET", f"/files/{created['file_id']}")[1]["status"] == "indexed")
+    _, link = host.call("GET", f"/files/{created['file_id']}/download")
+    assert link["url"].startswith(f"http://127.0.0.1:{host.port}/download/")
+    with urllib.request.urlopen(link["url"], timeout=10) as r:
+        assert r.read().startswith(b"# Terms")
+    assert host.call("DELETE", f"/files/{created['file_id']}")[0] == 200
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(link["url"], timeout=10)
+    assert gone.value.code == 404 and json.loads(gone.value.read())["error"]["code"] == "not_found"
+    assert ExtractedDocument  # the shapes the host serves are the pipeline's
