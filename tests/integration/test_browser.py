@@ -170,3 +170,41 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
         assert c.repo.get("default", first.record.file_id).is_latest
     finally:
         server.shutdown()
+
+
+def test_status_shows_the_queue_and_cancels_a_queued_file(
+    tmp_path: Path, shared_extractor: object, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.integration.test_server import SlowExtractor
+
+    port = _free_port()
+    slow = SlowExtractor(shared_extractor, delay=30)
+    settings = make_settings(tmp_path, http_port=port)
+    c = build_container(settings, extractor=slow, background_workers=1)  # type: ignore[arg-type]
+    running = ingest_bytes(c, "default", b"# Busy\n\nBeing extracted slowly.", "slow-first.md").record
+    waiting = ingest_bytes(c, "default", b"# Waiting\n\nStill in the queue.", "second.md").record
+    keys = ApiKeys(settings.api_keys_file)
+    key = keys.create("default")
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(f"http://127.0.0.1:{port}/")
+        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
+        browser.get(f"http://127.0.0.1:{port}/")
+        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=status]").click()
+        button = wait.until(
+            ec.element_to_be_clickable((By.CSS_SELECTOR, f"#jobs button[data-cancel='{waiting.file_id}']"))
+        )
+        assert "slow-first.md" in browser.find_element(By.ID, "jobs").text
+        button.click()
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#jobs button[data-cancel]"))
+        assert c.repo.get("default", waiting.file_id).outcome.value == "SKIPPED_CANCELLED"  # type: ignore[union-attr]
+        assert running.file_id
+    finally:
+        slow.gate.set()
+        server.shutdown()
+        c.close()

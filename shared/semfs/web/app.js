@@ -163,6 +163,16 @@ async function loadStatus() {
   $("status-table").tBodies[0].replaceChildren(...data.counts.map((c) => {
     const tr = el("tr"); tr.append(el("td", c.status), el("td", c.outcome || "-"), el("td", String(c.count))); return tr;
   }));
+  const queue = await api("GET", "/jobs");
+  $("jobs").replaceChildren(...queue.jobs.map((j) => {
+    const li = el("li", j.filename + " — " + (j.state === "queued" ? "queued" : j.stage));
+    if (j.state === "queued") {
+      const b = el("button", "Cancel"); b.dataset.cancel = j.file_id;
+      b.addEventListener("click", async () => { await api("POST", "/files/" + j.file_id + "/cancel"); loadStatus(); });
+      li.append(" ", b);
+    }
+    return li;
+  }));
   const failed = await api("GET", "/files?status=failed&limit=50");
   $("failed").replaceChildren(...failed.files.map((f) => {
     const li = el("li", f.filename + " — " + f.outcome + ": " + (f.error || "")); const b = el("button", "Retry");
