@@ -290,13 +290,25 @@ class _LocalContext:
 class HttpServer:
     """A running local host (waitress, threads): ``.port``, ``.shutdown()``."""
 
-    def __init__(self, server: Any, thread: threading.Thread) -> None:
+    def __init__(self, server: Any) -> None:
         self._server = server
-        self._thread = thread
+        self._stopping = threading.Event()
         self.port = int(server.effective_port)
+        self._thread = threading.Thread(target=self._run, daemon=True, name="semfs-http")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._server.run()
+        except (OSError, ValueError):  # the listening socket closed under the loop by shutdown()
+            if not self._stopping.is_set():
+                raise
 
     def shutdown(self) -> None:
-        self._server.close()
+        self._stopping.set()
+        for channel in list(self._server._map.values()):  # the listener and every open connection
+            channel.close()
+        self._server.task_dispatcher.shutdown(timeout=5)
         self._thread.join(timeout=10)
 
 
@@ -338,9 +350,7 @@ def start_http(
         clear_untrusted_proxy_headers=True,
     )
     server.channel_class = Channel
-    thread = threading.Thread(target=server.run, daemon=True, name="semfs-http")
-    thread.start()
-    return HttpServer(server, thread)
+    return HttpServer(server)
 
 
 # -- the drop folder --------------------------------------------------------------------------------

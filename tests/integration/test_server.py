@@ -145,7 +145,9 @@ def test_uploads_are_queued_and_searches_never_wait(host: Host) -> None:
 def test_malformed_http_gets_a_4xx_with_the_error_body(host: Host, raw: bytes, status: int) -> None:
     with socket.create_connection(("127.0.0.1", host.port), timeout=10) as s:
         s.sendall(raw)
-        reply = s.recv(65536)
+        reply = b""
+        while chunk := s.recv(65536):  # the server closes the connection after an error
+            reply += chunk
     head, _, body = reply.partition(b"\r\n\r\n")
     assert head.split(b" ")[1] == str(status).encode()
     assert json.loads(body)["error"]["code"]
