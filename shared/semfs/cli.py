@@ -49,7 +49,7 @@ Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.")]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def _container(background_workers: int = 0, **overrides: Any) -> Container:
+def _container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> Container:
     from semfs.observability import configure
 
     try:
@@ -57,7 +57,7 @@ def _container(background_workers: int = 0, **overrides: Any) -> Container:
     except Exception as e:  # pydantic's ValidationError: show the message, not a traceback
         err.print(f"[red]configuration error:[/red] {_one_line(e)}")
         raise typer.Exit(2) from e
-    configure()
+    configure(log_level)
     return build_container(settings, background_workers=background_workers)
 
 
@@ -704,7 +704,7 @@ def serve(
     if smtp_port:
         overrides["smtp_port"] = smtp_port
     # uploads, mail and the drop folder queue their files for these workers: no request waits on one
-    c = _container(background_workers=workers, **overrides)
+    c = _container(background_workers=workers, log_level="INFO", **overrides)  # a server's log is its output
     settings = c.settings
     keys = ApiKeys(settings.api_keys_file)
     if settings.default_tenant not in keys.tenants():
