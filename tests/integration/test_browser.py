@@ -168,6 +168,11 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
             "v1 · README.md · latest"
         ]
         assert c.repo.get("default", first.record.file_id).is_latest
+        # and linked back, from the same page
+        browser.find_element(By.ID, "link-to").send_keys(first.record.file_id)
+        browser.find_element(By.CSS_SELECTOR, "#link-form button").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#file-versions li")) == 2)
+        assert not c.repo.get("default", first.record.file_id).is_latest
     finally:
         server.shutdown()
 

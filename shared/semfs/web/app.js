@@ -118,6 +118,16 @@ function renderTags(f) {
   }));
   $("auto-tags").textContent = "auto: " + (f.auto_tags || []).join(", ");
 }
+$("link-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const target = $("link-to").value.trim();
+  if (!currentFile || !target) return;
+  try {
+    await api("POST", "/files/" + currentFile.file_id + "/link", { previous_version_id: target });
+    $("link-to").value = ""; $("link-state").textContent = "";
+    openFile(currentFile.file_id);
+  } catch (err) { $("link-state").textContent = String(err); }
+});
 $("tag-form").addEventListener("submit", async (e) => {
   e.preventDefault(); const t = $("new-tag").value.trim(); if (!t || !currentFile) return;
   currentFile = await api("PATCH", "/files/" + currentFile.file_id, { add_tags: [t], remove_tags: [] });
