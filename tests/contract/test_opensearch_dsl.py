@@ -74,8 +74,13 @@ def test_hybrid_body_and_pipeline(recorded: tuple[OpenSearchIndex, Recorder]) ->
     call = rec.calls[0][1]
     assert call["params"] == {"search_pipeline": "semfs-rrf"}
     hybrid = call["body"]["query"]["hybrid"]
-    assert [next(iter(q)) for q in hybrid["queries"]] == ["multi_match", "knn"]
-    assert hybrid["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
+    keyword, knn = hybrid["queries"]
+    # the tenant scope sits inside every sub-query: a top-level hybrid.filter is ignored by engines that
+    # predate hybrid pre-filtering, and the scope must never depend on the engine version
+    assert "filter" not in hybrid
+    assert keyword["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
+    assert "multi_match" in keyword["bool"]["must"][0]
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
     ranker = rrf_pipeline_body()["phase_results_processors"][0]["score-ranker-processor"]
     assert ranker["combination"] == {"technique": "rrf", "rank_constant": 60}
 
@@ -183,3 +188,26 @@ def test_knn_over_a_staged_model_targets_that_models_index(recorded: tuple[OpenS
     }
     rec.calls.clear()
     assert index.knn_staged("acme", [0.1, 0.2, 0.3], SearchFilters(), 10, model="m") == []  # the active one
+
+
+def test_index_creation_tolerates_a_concurrent_creator() -> None:
+    """Two Index functions on a new stack: both see no index, one create wins, the other gets 400
+    resource_already_exists_exception - which must not fail the file."""
+    from opensearchpy.exceptions import RequestError
+
+    class Racing:
+        def __init__(self) -> None:
+            self.created = 0
+            self.indices = self
+
+        def exists(self, index: str) -> bool:
+            return self.created > 0
+
+        def create(self, index: str, body: Any) -> None:
+            self.created += 1  # the other function got there first
+            raise RequestError(400, "resource_already_exists_exception", {})
+
+    client = Racing()
+    index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=client)
+    index.ensure_index()  # no error
+    assert client.created == 1

@@ -22,6 +22,9 @@ from semfs.domain.outcomes import Outcome
 from semfs.domain.ranking import FIELD_BOOSTS
 from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
+from semfs.observability import get_logger
+
+log = get_logger(__name__)
 
 BULK_RETRIES = 5
 # the same field weights as the local keyword leg
@@ -130,15 +133,20 @@ def knn_body(tenant_id: str, vector: Sequence[float], filters: SearchFilters, k:
 
 
 def hybrid_body(tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int) -> dict[str, Any]:
-    """The native hybrid query; its top-level ``filter`` applies the scope to both sub-queries.
-    Sent with ``search_pipeline`` naming a score-ranker (RRF) pipeline."""
+    """The native hybrid query with the tenant scope *inside every sub-query* (the keyword leg's bool
+    filter, the knn clause's filter). A top-level ``hybrid.filter`` is applied to the sub-queries only by
+    engine versions that introduced hybrid pre-filtering; on one that ignores it the tenant scope would
+    be gone, so it is never relied on. Sent with ``search_pipeline`` naming a score-ranker pipeline."""
+    scope = scope_filter(tenant_id, filters)
     return {
         "size": k,
         "_source": ["chunk_id", "file_id"],
         "query": {
             "hybrid": {
-                "queries": [_keyword_clause(query), {"knn": {"embedding": {"vector": list(vector), "k": k}}}],
-                "filter": {"bool": {"filter": scope_filter(tenant_id, filters)}},
+                "queries": [
+                    {"bool": {"must": [_keyword_clause(query)], "filter": scope}},
+                    {"knn": {"embedding": {"vector": list(vector), "k": k, "filter": {"bool": {"filter": scope}}}}},
+                ]
             }
         },
     }
@@ -230,7 +238,14 @@ class OpenSearchIndex:
             body["mappings"]["_meta"] = {"embedding_model": model}
             if alias:
                 body["aliases"] = {self._index: {}}
-            self._call("create index", self.client.indices.create, index=name, body=body)
+            try:
+                self._call("create index", self.client.indices.create, index=name, body=body)
+            except PermanentError as e:
+                # parallel Index functions on a new stack: another one created it between our check
+                # and our create, which is what we wanted
+                if not self._call("exists", self.client.indices.exists, index=name):
+                    raise
+                log.info("index created concurrently", index=name, error=type(e).__name__)
         return name
 
     def ensure_index(self) -> None:
