@@ -566,6 +566,19 @@ def status(
 
 
 @app.command()
+def retry(file_id: str, tenant: Tenant = "default") -> None:
+    """Run a failed file through the pipeline again (a new attempt)."""
+    from semfs.pipeline.ingest import retry as run_again
+
+    with _opened(tenant) as c:
+        record = run_again(c, tenant, file_id)
+    outcome = record.outcome.value if record.outcome else record.status.value
+    out.print(f"{record.file_id} {record.filename}: {outcome}" + (f" — {record.error}" if record.error else ""))
+    if outcome.startswith(("FAILED", "REJECTED")):
+        raise typer.Exit(1)
+
+
+@app.command()
 def cancel(file_id: str, tenant: Tenant = "default") -> None:
     """Take a file that semfs serve has queued, and not started, out of the queue."""
     with _opened(tenant) as c:

@@ -356,7 +356,7 @@ def test_one_openapi_document_titled_semfs_and_valid(api: Api) -> None:
         ("PATCH", "/files/{terms}", {"add": ["x"]}, "acme", 422, "validation_error"),
         ("POST", "/search", {"query": "x", "filters": {"tag": "x"}}, "acme", 422, "validation_error"),
         ("GET", "/files?limit=0", None, "acme", 400, "bad_request"),
-        ("POST", "/files/{terms}/retry", None, "acme", 400, "bad_request"),
+        ("POST", "/files/{terms}/retry", None, "acme", 400, "invalid_request"),
     ],
 )
 def test_every_error_has_one_body(

@@ -278,3 +278,36 @@ def test_the_scheduled_reconcile_ingests_an_upload_whose_event_was_lost(aws_stac
     (execution,) = aws_stack.executions()
     assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
     assert record_of(aws_stack).filename == "lost.md"
+
+
+def test_a_failed_file_is_retried_under_a_new_execution_name(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's Step Functions refuses a second execution with a closed one's name, as AWS does: the
+    retry of a failed file must start a new attempt, or the file stays 'received' forever."""
+    from semfs.domain.errors import PermanentError
+    from semfs.lambda_support import get_container
+
+    embedder = get_container().embedder
+    real = embedder.embed_documents
+
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise PermanentError("the model rejected the input", outcome=Outcome.FAILED_EMBED)
+
+    monkeypatch.setattr(embedder, "embed_documents", broken)
+    desc = upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    assert (desc["status"], record.status.value, record.outcome) == ("SUCCEEDED", "failed", Outcome.FAILED_EMBED)
+    monkeypatch.setattr(embedder, "embed_documents", real)  # the cause is fixed
+    # when: the API's retry
+    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+    path = f"/files/{record.file_id}/retry"
+    event.update(rawPath=path, routeKey=f"POST {path}", body=None)
+    event["requestContext"]["http"].update(method="POST", path=path)
+    response = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    assert response["statusCode"] == 200, response
+    # then: a second execution, under its own name, indexes the file
+    executions = aws_stack.executions()
+    assert len(executions) == 2 and len({e["name"] for e in executions}) == 2
+    newest = next(e for e in executions if e["name"].endswith("-a1"))
+    assert aws_stack.wait(newest["executionArn"])["status"] == "SUCCEEDED"
+    again = record_of(aws_stack)
+    assert (again.status.value, again.outcome, again.attempt) == ("indexed", Outcome.OK, 1)

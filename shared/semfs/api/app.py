@@ -331,17 +331,10 @@ def jobs() -> JobsOut:
 
 @app.post("/files/<file_id>/retry", summary="Run a failed file through the pipeline again", responses=ok(FileOut))
 def retry(file_id: str) -> FileOut:
-    from semfs.pipeline.ingest import process
-    from semfs.pipeline.records import update
+    from semfs.pipeline.ingest import retry as run_again
 
     record = _record(file_id)
-    if record.status is not Status.FAILED:
-        raise BadRequestError("only failed files can be retried")
-    c = container()
-    reset = update(
-        c.repo, record.tenant_id, file_id, lambda r: r.evolve(status=Status.RECEIVED, outcome=None, error=None)
-    )
-    return _public(process(c, reset))
+    return _public(run_again(container(), record.tenant_id, file_id))
 
 
 UPLOAD_BODY: dict[str, Any] = {

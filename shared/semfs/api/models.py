@@ -106,6 +106,7 @@ class FileOut(BaseModel):
     embedding_model: str | None = None
     embedding_dim: int | None = None
     embedded_at: datetime | None = None
+    attempt: int = 0
     revision: int = 0
     created_at: datetime
     updated_at: datetime

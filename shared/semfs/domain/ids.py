@@ -31,9 +31,14 @@ def card_id(file_id: str) -> str:
     return f"{file_id}:card"
 
 
-def execution_name(tenant_id: str, file_id: str) -> str:
-    """Step Functions execution names are ≤ 80 chars of [A-Za-z0-9-_]."""
-    return "pf-" + _digest("exec", tenant_id, file_id)[:40]
+def execution_name(tenant_id: str, file_id: str, attempt: int = 0) -> str:
+    """Step Functions execution names are ≤ 80 chars of [A-Za-z0-9-_], and a name once used — even by a
+    closed execution — is refused (``ExecutionAlreadyExists``) whatever the input. So each attempt (a
+    retry, a redrive) has its own name, deterministic per attempt: duplicate deliveries of one attempt
+    are still one execution."""
+    if attempt == 0:
+        return "pf-" + _digest("exec", tenant_id, file_id)[:40]
+    return f"pf-{_digest('exec', tenant_id, file_id)[:40]}-a{attempt}"
 
 
 def thread_id_for(tenant_id: str, subject: str) -> str:

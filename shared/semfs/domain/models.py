@@ -151,6 +151,7 @@ class FileRecord(Frozen):
     embedding_model: str | None = None
     embedding_dim: int | None = None
     embedded_at: datetime | None = None
+    attempt: int = 0  # how often the file was run again (retry): part of its execution name
     # the stored revision this copy was read at: every write is conditional on it (optimistic locking)
     revision: int = 0
     # time

@@ -16,8 +16,28 @@ if TYPE_CHECKING:
 def process(c: Container, record: FileRecord) -> FileRecord:
     """Start (locally: run) the state machine for a registered, unfinished file."""
     state = PipelineState(tenant_id=record.tenant_id, file_id=record.file_id)
-    c.starter.start(execution_name(record.tenant_id, record.file_id), state.model_dump(mode="json"))
+    c.starter.start(execution_name(record.tenant_id, record.file_id, record.attempt), state.model_dump(mode="json"))
     return c.repo.get(record.tenant_id, record.file_id)
+
+
+def retry(c: Container, tenant_id: str, file_id: str) -> FileRecord:
+    """Run a failed file again, as a new attempt (a new execution name: Step Functions refuses to start
+    a name it has seen, even for a closed execution)."""
+    from semfs.domain.errors import InvalidRequest
+    from semfs.domain.outcomes import Status
+    from semfs.pipeline.records import update
+
+    record = c.repo.get(tenant_id, file_id)
+    if record.status is not Status.FAILED:
+        raise InvalidRequest("only failed files can be retried")
+    reset = update(
+        c.repo,
+        tenant_id,
+        file_id,
+        lambda r: r.evolve(status=Status.RECEIVED, outcome=None, error=None, attempt=r.attempt + 1),
+        seen=record,
+    )
+    return process(c, reset)
 
 
 def ingest_bytes(
