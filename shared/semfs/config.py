@@ -69,6 +69,7 @@ class Settings(BaseSettings):
     opensearch_endpoint: str | None = None
     opensearch_service: Literal["es", "aoss"] = "es"
     index_name: str = "semfs-chunks"
+    bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
     hybrid_pipeline: str | None = None  # native `hybrid` query via this search pipeline (OpenSearch >= 2.19)
     state_machine_arn: str | None = None
     event_bus: str = "default"

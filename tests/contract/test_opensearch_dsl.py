@@ -7,6 +7,7 @@ its ``search_pipeline`` parameter, the index mapping from the configured dimensi
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
 
@@ -211,3 +212,38 @@ def test_index_creation_tolerates_a_concurrent_creator() -> None:
     index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=client)
     index.ensure_index()  # no error
     assert client.created == 1
+
+
+class SizeLimitedDomain(Recorder):
+    """Enforces a managed domain's HTTP request-size limit (10 MiB on t3 instance types): a larger _bulk
+    is refused with 413, as the domain refuses it."""
+
+    LIMIT = 10 * 1024 * 1024
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def search(self, **kw: Any) -> dict[str, Any]:
+        return {"hits": {"hits": []}}
+
+    def bulk(self, body: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+        from opensearchpy.exceptions import TransportError
+
+        size = sum(len(json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode()) + 1 for x in body)
+        if size > self.LIMIT:
+            raise TransportError(413, "request_entity_too_large", {})
+        self.sizes.append(size)
+        n = sum(1 for x in body if "index" in x or "delete" in x)
+        return {"errors": False, "items": [{"index": {"_id": str(i), "status": 201}} for i in range(n)]}
+
+
+def test_a_large_file_is_sent_in_bulk_requests_under_the_size_limit() -> None:
+    from tests.builders import index_doc
+
+    # 1,000 chunks at 1,536 dimensions: ~32 MiB of ndjson in one request, three times the limit
+    docs = [index_doc("f", i, "text " * 100, lineage_id="l", embedding=[0.123456789] * 1536) for i in range(1000)]
+    domain = SizeLimitedDomain()
+    index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=1536, client=domain)
+    index.replace_file("acme", "f", docs)
+    assert len(domain.sizes) >= 4 and max(domain.sizes) <= Settings().bulk_max_bytes

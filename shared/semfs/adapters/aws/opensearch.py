@@ -9,6 +9,7 @@ a ``score-ranker-processor`` (OpenSearch >= 2.19) — by the native ``hybrid`` q
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -358,9 +359,21 @@ class OpenSearchIndex:
             body["search_after"] = hits[-1]["sort"]
 
     def _bulk_ops(self, ops: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> None:
-        actions = [a for a, _ in ops]
-        sources = [s for _, s in ops]
-        self._bulk(actions, sources)
+        """Send ``ops`` in bulk requests of at most ``bulk_max_bytes`` each (t3 domains take 10 MiB per
+        request; a 1,000-chunk file at 1,536 dimensions is ~32 MiB), each with its per-item accounting."""
+        limit = self._settings.bulk_max_bytes
+        batch: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        size = 0
+        for op in ops:
+            # ndjson: one line per action and per source
+            n = sum(len(json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode()) + 1 for x in op if x)
+            if batch and size + n > limit:
+                self._bulk([a for a, _ in batch], [x for _, x in batch])
+                batch, size = [], 0
+            batch.append(op)
+            size += n
+        if batch:
+            self._bulk([a for a, _ in batch], [x for _, x in batch])
 
     def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
         self.ensure_index()
