@@ -18,6 +18,8 @@ TEXT_KINDS = {
     ".markdown": ("markdown", "text/markdown"),
     ".rst": ("markdown", "text/x-rst"),
     ".json": ("json", "application/json"),
+    ".ipynb": ("ipynb", "application/x-ipynb+json"),
+    ".rtf": ("rtf", "application/rtf"),
     ".jsonl": ("text", "application/jsonl"),
     ".yaml": ("yaml", "application/yaml"),
     ".yml": ("yaml", "application/yaml"),
@@ -155,6 +157,8 @@ def sniff(data: bytes, filename: str) -> FileKind:
             "legacy binary Office formats (.doc/.xls/.ppt) are not supported",
             outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
         )
+    if data.lstrip()[:5] == b"{\\rtf":  # RTF by its header, whatever the name says
+        return FileKind("rtf", "application/rtf")
     if looks_binary(data):
         raise FileSkipped(
             f"unsupported binary format ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE

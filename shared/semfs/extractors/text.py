@@ -55,6 +55,50 @@ def extract_code(text: str) -> ExtractedDocument:
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
+def extract_rtf(text: str) -> ExtractedDocument:
+    """RTF's text without its control words (striprtf), never the raw markup."""
+    from striprtf.striprtf import rtf_to_text
+
+    try:
+        plain: str = rtf_to_text(text, errors="ignore")  # type: ignore[no-untyped-call]
+    except (ValueError, IndexError) as e:
+        raise ParseFailed(f"the RTF cannot be read: {type(e).__name__}") from e
+    return ExtractedDocument(blocks=_paragraph_blocks(normalise(plain)))
+
+
+def extract_notebook(text: str) -> ExtractedDocument:
+    """A Jupyter notebook as its cells: Markdown cells as Markdown (headings kept), code cells as code
+    with their text outputs, each located by cell number; never the raw JSON."""
+    try:
+        nb = json.loads(text)
+        cells = nb["cells"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ParseFailed("the notebook is not valid JSON with cells") from e
+    blocks: list[Block] = []
+    title = (nb.get("metadata") or {}).get("title")
+    for n, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        where = Location(paragraph=n, section=f"cell {n}")
+        if cell.get("cell_type") == "markdown":
+            md = extract_markdown(source)
+            title = title or md.title
+            blocks += [b.model_copy(update={"location": where}) for b in md.blocks]
+        elif source.strip():
+            blocks.append(Block(kind="code", text=source.rstrip(), location=where))
+            for output in cell.get("outputs") or []:
+                shown = output.get("text") or (output.get("data") or {}).get("text/plain") or ""
+                shown = "".join(shown) if isinstance(shown, list) else str(shown)
+                if shown.strip():
+                    blocks.append(Block(kind="paragraph", text=normalise(shown).strip(), location=where))
+    return ExtractedDocument(blocks=blocks, title=title if isinstance(title, str) else None)
+
+
+_SETEXT = re.compile(r"^(=+|-+)\s*$")
+
+
 def extract_markdown(text: str) -> ExtractedDocument:
     blocks: list[Block] = []
     title: str | None = None
@@ -72,6 +116,13 @@ def extract_markdown(text: str) -> ExtractedDocument:
     for line in normalise(text).splitlines():
         if line.startswith("```"):
             in_fence = not in_fence
+        setext = None if in_fence or len(para) != 1 or not para[0].strip() else _SETEXT.match(line)
+        if setext:  # "Title\n=====" is a level-1 heading, "Section\n-------" a level-2 one
+            heading = para.pop().strip()
+            level = 1 if line.startswith("=") else 2
+            title = title or (heading if level == 1 else None)
+            blocks.append(Block(kind="heading", text=heading, level=level, location=Location(paragraph=n + 1)))
+            continue
         m = None if in_fence else _MD_HEADING.match(line)
         if m:
             flush()
@@ -247,6 +298,10 @@ def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocumen
             return extract_code(text)
         case "json":
             return extract_json(text)
+        case "ipynb":
+            return extract_notebook(text)
+        case "rtf":
+            return extract_rtf(text)
         case "yaml":
             return extract_yaml(text)
         case "csv":

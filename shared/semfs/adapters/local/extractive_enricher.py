@@ -22,19 +22,32 @@ MAX_TITLE = 120
 MAX_SUMMARY = 600
 
 
+# Titles that document generators write when the author wrote none.
+_GENERATED = re.compile(
+    r"^(untitled|untitled document|document\s*\d*|presentation\s*\d*|book\s*\d*|sheet\s*\d*|slide\s*\d+|"
+    r"powerpoint presentation|microsoft (word|excel|powerpoint) - .*|title|no title)$",
+    re.IGNORECASE,
+)
+
+
+def is_generated_title(title: str) -> bool:
+    return bool(_GENERATED.match(" ".join(title.split())))
+
+
 def title_from_filename(filename: str) -> str:
+    """``MPL-1.1.txt`` → ``MPL 1.1`` (a dot between digits is a version, not a separator)."""
     stem = PurePosixPath(filename).stem
-    stem = re.sub(r"[_\-.]+", " ", stem)
+    stem = re.sub(r"[_\-]+|(?<!\d)\.|\.(?!\d)", " ", stem)
     stem = re.sub(r"\s+", " ", stem).strip()
     return (stem[:1].upper() + stem[1:]) if stem else filename
 
 
 def _title(item: EnrichInput) -> str:
     doc = item.document
-    if doc.title and len(doc.title.strip()) > 2:
+    if doc.title and len(doc.title.strip()) > 2 and not is_generated_title(doc.title):
         return doc.title.strip()[:MAX_TITLE]
     for block in doc.blocks:
-        if block.kind == "heading" and block.text.strip():
+        if block.kind == "heading" and block.text.strip() and not is_generated_title(block.text):
             return block.text.strip().splitlines()[0][:MAX_TITLE]
     return title_from_filename(item.filename)[:MAX_TITLE]
 
