@@ -213,3 +213,17 @@ def test_html_navigation_chrome_is_not_text() -> None:
     assert "thread-safe" in text and "Next: read the rules below" in text  # prose that says "Next:" stays
     for chrome in ("Closure Example", "Using libffi", "Index", "Home", "All pages", "Related", "semfs"):
         assert chrome not in text, chrome
+
+
+def test_yaml_with_application_tags_is_still_text() -> None:
+    from semfs.extractors.text import extract_yaml
+
+    tagged = extract_yaml("point: !!python/object:__main__.Point {x: 1}\nResources: !Ref Bucket\n")
+    assert "Point" in tagged.text and "!Ref Bucket" in tagged.text
+
+
+def test_html_with_nested_navigation_parses() -> None:
+    from semfs.extractors.text import extract_html
+
+    page = '<nav><div role="navigation"><p class="nav">x <a href="#">Up: y</a></p></div></nav><p>Body text here.</p>'
+    assert extract_html(page).text == "Body text here."

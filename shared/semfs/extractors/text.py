@@ -153,6 +153,8 @@ def extract_yaml(text: str) -> ExtractedDocument:
 
     try:
         list(yaml.safe_load_all(text))
+    except yaml.constructor.ConstructorError:
+        pass  # application tags (!!python/object, !Ref in CloudFormation): valid YAML, only not safely loadable
     except yaml.YAMLError as e:
         raise ParseFailed(f"invalid YAML: {type(e).__name__}") from e
     return extract_code(text)
@@ -233,13 +235,15 @@ _NAV_LINE = re.compile(r"^\s*(next|previous|prev|up|contents|index|top)\s*:", re
 def _drop_chrome(soup: Any) -> None:
     """Navigation is not content: nav/aside elements, navigation roles and classes, and texinfo-style
     "Next: … Previous: … Up: … [Index]" link lines (a snippet or an answer must never quote them)."""
+    # (an element inside one already removed is itself gone: skip it)
     for el in soup.find_all(["nav", "aside"]):
-        el.decompose()
+        if not el.decomposed:
+            el.decompose()
     for el in soup.find_all(attrs={"role": True}):
-        if str(el.get("role", "")).lower() in _CHROME_ROLES and el.parent is not None:
+        if not el.decomposed and str(el.get("role", "")).lower() in _CHROME_ROLES:
             el.decompose()
     for el in soup.find_all(["div", "ul", "section", "header", "footer", "p"]):
-        if el.parent is None or el.decomposed:
+        if el.decomposed:
             continue
         classes = " ".join(el.get("class") or []) + " " + str(el.get("id") or "")
         if _CHROME_CLASS.search(classes.lower()):
