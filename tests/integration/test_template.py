@@ -256,3 +256,16 @@ def test_roles_allow_what_the_functions_call(
 ) -> None:
     granted = _role_actions(translated, function)
     assert any(a == action and resource in r for a, r in granted), (function, action, resource)
+
+
+def test_cloudwatch_can_publish_to_the_alarm_topic() -> None:
+    """A topic under the AWS-managed SNS key silently drops CloudWatch's alarms: its key must be one whose
+    policy lets cloudwatch.amazonaws.com use it (or the topic unencrypted)."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
+    key = resources["AlarmTopic"]["Properties"].get("KmsMasterKeyId")
+    assert key != "alias/aws/sns"
+    if key is not None:
+        policy = resources[key["Ref"]]["Properties"]["KeyPolicy"]["Statement"]
+        assert any(st["Principal"].get("Service") == "cloudwatch.amazonaws.com" for st in policy)
