@@ -269,3 +269,20 @@ def test_cloudwatch_can_publish_to_the_alarm_topic() -> None:
     if key is not None:
         policy = resources[key["Ref"]]["Properties"]["KeyPolicy"]["Statement"]
         assert any(st["Principal"].get("Service") == "cloudwatch.amazonaws.com" for st in policy)
+
+
+@pytest.mark.parametrize(
+    ("function", "action", "prefix"),
+    [
+        ("IngestUploadFunction", "s3:PutObject", "content/*"),
+        ("ExtractFunction", "s3:PutObject", "derived/*"),
+        ("EmbedFunction", "s3:PutObject", "derived/*"),
+        ("ReembedFunction", "s3:DeleteObject", "derived/*"),  # the re-embed switch
+        ("ReembedFunction", "s3:PutObject", "reembed/*"),
+    ],
+)
+def test_s3_writes_are_scoped_by_prefix(translated: dict[str, Any], function: str, action: str, prefix: str) -> None:
+    granted = _role_actions(translated, function)
+    assert any(a == action and prefix in r for a, r in granted), (function, action, prefix)
+    broad = {"s3:PutObjectAcl", "s3:PutLifecycleConfiguration", "s3:PutBucketAcl"}
+    assert not broad & {a for a, _ in granted}, function
