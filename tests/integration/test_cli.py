@@ -233,3 +233,22 @@ def test_ls_cat_get_ask_context_keys(cli: CliRunner, tmp_path: Path) -> None:
     assert line.endswith("acme")
     assert "revoked" in run(cli, "keys", "revoke", line.split()[0])
     assert "no API keys" in run(cli, "keys", "list") and key
+
+
+def test_contacts_named_on_upload_are_listed(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# Terms\n\nPayable within thirty days.")
+    run(
+        cli,
+        "ingest",
+        str(tmp_path / "a.md"),
+        "--contact",
+        "Acme Corp",
+        "--contact",
+        "Hans Becker <hans@becker.example>",
+    )
+    contacts = {c["name"] or c["email"]: c for c in json.loads(run(cli, "contacts", "--json"))}
+    assert contacts["Acme Corp"]["files"] == 1 and contacts["Acme Corp"]["messages"] == 0
+    assert contacts["Hans Becker"]["email"] == "hans@becker.example"
+    # and the name works as a filter
+    found = json.loads(run(cli, "search", "payable", "--contact", "Hans Becker", "--json"))["results"]
+    assert [r["filename"] for r in found] == ["a.md"]
