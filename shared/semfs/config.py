@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     table: str | None = None
     entity_table: str | None = None  # threads, messages and contacts (pk/sk items)
     opensearch_endpoint: str | None = None
-    opensearch_service: Literal["es", "aoss"] = "es"
+    opensearch_service: Literal["es"] = "es"  # SigV4 service name: managed domains only (see README)
     index_name: str = "semfs-chunks"
     bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
     hybrid_pipeline: str | None = None  # native `hybrid` query via this search pipeline (OpenSearch >= 2.19)

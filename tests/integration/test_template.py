@@ -286,3 +286,13 @@ def test_s3_writes_are_scoped_by_prefix(translated: dict[str, Any], function: st
     assert any(a == action and prefix in r for a, r in granted), (function, action, prefix)
     broad = {"s3:PutObjectAcl", "s3:PutLifecycleConfiguration", "s3:PutBucketAcl"}
     assert not broad & {a for a, _ in granted}, function
+
+
+def test_no_opensearch_mode_that_cannot_index() -> None:
+    """Serverless vector collections refuse custom document ids and refresh, which every semfs write
+    uses: the mode is not offered (README: OpenSearchMode)."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    template = yaml_parse((ROOT / "template.yaml").read_text())
+    assert template["Parameters"]["OpenSearchMode"]["AllowedValues"] == ["managed", "existing"]
+    assert not any(r["Type"].startswith("AWS::OpenSearchServerless::") for r in template["Resources"].values())
