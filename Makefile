@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr clean
+.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr deploy clean
 
 setup: $(VENV)/.installed
 
@@ -58,6 +58,12 @@ bench-ocr: setup
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py
+
+# AWS: build, deploy, then the steps CloudFormation cannot do (activate the SES rule set). STACK=name
+STACK ?= semfs
+deploy:
+	sam build && sam deploy --stack-name $(STACK)
+	scripts/post-deploy.sh $(STACK)
 
 clean:
 	rm -rf $(VENV) .semfs .pytest_cache .mypy_cache .ruff_cache

@@ -296,3 +296,27 @@ def test_no_opensearch_mode_that_cannot_index() -> None:
     template = yaml_parse((ROOT / "template.yaml").read_text())
     assert template["Parameters"]["OpenSearchMode"]["AllowedValues"] == ["managed", "existing"]
     assert not any(r["Type"].startswith("AWS::OpenSearchServerless::") for r in template["Resources"].values())
+
+
+def test_the_llm_client_gives_up_inside_its_function_timeout() -> None:
+    """The OpenAI client's timeout x attempts must fit the function's timeout, or a slow model ends in a
+    Lambda timeout (Lambda.Unknown) instead of EnrichmentFailed and the extractive fallback."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    from semfs.adapters.openai.client import LLM_ATTEMPTS
+
+    resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
+    for name in ("EnrichFunction", "SearchApiFunction"):
+        props = resources[name]["Properties"]
+        llm_timeout = float(props["Environment"]["Variables"]["SEMFS_LLM_TIMEOUT_S"])
+        assert LLM_ATTEMPTS * llm_timeout < props["Timeout"], name
+
+
+def test_the_post_deploy_script_reads_outputs_the_template_has() -> None:
+    from samtranslator.yaml_helper import yaml_parse
+
+    outputs = yaml_parse((ROOT / "template.yaml").read_text())["Outputs"]
+    script = (ROOT / "scripts" / "post-deploy.sh").read_text()
+    for used in ("ReceiptRuleSetName", "OpenAIKeySecret"):
+        assert f"output {used}" in script and used in outputs
+    assert subprocess.run(["bash", "-n", str(ROOT / "scripts" / "post-deploy.sh")], check=False).returncode == 0

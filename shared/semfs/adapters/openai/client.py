@@ -51,6 +51,9 @@ SYSTEM_PROMPT = (
 
 
 KeyProvider = Callable[[], "str | None"]
+LLM_ATTEMPTS = (
+    4  # the client's own retries (Retry-After honoured): attempts x SEMFS_LLM_TIMEOUT_S must fit the function
+)
 
 
 def _client(settings: Settings, api_key: KeyProvider) -> Any:
@@ -62,7 +65,7 @@ def _client(settings: Settings, api_key: KeyProvider) -> Any:
         base_url=settings.llm_base_url,
         api_key=api_key() or "not-needed",
         timeout=settings.llm_timeout_s,
-        max_retries=3,
+        max_retries=LLM_ATTEMPTS - 1,
     )
 
 
