@@ -78,11 +78,52 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
                 cells = list(dict.fromkeys(c.text.strip() for c in row.cells))
                 rows.append(" | ".join(cells))
             add("table", "\n".join(rows))
+    # What python-docx's body walk does not reach: content controls (w:sdt), text boxes, drawing shapes,
+    # equations (m:t), then footnotes, endnotes and comments - each paragraph not already captured
+    seen = {" ".join(b.text.split()) for b in blocks}
+    seen_text = "\n".join(seen)
+    for text in _all_paragraphs(document.element.body):
+        if budget.left <= 0:
+            break
+        flat = " ".join(text.split())
+        if flat and flat not in seen and flat not in seen_text:
+            seen.add(flat)
+            add("paragraph", text)
+    from lxml import etree
+
+    parts = {str(p.partname): p for p in document.part.package.iter_parts()}
+    for partname in ("/word/footnotes.xml", "/word/endnotes.xml", "/word/comments.xml"):
+        xml_part = parts.get(partname)
+        if xml_part is None or budget.left <= 0:
+            continue
+        # the archive guard refused any DTD before this point; no entity resolution, no network anyway
+        root = etree.fromstring(xml_part.blob, etree.XMLParser(resolve_entities=False, no_network=True))
+        notes = [t for t in _all_paragraphs(root) if t.strip()]
+        if notes:
+            add("notes", "\n".join(notes))
     for section in document.sections:
         for footer in (section.footer, section.first_page_footer):
             if footer is not None and not footer.is_linked_to_previous:
                 add("notes", "\n".join(p.text for p in footer.paragraphs if p.text.strip()))
     return ExtractedDocument(blocks=blocks, title=title, truncated=budget.truncated)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+
+
+def _all_paragraphs(root: Any) -> list[str]:
+    """The text of every innermost paragraph under ``root`` in document order (w:t and equation m:t runs;
+    a paragraph holding a text box yields the box's paragraphs, not their text twice)."""
+    out = []
+    for p in root.iter(f"{_W}p"):
+        if any(True for _ in p.iter(f"{_W}p") if _ is not p):
+            continue  # it contains paragraphs (a text box): those are visited themselves
+        parts = [t.text or "" for t in p.iter(f"{_W}t", f"{_M}t")]
+        text = "".join(parts)
+        if text.strip():
+            out.append(text)
+    return out
 
 
 def _cell(value: Any) -> str:
