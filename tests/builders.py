@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from semfs.domain.models import IndexDoc
 
@@ -37,3 +38,12 @@ def index_doc(
     }
     values.update(fields)
     return IndexDoc.model_validate(values)
+
+
+def run_cli(cli: Any, *args: str) -> str:
+    """Run ``semfs ARGS`` and return its output; the command must succeed."""
+    from semfs.cli import app
+
+    result = cli.invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return str(result.output)

@@ -18,7 +18,7 @@ import pytest
 
 from semfs.adapters.local.asl import LocalAslStarter, default_definition_path
 from semfs.domain.errors import PermanentError, RetryableError
-from tests.integration.aws_harness import REGION, STAGE_FUNCTIONS, FakeContext
+from tests.integration.aws_harness import REGION, STAGE_FUNCTIONS
 
 pytestmark = pytest.mark.integration
 
@@ -158,4 +158,3 @@ def test_local_and_moto_agree(scenario: str, moto_sfn: Callable[[Script, dict[st
     assert local_visited == moto_visited
     assert local_calls == moto_calls  # the same retries
     assert _comparable(local_final) == _comparable(moto_final)
-    assert FakeContext is not None  # the harness's shapes are the ones both runs use

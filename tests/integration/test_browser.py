@@ -60,6 +60,17 @@ def browser() -> Iterator[Any]:
     driver.quit()
 
 
+def _signed_in(browser: Any, c: Any, port: int) -> Any:
+    """Serve ``c`` with the web page on ``port`` and open it with a valid key already entered."""
+    keys = ApiKeys(c.settings.api_keys_file)
+    key = keys.create("default")
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    browser.get(f"http://127.0.0.1:{port}/")
+    browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
+    browser.get(f"http://127.0.0.1:{port}/")
+    return server
+
+
 def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -145,14 +156,9 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
         "README.md",
         Provenance(previous_version_id=first.record.file_id),  # linked by mistake
     )
-    keys = ApiKeys(settings.api_keys_file)
-    key = keys.create("default")
-    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    server = _signed_in(browser, c, port)
     try:
         wait = WebDriverWait(browser, 30)
-        browser.get(f"http://127.0.0.1:{port}/")
-        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
-        browser.get(f"http://127.0.0.1:{port}/")
         browser.find_element(By.ID, "q").send_keys("sourdough loaf")
         browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
         wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title"))).click()
@@ -192,14 +198,9 @@ def test_status_shows_the_queue_and_cancels_a_queued_file(
     c = build_container(settings, extractor=slow, background_workers=1)  # type: ignore[arg-type]
     running = ingest_bytes(c, "default", b"# Busy\n\nBeing extracted slowly.", "slow-first.md").record
     waiting = ingest_bytes(c, "default", b"# Waiting\n\nStill in the queue.", "second.md").record
-    keys = ApiKeys(settings.api_keys_file)
-    key = keys.create("default")
-    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    server = _signed_in(browser, c, port)
     try:
         wait = WebDriverWait(browser, 30)
-        browser.get(f"http://127.0.0.1:{port}/")
-        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
-        browser.get(f"http://127.0.0.1:{port}/")
         browser.find_element(By.CSS_SELECTOR, "nav button[data-view=status]").click()
         button = wait.until(
             ec.element_to_be_clickable((By.CSS_SELECTOR, f"#jobs button[data-cancel='{waiting.file_id}']"))

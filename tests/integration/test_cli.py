@@ -10,21 +10,11 @@ from typer.testing import CliRunner
 
 from semfs import demo
 from semfs.cli import app
+from tests.builders import run_cli
+
+run = run_cli
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("SEMFS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SEMFS_EMBEDDER", "hash")
-    return CliRunner()
-
-
-def run(cli: CliRunner, *args: str) -> str:
-    result = cli.invoke(app, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def test_ingest_search_show_tag_rm_status(cli: CliRunner, tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from semfs.bootstrap import Container, build_container
-from semfs.domain.models import ExtractedDocument
 from semfs.extractors.dispatch import ExtractOutput
 from semfs.server import ApiKeys, HttpServer, start_http
 from tests.conftest import make_settings
@@ -175,4 +174,3 @@ def test_download_links_use_the_serving_port_and_die_with_the_file(host: Host) -
     with pytest.raises(urllib.error.HTTPError) as gone:
         urllib.request.urlopen(link["url"], timeout=10)
     assert gone.value.code == 404 and json.loads(gone.value.read())["error"]["code"] == "not_found"
-    assert ExtractedDocument  # the shapes the host serves are the pipeline's

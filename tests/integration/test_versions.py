@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from semfs import demo
 from semfs.bootstrap import Container
-from semfs.cli import app
 from semfs.domain.models import SearchRequest
 from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes
@@ -20,6 +19,9 @@ from semfs.pipeline.reconcile import reconcile
 from semfs.pipeline.records import update
 from semfs.pipeline.register import Provenance
 from semfs.pipeline.search import search
+from tests.builders import run_cli
+
+run = run_cli
 
 pytestmark = pytest.mark.integration
 T = "acme"
@@ -31,19 +33,6 @@ RECIPE = (
     "# Sourdough bread\n\nMix 500 g of flour with 350 g of water and 100 g of starter. Rest for an hour, add "
     "salt, fold every thirty minutes, then shape the loaf and bake it at 240 degrees for forty minutes."
 )
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("SEMFS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SEMFS_EMBEDDER", "hash")
-    return CliRunner()
-
-
-def run(cli: CliRunner, *args: str) -> str:
-    result = cli.invoke(app, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def test_same_name_in_two_folders_is_two_documents(cli: CliRunner, tmp_path: Path) -> None:

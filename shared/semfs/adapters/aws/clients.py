@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -38,6 +39,17 @@ def _session_client(service: str, region: str | None, endpoint: str | None) -> A
 
     config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30)
     return boto3.client(service, region_name=region, endpoint_url=endpoint, config=config)
+
+
+def paginate(call: Callable[..., Any], op: str, kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every item of a DynamoDB query/scan, page after page (``LastEvaluatedKey`` → ``ExclusiveStartKey``)."""
+    kwargs = dict(kwargs)
+    while True:
+        page = call(op, **kwargs)
+        yield from page.get("Items", [])
+        if "LastEvaluatedKey" not in page:
+            return
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def client(settings: Settings, service: str) -> Any:

@@ -18,7 +18,7 @@ from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES, Status
 from semfs.ports.repository import RecordQuery
 
-from .clients import client, error_code, is_retryable, retryable
+from .clients import client, error_code, is_retryable, paginate, retryable
 
 SEP = "#"
 GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL = (
@@ -107,12 +107,7 @@ class DynamoFileRepository:
             kwargs["ExpressionAttributeNames"] = names
         if start:
             kwargs["ExclusiveStartKey"] = start
-        while True:
-            page = self._call("query", **kwargs)
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        yield from paginate(self._call, "query", kwargs)
 
     def create(self, record: FileRecord) -> bool:
         first = record.model_copy(update={"revision": 1})
@@ -262,12 +257,7 @@ class DynamoFileRepository:
         kwargs: dict[str, Any] = {"ProjectionExpression": projection}
         if names:
             kwargs["ExpressionAttributeNames"] = names
-        while True:
-            page = self._call("scan", **kwargs)
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        yield from paginate(self._call, "scan", kwargs)
 
     def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
         items = (

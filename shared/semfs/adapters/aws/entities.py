@@ -32,7 +32,7 @@ from semfs.domain.errors import PermanentError, RetryableError
 from semfs.domain.outcomes import Outcome
 from semfs.ports.mail import Contact, Person, Thread
 
-from .clients import client, error_code, is_retryable, retryable
+from .clients import client, error_code, is_retryable, paginate, retryable
 
 META = "#"
 
@@ -93,12 +93,7 @@ class _EntityTable:
             "ExpressionAttributeValues": {":pk": _s(pk)},
             "ConsistentRead": True,
         }
-        while True:
-            page = self._call("query", **kwargs)
-            yield from page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        yield from paginate(self._call, "query", kwargs)
 
     def _put(self, item: dict[str, Any], *, if_absent: bool = False) -> None:
         from botocore.exceptions import ClientError
