@@ -46,6 +46,7 @@ def extract_limits(settings: Settings) -> ExtractLimits:
             max_uncompressed=int(settings.max_archive_uncompressed_mb * 1024 * 1024),
             max_ratio=settings.max_archive_ratio,
         ),
+        convert_timeout_s=0.75 * settings.extract_timeout_s,  # LibreOffice finishes inside the worker's clock
     )
 
 

@@ -230,16 +230,20 @@ def ingest(
     raise typer.Exit(code)
 
 
-MAIL_SUFFIXES = {".eml", ".mbox"}
+MAIL_SUFFIXES = {".eml", ".mbox", ".msg"}
 
 
 def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list[Registered]:
-    """A file, or — for .eml and .mbox — every attachment of every message in it."""
+    """A file, or — for .eml, .mbox and Outlook .msg — every attachment of every message in it."""
     from semfs.pipeline.mail import ingest_mail
 
     suffix = path.suffix.lower()
     if suffix == ".eml":
         return ingest_mail(c, tenant, path.read_bytes(), source="file").files
+    if suffix == ".msg":  # Outlook's container, read as the MIME message it holds: same threads and contacts
+        from semfs.extractors.email import msg_to_mime
+
+        return ingest_mail(c, tenant, msg_to_mime(path.read_bytes()), source="file").files
     if suffix == ".mbox":
         import mailbox
 

@@ -242,3 +242,20 @@ def test_contacts_named_on_upload_are_listed(cli: CliRunner, tmp_path: Path) -> 
     # and the name works as a filter
     found = json.loads(run(cli, "search", "payable", "--contact", "Hans Becker", "--json"))["results"]
     assert [r["filename"] for r in found] == ["a.md"]
+
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared fixtures live beside the checkout (../shared)")
+def test_ingest_outlook_msg_as_mail(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Outlook .msg takes the .eml path: its sender becomes a contact and its body (when bodies are indexed)
+    a file of that message's thread."""
+    monkeypatch.setenv("SEMFS_INDEX_EMAIL_BODY", "true")
+    msg = FIXTURES / "markitdown" / "files" / "test_outlook_msg.msg"
+    out = json.loads(run(cli, "ingest", str(msg), "--tenant", "acme", "--json"))
+    assert out["outcomes"] == {"OK": 1}, out
+    contacts = json.loads(run(cli, "contacts", "--tenant", "acme", "--json"))
+    assert [c["email"] for c in contacts] == ["muratcan.kurtulus@gmail.com"]
+    found = json.loads(run(cli, "search", "body of the test email", "--tenant", "acme", "--json"))
+    assert found["results"][0]["origin"]["subject"] == "Test Email Message"

@@ -227,3 +227,81 @@ def test_html_with_nested_navigation_parses() -> None:
 
     page = '<nav><div role="navigation"><p class="nav">x <a href="#">Up: y</a></p></div></nav><p>Body text here.</p>'
     assert extract_html(page).text == "Body text here."
+
+
+def test_html_keeps_text_outside_paragraphs_and_survives_a_malformed_script_end() -> None:
+    """Text in div/span/details and a bare body is content even where p/h/li exist (it was dropped); a
+    malformed ``</script language>`` does not empty the page."""
+    html = (
+        b"<html><body>Loose body text.<p>A paragraph.</p><div>Key: <span>value 42</span></div>"
+        b"<details><summary>More</summary>Folded detail.</details>"
+        b"<script>var a = 1;</script language><p>After the script.</p></body></html>"
+    )
+    text = extract_file(html, "kv.html", LIMITS).document.text
+    for words in ("Loose body text.", "Key: value 42", "Folded detail.", "After the script."):
+        assert words in text
+    assert "var a" not in text
+
+
+def _xlsx(build: object) -> bytes:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    build(wb)  # type: ignore[operator]
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def test_xlsx_shows_values_as_the_sheet_formats_them_with_comments_and_headers() -> None:
+    import datetime as dt
+
+    from openpyxl.comments import Comment
+
+    def build(wb: object) -> None:
+        ws = wb.active  # type: ignore[attr-defined]
+        ws.title = "Prices"
+        ws.append(["Item", "Price", "Discount", "Since"])
+        ws.append(["Trail bike", 1599.99, 0.025, dt.datetime(2024, 3, 1)])
+        ws["B2"].number_format = '"$"#,##0.00'
+        ws["C2"].number_format = "0.00%"
+        ws["D2"].number_format = "yyyy-mm-dd"
+        ws["A2"].comment = Comment("Discontinued in May", "Hans Becker")
+        ws.oddHeader.center.text = "Price list 2024"
+
+    blocks = extract_file(_xlsx(build), "prices.xlsx", LIMITS).document.blocks
+    table = next(b for b in blocks if b.kind == "table")
+    assert "Trail bike | $1,599.99 | 2.50% | 2024-03-01" in table.text
+    notes = next(b for b in blocks if b.kind == "notes")
+    assert notes.location.sheet == "Prices"
+    assert "Comment (Hans Becker): Discontinued in May" in notes.text and "Price list 2024" in notes.text
+
+
+def test_a_damaged_ole_file_is_named() -> None:
+    from semfs.extractors.sniff import OLE_MAGIC
+
+    with pytest.raises(SemfsError) as info:
+        extract_file(OLE_MAGIC + b"\0" * 600, "old.doc", LIMITS)
+    assert info.value.outcome is Outcome.SKIPPED_UNSUPPORTED_TYPE and "damaged OLE compound file" in info.value.reason
+
+
+def test_macro_enabled_word_documents_are_read_without_their_macros() -> None:
+    import docx
+
+    doc = docx.Document()
+    doc.add_paragraph("Quarterly macro report text.")
+    buf = io.BytesIO()
+    doc.save(buf)
+    src = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "[Content_Types].xml":
+                data = data.replace(
+                    b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+                    b"application/vnd.ms-word.document.macroEnabled.main+xml",
+                )
+            dst.writestr(info, data)
+    text = extract_file(out.getvalue(), "report.docm", LIMITS).document.text
+    assert "Quarterly macro report text." in text

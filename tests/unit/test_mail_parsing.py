@@ -77,3 +77,17 @@ def test_related_html_with_an_embedded_logo_has_no_documents() -> None:
     raw = mc.related_html_with_logo().as_bytes()
     assert b"multipart/related" in raw
     assert names(raw) == []
+
+
+def test_inline_plain_and_html_only_bodies_are_the_body() -> None:
+    """A text/plain part marked ``Content-Disposition: inline`` is the body; so is an HTML-only message's text."""
+    inline = (
+        b"From: a@example.com\r\nTo: b@example.com\r\nSubject: s\r\nContent-Type: text/plain\r\n"
+        b"Content-Disposition: inline\r\n\r\nThe pallets ship on Monday.\r\n"
+    )
+    assert parse_mail(inline).body == "The pallets ship on Monday."
+    html_only = (
+        b"From: a@example.com\r\nTo: b@example.com\r\nSubject: s\r\nContent-Type: text/html\r\n\r\n"
+        b"<html><body><p>Invoice <b>2291</b> is attached.</p><script>x()</script></body></html>\r\n"
+    )
+    assert parse_mail(html_only).body == "Invoice 2291 is attached."

@@ -74,6 +74,8 @@ class ExtractedDocument(Frozen):
     extraction: Extraction = "text_layer"
     truncated: bool = False
     warnings: list[str] = Field(default_factory=list)
+    # when the document says it was written (PDF/Office metadata, a message's Date:), not when it arrived
+    document_date: datetime | None = None
 
     @property
     def text(self) -> str:

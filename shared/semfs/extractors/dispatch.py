@@ -13,7 +13,22 @@ from semfs.extractors.guard import ArchiveLimits, check_ooxml
 from semfs.extractors.sniff import sniff
 
 # Libraries whose exceptions always mean "this input is malformed" (never a bug of ours).
-_PARSER_PACKAGES = frozenset({"pypdfium2", "zipfile", "lxml", "docx", "pptx", "openpyxl", "PIL", "xml", "defusedxml"})
+_PARSER_PACKAGES = frozenset(
+    {
+        "pypdfium2",
+        "zipfile",
+        "lxml",
+        "docx",
+        "pptx",
+        "openpyxl",
+        "PIL",
+        "xml",
+        "defusedxml",
+        "ebooklib",
+        "extract_msg",
+        "olefile",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -22,6 +37,7 @@ class ExtractLimits:
     max_blocks: int = 100_000
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     max_image_pixels: int = 80_000_000
+    convert_timeout_s: float = 45.0
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,7 @@ def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOu
 
 
 def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
-    from semfs.extractors import office, pdf, text
+    from semfs.extractors import convert, pdf, text
 
     ocr: list[int] = []
     match kind:
@@ -83,8 +99,19 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             doc, ocr = pdf.extract_pdf(data, limits.max_chars)
         case "docx" | "xlsx" | "pptx":
             check_ooxml(data, limits.archive)
-            fn = {"docx": office.extract_docx, "xlsx": office.extract_xlsx, "pptx": office.extract_pptx}[kind]
-            doc = fn(data, limits.max_chars)
+            doc = _ooxml(kind, data, limits)
+        case "doc" | "xls" | "ppt" | "odt" | "ods" | "odp":
+            if kind in ("odt", "ods", "odp"):
+                check_ooxml(data, limits.archive)
+            target, converted = convert.to_ooxml(data, kind, limits.convert_timeout_s)
+            doc = _ooxml(target, converted, limits)
+        case "epub":
+            check_ooxml(data, limits.archive)
+            doc = _within(text.extract_epub(data), limits.max_chars, limits.max_blocks)
+        case "msg":
+            from semfs.extractors.email import extract_msg_document
+
+            doc = _within(extract_msg_document(data), limits.max_chars, limits.max_blocks)
         case "image":
             frames = check_image(data, limits.max_image_pixels)
             doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
@@ -92,6 +119,24 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
         case _:
             doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks)
     return ExtractOutput(mime_type=mime, kind=kind, document=_clean(doc), ocr_pages=ocr)
+
+
+def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:
+    """An OOXML package through its extractor. Strict OOXML (which the libraries cannot read) and a package
+    they refuse are rewritten by LibreOffice, where there is one, and read again."""
+    from semfs.extractors import convert, office
+
+    fn = {"docx": office.extract_docx, "xlsx": office.extract_xlsx, "pptx": office.extract_pptx}[kind]
+    if office.is_strict(data) and convert.soffice() is not None:
+        _, data = convert.to_ooxml(data, kind, limits.convert_timeout_s)
+    try:
+        return fn(office.without_macros(data), limits.max_chars)
+    except ParseFailed:
+        if convert.soffice() is None:
+            raise
+        _, data = convert.to_ooxml(data, kind, limits.convert_timeout_s)
+        check_ooxml(data, limits.archive)
+        return fn(data, limits.max_chars)
 
 
 def _within(doc: ExtractedDocument, max_chars: int, max_blocks: int) -> ExtractedDocument:

@@ -15,6 +15,11 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
+from typing import Any
+
+from semfs.domain.errors import ParseFailed
+from semfs.domain.models import Block, ExtractedDocument, Location
+from semfs.domain.text import normalise
 
 MAX_PARTS = 500
 MAX_HEADER_BYTES = 512 * 1024
@@ -124,6 +129,7 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
     senders = _addresses(msg.get("From"))
     attachments: list[Attachment] = []
     body_parts: list[str] = []
+    html_parts: list[str] = []
     for n, part in enumerate(msg.walk()):
         if n >= MAX_PARTS:
             defects.append(f"more than {MAX_PARTS} parts; the rest were not read")
@@ -140,9 +146,10 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
             defects.append(f"unreadable part: {type(e).__name__}")
             continue
         data = payload if isinstance(payload, bytes) else b""
-        if not filename and disposition is None and ctype in ("text/plain", "text/html"):
-            if ctype == "text/plain":
-                body_parts.append(data.decode(part.get_content_charset() or "utf-8", errors="replace"))
+        if not filename and disposition in (None, "inline") and ctype in ("text/plain", "text/html"):
+            # the message's own text, marked inline or not; an HTML-only message's body is its HTML's text
+            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+            (body_parts if ctype == "text/plain" else html_parts).append(text)
             continue
         if not filename and ctype.startswith("text/") and disposition != "attachment":
             continue  # alternative bodies
@@ -169,6 +176,73 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
         date=date,
         references=list(dict.fromkeys(references)),
         attachments=attachments,
-        body=strip_quotes_and_signature("\n".join(body_parts)),
+        body=strip_quotes_and_signature("\n".join(body_parts or [_html_text(h) for h in html_parts])),
         defects=defects,
     )
+
+
+def _html_text(html: str) -> str:
+    from semfs.extractors.text import extract_html
+
+    return "\n\n".join(b.text for b in extract_html(html).blocks)
+
+
+def msg_to_mime(data: bytes) -> bytes:
+    """An Outlook .msg as the RFC 5322 message it holds (headers, bodies, attachments), so it takes the
+    same path as an .eml: threads, contacts and per-attachment provenance."""
+    import extract_msg
+
+    try:
+        message = extract_msg.openMsg(data)
+    except Exception as e:  # extract-msg raises its own types for a damaged container
+        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    try:
+        return bytes(message.asEmailMessage().as_bytes())  # type: ignore[attr-defined]
+    except Exception as e:
+        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    finally:
+        message.close()
+
+
+def extract_msg_document(data: bytes) -> ExtractedDocument:
+    """A .msg read as one document (when it arrives as a file rather than as mail), as Outlook shows it: the
+    MAPI sender and recipient table (a message's transport headers can name someone else), the subject,
+    the date, the body (its HTML's text when there is no plain body) and its attachments' names."""
+    import extract_msg
+
+    try:
+        message: Any = extract_msg.openMsg(data)  # a Message, typed as its base MSGFile
+    except Exception as e:  # extract-msg raises its own types for a damaged container
+        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    try:
+        sender = message.getStringStream("__substg1.0_0C1F") or ""
+        sender_name = message.getStringStream("__substg1.0_0C1A") or ""
+        if not sender:
+            found = _addresses(message.sender)
+            sender, sender_name = (found[0].address, found[0].name) if found else ("", "")
+        to = [r.email or r.name for r in message.recipients if int(r.type) == 1 and (r.email or r.name)]
+        subject = str(message.subject or "")
+        date = message.date if isinstance(message.date, datetime) else None
+        body = str(message.body or "")
+        if not body.strip() and message.htmlBody:
+            body = _html_text(message.htmlBody.decode("utf-8", errors="replace"))
+        names = [a.longFilename or a.shortFilename or "attachment" for a in message.attachments]
+    except Exception as e:
+        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    finally:
+        message.close()
+    header = [
+        f"From: {sender} ({sender_name})" if sender and sender_name and sender_name != sender else f"From: {sender}",
+        "To: " + ", ".join(to) if to else "",
+        f"Date: {date.isoformat()}" if date else "",
+        f"Subject: {subject}" if subject else "",
+    ]
+    blocks = [
+        Block(kind="notes", text="\n".join(h for h in header if h.strip(" :From")), location=Location(paragraph=1))
+    ]
+    for para in (p for p in re.split(r"\n\s*\n", body.replace("\r\n", "\n")) if p.strip()):
+        blocks.append(Block(text=normalise(para), location=Location(paragraph=len(blocks) + 1)))
+    if names:
+        text = "Attachments: " + ", ".join(str(n) for n in names)
+        blocks.append(Block(kind="notes", text=text, location=Location(paragraph=len(blocks) + 1)))
+    return ExtractedDocument(blocks=[b for b in blocks if b.text], title=subject or None, document_date=date)

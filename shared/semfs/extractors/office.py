@@ -6,6 +6,8 @@ resolution off (python-docx / python-pptx) or through defusedxml (openpyxl, when
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from io import BytesIO
 from typing import Any
 
@@ -27,6 +29,57 @@ class _Budget:
             text = text[: self.left]
         self.left -= len(text)
         return text
+
+
+_MACRO_TYPES = {
+    b"application/vnd.ms-word.document.macroEnabled.main+xml": (
+        b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    ),
+    b"application/vnd.ms-word.template.macroEnabledTemplate.main+xml": (
+        b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    ),
+    b"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml": (
+        b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+    ),
+    b"application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": (
+        b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+    ),
+}
+
+
+def without_macros(data: bytes) -> bytes:
+    """A macro-enabled package (.docm, .pptm, templates) with its main part declared as the plain type, which
+    is all python-docx/python-pptx refuse it for; the macros themselves are never run or read."""
+    import zipfile
+
+    with zipfile.ZipFile(BytesIO(data)) as zf:
+        try:
+            types = zf.read("[Content_Types].xml")
+        except KeyError:
+            return data
+        if not any(t in types for t in _MACRO_TYPES):
+            return data
+        for old, new in _MACRO_TYPES.items():
+            types = types.replace(old, new)
+        out = BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+            for info in zf.infolist():
+                dst.writestr(info, types if info.filename == "[Content_Types].xml" else zf.read(info))
+        return out.getvalue()
+
+
+def is_strict(data: bytes) -> bool:
+    """Strict OOXML (ISO 29500 strict namespaces), which python-docx and openpyxl cannot read."""
+    import zipfile
+
+    with zipfile.ZipFile(BytesIO(data)) as zf:
+        for name in ("word/document.xml", "xl/workbook.xml", "ppt/presentation.xml"):
+            try:
+                with zf.open(name) as fh:
+                    return b"http://purl.oclc.org/ooxml/" in fh.read(4096)
+            except KeyError:
+                continue
+    return False
 
 
 def _heading_level(style_name: str) -> int:
@@ -101,6 +154,21 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
         notes = [t for t in _all_paragraphs(root) if t.strip()]
         if notes:
             add("notes", "\n".join(notes))
+    from semfs.extractors.ooxml import Package, chart_text, diagram_texts
+
+    pkg = Package(data)
+    main = str(document.part.partname).lstrip("/")
+    for chart in pkg.charts_of(main):
+        if chart in pkg.names and budget.left > 0:
+            add("table", chart_text(pkg.zip.read(chart)))
+    alt_texts = [
+        d.get("descr").strip() for d in document.element.body.iter(f"{_WP}docPr") if (d.get("descr") or "").strip()
+    ]
+    if alt_texts:
+        add("notes", "\n".join(f"Image: {t}" for t in alt_texts))
+    smart_art = diagram_texts(pkg, main)
+    if smart_art:
+        add("paragraph", "\n".join(smart_art))
     for section in document.sections:
         for footer in (section.footer, section.first_page_footer):
             if footer is not None and not footer.is_linked_to_previous:
@@ -110,6 +178,7 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
 
 
 def _all_paragraphs(root: Any) -> list[str]:
@@ -119,44 +188,132 @@ def _all_paragraphs(root: Any) -> list[str]:
     for p in root.iter(f"{_W}p"):
         if any(True for _ in p.iter(f"{_W}p") if _ is not p):
             continue  # it contains paragraphs (a text box): those are visited themselves
-        parts = [t.text or "" for t in p.iter(f"{_W}t", f"{_M}t")]
-        text = "".join(parts)
+        # a run of equation text is a symbol of its own: "x 2" for x², never one word "x2"
+        parts = [(t.text or "") if t.tag == f"{_W}t" else f" {t.text or ''} " for t in p.iter(f"{_W}t", f"{_M}t")]
+        text = re.sub(r"  +", " ", "".join(parts))
         if text.strip():
             out.append(text)
     return out
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, number_format: str = "General") -> str:
+    """The value as the sheet shows it: number formats applied (``$1,599.99``, ``2.50%``), dates in ISO."""
+    import datetime as dt
+
     if value is None:
         return ""
+    if isinstance(value, dt.datetime):
+        timed = value.time() != dt.time() or re.search(r"[hs]", re.sub(r'"[^"]*"', "", number_format.lower()))
+        return value.isoformat(sep=" ") if timed else value.date().isoformat()
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and number_format not in ("General", "@"):
+        shown = _formatted(value, number_format)
+        if shown is not None:
+            return shown
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value).strip()
 
 
+_BRACKET = re.compile(r"\[(\$([^\]-]*)[^\]]*|[^\]]*)\]")
+
+
+def _formatted(value: float, number_format: str) -> str | None:
+    """Excel's numeric format codes through Babel's LDML patterns (the same #, 0 and % grammar)."""
+    from babel.numbers import format_decimal
+
+    pattern: list[str] = []
+    i = 0
+    code = _BRACKET.sub(lambda m: m.group(2) or "", number_format)  # colours, conditions; [$€-407] -> €
+    while i < len(code):
+        ch = code[i]
+        if ch == '"':
+            j = code.find('"', i + 1)
+            j = len(code) if j < 0 else j
+            pattern.append("'" + code[i + 1 : j].replace("'", "''") + "'")
+            i = j + 1
+            continue
+        if ch == "\\" and i + 1 < len(code):
+            pattern.append("'" + code[i + 1].replace("'", "''") + "'")
+            i += 2
+            continue
+        if ch == "_" and i + 1 < len(code):
+            pattern.append(" ")
+            i += 2
+            continue
+        if ch == "*" and i + 1 < len(code):
+            i += 2
+            continue
+        pattern.append("#" if ch == "?" else ch)
+        i += 1
+    sections = "".join(pattern).split(";")
+    if any(c in "".join(sections[:2]) for c in "yYdDhHsSeE") or not any(c in sections[0] for c in "#0"):
+        return None  # a date/time, scientific or text-only code: leave the value as it is
+    try:
+        return str(format_decimal(value, format=";".join(sections[:2]), locale="en_US")).strip()
+    except Exception:  # a code Babel's grammar does not cover
+        return None
+
+
+def _sheet_parts(pkg: Any) -> dict[str, str]:
+    """Sheet name -> its part in the package (worksheets and chartsheets)."""
+    rels = pkg.rels("xl/workbook.xml")
+    root = pkg.read("xl/workbook.xml")
+    out: dict[str, str] = {}
+    for sheet in [] if root is None else root.iter(f"{_SML}sheet"):
+        rel = rels.get(sheet.get(f"{_R}id", ""))
+        if rel is not None:
+            out[sheet.get("name", "")] = rel[1]
+    return out
+
+
+_SML = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+
+
 def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
     import openpyxl
 
+    from semfs.extractors.ooxml import Package, chart_text, sheet_comments, sheet_header_footer
+
     try:
         wb = openpyxl.load_workbook(BytesIO(data), read_only=True, data_only=True)
+        pkg = Package(data)
+        parts = _sheet_parts(pkg)
     except Exception as e:  # openpyxl raises many types for a broken package
         raise ParseFailed(f"the XLSX cannot be parsed: {type(e).__name__}") from e
     budget = _Budget(max_chars)
     blocks: list[Block] = []
     title = (wb.properties.title or "").strip() or None if wb.properties else None
+
+    def extras(sheet: str) -> None:
+        """A sheet's comments, header/footer and charts, after its cells."""
+        part = parts.get(sheet, "")
+        notes = [line for _, line in sheet_comments(pkg, part)] + sheet_header_footer(pkg, part)
+        if notes:
+            text = budget.take(normalise("\n".join(notes)))
+            blocks.append(Block(kind="notes", text=text, location=Location(sheet=sheet)))
+        for chart in pkg.charts_of(part):
+            text = budget.take(chart_text(pkg.zip.read(chart)) if chart in pkg.names else "")
+            blocks.append(Block(kind="table", text=text, location=Location(sheet=sheet)))
+
     try:
-        for ws in wb.worksheets:
+        for ws in [*wb.worksheets, *wb.chartsheets]:
             if ws.sheet_state != "visible":
+                continue
+            if not hasattr(ws, "iter_rows"):  # a chartsheet: only its charts
+                extras(ws.title)
                 continue
             header: str | None = None
             pending: list[str] = []
             start = 0
             last = 0
-            for r_idx, row in enumerate(ws.iter_rows(values_only=True), start=1):
-                cells = [_cell(v) for v in row]
+            for r_idx, row in enumerate(ws.iter_rows(), start=1):
+                cells = [_cell(c.value, getattr(c, "number_format", "General")) for c in row]
                 if not any(cells):
                     continue
-                line = " | ".join(cells).rstrip(" |")
+                line = " | ".join(c for c in cells if c)  # empty cells are layout, not content
                 if header is None:
                     header = line
                     continue
@@ -171,6 +328,7 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
                     break
             if pending or (header and not any(b.location.sheet == ws.title for b in blocks)):
                 blocks.append(_sheet_block(ws.title, header or "", pending, start or 1, last or 1, budget))
+            extras(ws.title)
             if budget.left <= 0:
                 break
     finally:
@@ -183,11 +341,54 @@ def _sheet_block(sheet: str, header: str, rows: list[str], start: int, end: int,
     return Block(kind="table", text=text, location=Location(sheet=sheet, row_start=start, row_end=end))
 
 
+def _shape_texts(shapes: Any, skip: Any) -> Iterator[str]:
+    """Text of every shape, group shapes opened recursively: text frames, table rows (empty cells left out),
+    and charts' titles and data."""
+    from pptx.shapes.group import GroupShape
+
+    from semfs.extractors.ooxml import chart_text
+
+    for shape in shapes:
+        if shape is skip:
+            continue
+        if isinstance(shape, GroupShape):
+            yield from _shape_texts(shape.shapes, skip)
+            continue
+        described = shape._element.find(".//{*}cNvPr")
+        if described is not None and (described.get("descr") or "").strip():
+            yield f"Image: {described.get('descr').strip()}"  # alt text: what the picture says to a reader
+        if getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
+            yield shape.text_frame.text
+        if getattr(shape, "has_table", False):
+            yield from _table_rows(shape.table)
+        if getattr(shape, "has_chart", False):
+            yield chart_text(shape.chart_part.blob)
+
+
+def _table_rows(table: Any) -> Iterator[str]:
+    """A slide table row by row; a merged cell's text stands in every cell it spans (as a reader sees the
+    grid), and empty cells are left out."""
+    grid = [[c.text.strip() for c in row.cells] for row in table.rows]
+    for r, row in enumerate(table.rows):
+        for c, cell in enumerate(row.cells):
+            if cell.is_merge_origin:
+                for dr in range(cell.span_height):
+                    for dc in range(cell.span_width):
+                        if r + dr < len(grid) and c + dc < len(grid[r + dr]):
+                            grid[r + dr][c + dc] = grid[r][c]
+    for cells in grid:
+        if any(cells):
+            yield " | ".join(c for c in cells if c)
+
+
 def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
     from pptx import Presentation
 
+    from semfs.extractors.ooxml import Package, diagram_texts, slide_comments
+
     try:
         prs = Presentation(BytesIO(data))
+        pkg = Package(data)
     except Exception as e:  # python-pptx raises many types for a broken package
         raise ParseFailed(f"the PPTX cannot be parsed: {type(e).__name__}") from e
     budget = _Budget(max_chars)
@@ -195,20 +396,14 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
     title = (prs.core_properties.title or "").strip() or None
     for number, slide in enumerate(prs.slides, start=1):
         loc = Location(slide=number)
-        slide_title = slide.shapes.title.text_frame.text.strip() if slide.shapes.title is not None else ""
+        title_shape = slide.shapes.title
+        slide_title = title_shape.text_frame.text.strip() if title_shape is not None else ""
         if slide_title:
             blocks.append(Block(kind="heading", text=budget.take(slide_title), level=2, location=loc))
             if title is None:
                 title = slide_title
-        texts: list[str] = []
-        for shape in slide.shapes:
-            if shape == slide.shapes.title:
-                continue
-            if shape.has_text_frame and shape.text_frame.text.strip():
-                texts.append(shape.text_frame.text)
-            if getattr(shape, "has_table", False) and shape.has_table:
-                for row in shape.table.rows:
-                    texts.append(" | ".join(c.text.strip() for c in row.cells))
+        part = str(slide.part.partname).lstrip("/")
+        texts = [*_shape_texts(slide.shapes, title_shape), *diagram_texts(pkg, part)]
         body = budget.take(normalise("\n".join(texts)))
         if body:
             blocks.append(Block(text=body, location=loc))
@@ -216,6 +411,9 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
             notes = budget.take(normalise(slide.notes_slide.notes_text_frame.text or ""))
             if notes:
                 blocks.append(Block(kind="notes", text=f"Speaker notes: {notes}", location=loc))
+        comments = budget.take(normalise("\n".join(slide_comments(pkg, part))))
+        if comments:
+            blocks.append(Block(kind="notes", text=comments, location=loc))
         if budget.left <= 0:
             break
     return ExtractedDocument(blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated)

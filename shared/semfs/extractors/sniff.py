@@ -153,12 +153,14 @@ def sniff(data: bytes, filename: str) -> FileKind:
     if is_zip:
         return _sniff_zip(data)
     if data.startswith(OLE_MAGIC):
-        raise FileSkipped(
-            "legacy binary Office formats (.doc/.xls/.ppt) are not supported",
-            outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
-        )
+        return _sniff_ole(data, ext)
     if data.lstrip()[:5] == b"{\\rtf":  # RTF by its header, whatever the name says
         return FileKind("rtf", "application/rtf")
+    media = _media_magic(head)
+    if media is not None:
+        raise FileSkipped(
+            f"{media} is not read: semfs indexes text and images", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
+        )
     if looks_binary(data):
         raise FileSkipped(
             f"unsupported binary format ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
@@ -176,6 +178,26 @@ def sniff(data: bytes, filename: str) -> FileKind:
     return FileKind("text", "text/plain")
 
 
+def _media_magic(head: bytes) -> str | None:
+    """Audio and video by their magic bytes, so the reason names what the file is."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "WAV audio"
+    if head[:4] == b"RIFF" and head[8:12] == b"AVI ":
+        return "AVI video"
+    if head[:3] == b"ID3" or head[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"\xff\xfa"):  # never FF FE (a BOM)
+        return "MP3 audio"
+    if head[4:8] == b"ftyp":
+        brand = head[8:12].decode("ascii", "replace").strip()
+        return f"MP4 media ({brand})"
+    if head[:4] == b"OggS":
+        return "Ogg media"
+    if head[:4] == b"fLaC":
+        return "FLAC audio"
+    if head[:4] == b"\x1aE\xdf\xa3":
+        return "Matroska/WebM video"
+    return None
+
+
 def _sniff_zip(data: bytes) -> FileKind:
     """A zip without an OOXML extension: recognise the package by its parts, else unsupported."""
     try:
@@ -185,4 +207,54 @@ def _sniff_zip(data: bytes) -> FileKind:
     for kind, mime, prefix in OOXML.values():
         if "[Content_Types].xml" in names and any(n.startswith(prefix) for n in names):
             return FileKind(kind, mime)
-    raise FileSkipped("zip archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+    if "mimetype" in names:  # OpenDocument and EPUB name their type in a first, stored member
+        try:
+            declared = zipfile.ZipFile(BytesIO(data)).read("mimetype")[:100].decode("ascii", "replace").strip()
+        except (zipfile.BadZipFile, KeyError, OSError, RuntimeError):
+            declared = ""
+        if declared in ZIP_TYPES:
+            return FileKind(ZIP_TYPES[declared], declared)
+        if declared.startswith("application/vnd.oasis.opendocument"):
+            raise FileSkipped(
+                f"an OpenDocument file of a kind semfs does not read ({declared})",
+                outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
+            )
+    raise FileSkipped("a zip archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+
+
+ZIP_TYPES = {
+    "application/vnd.oasis.opendocument.text": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet": "ods",
+    "application/vnd.oasis.opendocument.presentation": "odp",
+    "application/epub+zip": "epub",
+}
+# OLE2 compound files: the stream that names the format -> (kind, MIME type)
+OLE_STREAMS = {
+    "worddocument": ("doc", "application/msword"),
+    "workbook": ("xls", "application/vnd.ms-excel"),
+    "book": ("xls", "application/vnd.ms-excel"),
+    "powerpoint document": ("ppt", "application/vnd.ms-powerpoint"),
+    "__properties_version1.0": ("msg", "application/vnd.ms-outlook"),
+}
+
+
+def _sniff_ole(data: bytes, ext: str) -> FileKind:
+    """An OLE2 compound file (legacy Office, Outlook .msg, an encrypted OOXML package) by its streams."""
+    import olefile
+
+    try:
+        with olefile.OleFileIO(data) as ole:
+            streams = {"/".join(entry).lower() for entry in ole.listdir(streams=True, storages=False)}
+    except (OSError, ValueError, IndexError, KeyError) as e:  # olefile's NotOleFileError is an OSError
+        raise FileSkipped(
+            f"a damaged OLE compound file ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
+        ) from e
+    if "encryptedpackage" in streams or any(s.endswith("encryptioninfo") for s in streams):
+        raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
+    for stream, (kind, mime) in OLE_STREAMS.items():
+        if stream in streams:
+            return FileKind(kind, mime)
+    raise FileSkipped(
+        f"an OLE compound file that is no Word, Excel, PowerPoint or Outlook document ({ext or 'no extension'})",
+        outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
+    )

@@ -206,29 +206,69 @@ def extract_table(text: str, delimiter: str) -> ExtractedDocument:
     return ExtractedDocument(blocks=blocks)
 
 
-_HTML_BLOCKS = [
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "p",
-    "li",
-    "pre",
-    "blockquote",
-    "tr",
-    "dt",
-    "dd",
-    "figcaption",
-    "caption",
-]
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+# Elements that start a new block; everything else is inline and joins the text around it.
+_HTML_BLOCKS = {
+    "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "header", "hgroup", "hr", "legend", "li", "main", "nav",
+    "ol", "p", "section", "summary", "table", "tbody", "thead", "tfoot", "ul", "br", "center", "menu",
+}  # fmt: skip
+_INVISIBLE = {"script", "style", "noscript", "template", "svg", "iframe", "object", "head", "title", "meta"}
+
+
+class _HtmlWalk:
+    """Every visible text node once, in document order, in the block its nearest block element makes."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.inline: list[str] = []
+
+    def emit(self, kind: str, text: str, level: int = 0) -> None:
+        content = normalise(text)
+        if content:
+            n = len(self.blocks) + 1
+            self.blocks.append(Block(kind=kind, text=content, level=level, location=Location(paragraph=n)))
+
+    def flush(self) -> None:
+        if self.inline:
+            self.emit("paragraph", re.sub(r"\s+", " ", "".join(self.inline)))
+            self.inline = []
+
+    def walk(self, el: Any) -> None:
+        from bs4.element import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
+
+        for child in el.children:
+            if isinstance(child, Tag):
+                name = child.name
+                if name in _INVISIBLE or child.has_attr("hidden"):
+                    continue
+                if name in _HEADINGS:
+                    self.flush()
+                    self.emit("heading", child.get_text(" ", strip=True), int(name[1]))
+                elif name == "pre":
+                    self.flush()
+                    self.emit("code", child.get_text())
+                elif name == "tr":
+                    self.flush()
+                    cells = child.find_all(["td", "th"], recursive=False) or [child]
+                    self.emit("table", " | ".join(c.get_text(" ", strip=True) for c in cells))
+                elif name in _HTML_BLOCKS:
+                    self.flush()
+                    self.walk(child)
+                    self.flush()
+                else:
+                    self.walk(child)
+            elif isinstance(child, NavigableString) and not isinstance(
+                child, (Comment, Doctype, Declaration, ProcessingInstruction)
+            ):
+                self.inline.append(str(child))
 
 
 _CHROME_CLASS = re.compile(
-    r"(^|[\s_-])(nav|navbar|navigation|nav-panel|breadcrumbs?|menu|sidebar|skip-?link)($|[\s_-])"
+    r"(^|[\s_-])(nav|navbar|navigation|nav-panel|breadcrumbs?|menu|sidebar|skip-?link|dropdown|portlet|toc)($|[\s_-])"
 )
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "search"}
+_CONTENT_ROLES = re.compile(r"^(tablist|tab|tabpanel|main|article)$", re.I)
 _NAV_LINE = re.compile(r"^\s*(next|previous|prev|up|contents|index|top)\s*:", re.IGNORECASE)
 
 
@@ -236,18 +276,24 @@ def _drop_chrome(soup: Any) -> None:
     """Navigation is not content: nav/aside elements, navigation roles and classes, and texinfo-style
     "Next: … Previous: … Up: … [Index]" link lines (a snippet or an answer must never quote them)."""
     # (an element inside one already removed is itself gone: skip it)
-    for el in soup.find_all(["nav", "aside"]):
+    for el in soup.find_all(["nav", "aside", "button"]):
         if not el.decomposed:
             el.decompose()
     for el in soup.find_all(attrs={"role": True}):
-        if not el.decomposed and str(el.get("role", "")).lower() in _CHROME_ROLES:
+        # a page landmark inside the main content is a misuse of the role (a search result's caption)
+        if (
+            not el.decomposed
+            and str(el.get("role", "")).lower() in _CHROME_ROLES
+            and el.find_parent(["main", "article"]) is None
+        ):
             el.decompose()
     for el in soup.find_all(["div", "ul", "section", "header", "footer", "p"]):
         if el.decomposed:
             continue
         classes = " ".join(el.get("class") or []) + " " + str(el.get("id") or "")
         if _CHROME_CLASS.search(classes.lower()):
-            el.decompose()
+            if el.find(attrs={"role": _CONTENT_ROLES}) is None:  # a "tab-menu" of content tabs is content
+                el.decompose()
             continue
         text = el.get_text(" ", strip=True)
         links = el.find_all("a")
@@ -257,38 +303,64 @@ def _drop_chrome(soup: Any) -> None:
                 el.decompose()
 
 
-def extract_html(text: str) -> ExtractedDocument:
-    from bs4 import BeautifulSoup
+def _html_blocks(soup: Any) -> list[Block]:
+    walk = _HtmlWalk()
+    walk.walk(soup)
+    walk.flush()
+    return walk.blocks
 
-    soup = BeautifulSoup(text, "html.parser")
-    for tag in soup(["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]):
-        if tag.name == "head":
-            continue
-        tag.decompose()
-    _drop_chrome(soup)
+
+def extract_html(text: str) -> ExtractedDocument:
+    """All visible text with its block structure. Navigation chrome is dropped, unless it is the page: a page
+    that is nothing but links keeps them (a site map is still worth finding)."""
+    import warnings
+
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    with warnings.catch_warnings():  # XHTML (EPUB chapters, .xhtml) is read as HTML on purpose
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(text, "lxml")
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else None
-    blocks: list[Block] = []
-    n = 0
-    for el in soup.find_all(_HTML_BLOCKS):
-        if el.find_parent(_HTML_BLOCKS) is not None:
+    everything = _html_blocks(soup)
+    _drop_chrome(soup)
+    content = _html_blocks(soup)
+    total = sum(len(b.text) for b in everything)
+    blocks = content if sum(len(b.text) for b in content) >= min(200, 0.2 * total) else everything
+    if not title:
+        title = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
+    return ExtractedDocument(blocks=blocks, title=title or None)
+
+
+def extract_epub(data: bytes) -> ExtractedDocument:
+    """An EPUB's chapters in reading (spine) order, each through the HTML walk; the chapter file is the
+    section of its blocks. ebooklib parses the package XML with entity resolution off."""
+    import io
+
+    import ebooklib
+    from ebooklib import epub
+
+    try:
+        book = epub.read_epub(io.BytesIO(data), {"ignore_ncx": True})
+    except Exception as e:  # ebooklib raises EpubException, KeyError, lxml errors for a broken book
+        raise ParseFailed(f"the EPUB cannot be read: {type(e).__name__}") from e
+    titles = book.get_metadata("DC", "title")
+    meta = [
+        (label, ", ".join(str(v) for v, _ in book.get_metadata("DC", field) if v))
+        for label, field in (("Authors", "creator"), ("Description", "description"), ("Publisher", "publisher"))
+    ]
+    about = "\n".join(f"{label}: {value}" for label, value in meta if value)
+    blocks: list[Block] = [Block(kind="notes", text=normalise(about), location=Location(paragraph=1))] if about else []
+    for item_id, _ in book.spine:
+        item = book.get_item_with_id(item_id)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
-        sep = " | " if el.name == "tr" else " "
-        content = normalise(el.get_text(sep, strip=True))
-        if not content:
-            continue
-        n += 1
-        if el.name in {"h1", "h2", "h3", "h4", "h5", "h6"}:
-            level = int(el.name[1])
-            title = title or (content if level == 1 else None)
-            blocks.append(Block(kind="heading", text=content, level=level, location=Location(paragraph=n)))
-        else:
-            kind = "code" if el.name == "pre" else ("table" if el.name == "tr" else "paragraph")
-            blocks.append(Block(kind=kind, text=content, location=Location(paragraph=n)))
-    if not blocks:  # markup without block elements: fall back to all visible text
-        body = soup.body or soup
-        blocks = _paragraph_blocks(normalise(body.get_text("\n", strip=True)))
-    return ExtractedDocument(blocks=blocks, title=title)
+        chapter = extract_html(item.get_content().decode("utf-8", errors="replace"))
+        section = PurePosixPath(item.get_name()).stem
+        for block in chapter.blocks:
+            location = Location(section=section, paragraph=len(blocks) + 1)
+            blocks.append(block.model_copy(update={"location": location}))
+    return ExtractedDocument(blocks=blocks, title=(titles[0][0] if titles else None) or None)
 
 
 def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocument:
