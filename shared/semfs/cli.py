@@ -268,6 +268,8 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
                 "version": r.version,
                 "tags": r.tags,
                 "origin": r.origin,
+                "document_date": r.document_date.isoformat() if r.document_date else None,
+                "ingested_at": r.ingested_at.isoformat() if r.ingested_at else None,
                 "snippets": [
                     {
                         "text": s.text,
@@ -391,9 +393,11 @@ def search(
         out.print("no results")
     for rank, r in enumerate(resp.results, start=1):
         badge = "" if r.is_latest else f" [dim](v{r.version}, not latest)[/dim]"
+        dated = f"dated {r.document_date:%Y-%m-%d} · " if r.document_date else ""
+        added = f"added {r.ingested_at:%Y-%m-%d} · " if r.ingested_at else ""
         out.print(
             f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
-            f"score {r.score:.4f}[/dim]"
+            f"{dated}{added}score {r.score:.4f}[/dim]"
         )
         for s in r.snippets[:2]:
             line = Text("   ")

@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     ocr_dpi: int = Field(default=300, ge=72, le=600)
     ocr_poll_seconds: int = Field(default=5, ge=0)  # the state machine's wait between Textract polls
     ocr_max_polls: int = Field(default=360, ge=1)
+    # mean word confidence under which an OCR'd file is flagged (ocr_low_confidence) for a person to check
+    ocr_min_confidence: float = Field(default=0.6, ge=0, le=1)
 
     # re-embedding: "new files only" keeps the archive on its model; files embedded with the configured
     # model since the change get their own vector leg (each leg searches one model; the legs are fused)

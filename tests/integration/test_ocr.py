@@ -109,3 +109,41 @@ def test_a_noisy_scanned_pdf_is_found(ocr_container: Container) -> None:
     r = ingest_bytes(ocr_container, T, scan, "noisy-scan.pdf").record
     assert r.outcome is Outcome.OK
     assert oc.cer(EXPECTED, load_document(ocr_container, r).text) <= 0.05
+
+
+@pytest.mark.parametrize("turn", [90, 180])
+def test_sideways_and_upside_down_scans_are_read_upright(turn: int) -> None:
+    """A page scanned at 90° or 180° read as garbage (CER 0.88) with outcome OK; OSD turns it upright."""
+    page = TesseractOcr().recognise(oc.encode(oc.page_image().rotate(turn, expand=True)), 1)  # type: ignore[attr-defined]
+    assert oc.cer(EXPECTED, page.text) <= 0.02, page.text
+    assert page.confidence > 0.8
+
+
+def test_low_dpi_scans_are_upscaled_before_reading() -> None:
+    from PIL import Image
+
+    big = oc.page_image()
+    small = big.resize((big.width // 3, big.height // 3), Image.Resampling.LANCZOS)  # type: ignore[attr-defined]
+    page = TesseractOcr().recognise(oc.encode(small), 1)
+    assert oc.cer(EXPECTED, page.text) <= 0.02, page.text  # it was 0.11 at ~67 dpi
+
+
+def test_a_poor_scan_is_flagged_low_confidence(tmp_path: Path, shared_extractor: object) -> None:
+    settings = make_settings(tmp_path).model_copy(update={"ocr_min_confidence": 0.99})
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    poor = ingest_bytes(c, T, oc.degraded(noise=0.02), "noisy.png").record
+    assert poor.ocr_confidence is not None and poor.ocr_confidence < 0.99 and poor.ocr_low_confidence
+    assert not ingest_bytes(
+        build_container(make_settings(tmp_path / "b"), extractor=shared_extractor),
+        T,
+        oc.encode(oc.page_image()),
+        "clean.png",
+    ).record.ocr_low_confidence  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("PNG", "a.png"), ("JPEG", "b.jpg"), ("WEBP", "c.webp"), ("TIFF", "d.tiff")])
+def test_every_truncated_image_gets_the_same_answer(ocr_container: Container, fmt: str, name: str) -> None:
+    """Two cut-short images in one message ended FAILED_OCR and FAILED_PARSE; now both say what they are."""
+    data = oc.encode(oc.page_image(), fmt)
+    r = ingest_bytes(ocr_container, T, data[: len(data) // 2], name).record
+    assert (r.outcome, r.error) == (Outcome.FAILED_PARSE, "the image is truncated or corrupt: OSError")

@@ -355,3 +355,36 @@ def test_in_process_context_for_agents(container: Container) -> None:
     brief = context_for("Invoice question", "When is payment due for the invoices?", tenant=T, container=container)
     assert brief[0]["file_id"] == rec.file_id and brief[0]["why"]
     assert context_for("hi", tenant=T, container=container) == []
+
+
+def test_date_filters_use_the_document_date_and_results_show_both(container: Container) -> None:
+    """A file is dated by what it says (its metadata; a mail attachment by its message's Date:), falling back
+    to when it arrived; --since/--until (date_from/date_to) filter on that, and results carry both dates."""
+    from datetime import UTC, date, datetime
+
+    import docx
+
+    from semfs.pipeline.mail import ingest_mail
+    from tests import mail_corpus as mc
+
+    old = docx.Document()
+    old.add_paragraph("Pallet inventory count for the warehouse.")
+    old.core_properties.modified = datetime(2019, 3, 14, 9, 0)
+    buf = io.BytesIO()
+    old.save(buf)
+    dated = ingest_bytes(container, T, buf.getvalue(), "inventory-2019.docx").record
+    fresh = ingest_bytes(container, T, b"Pallet inventory count, this week.", "inventory-now.txt").record
+    assert dated.document_date == datetime(2019, 3, 14, 9, 0, tzinfo=UTC) and fresh.document_date is None
+    message = mc.plain()
+    mailed = ingest_mail(container, T, message.as_bytes()).files[0].record
+    sent = mc.plain()["Date"].datetime
+    assert mailed.document_date == sent
+
+    def hits(**kw: object) -> list[str]:
+        return found(container, "pallet inventory count", mode="keyword", filters=SearchFilters(**kw))  # type: ignore[arg-type]
+
+    assert hits(date_to=date(2019, 12, 31)) == ["inventory-2019.docx"]
+    assert hits(date_from=date(2020, 1, 1)) == ["inventory-now.txt"]  # no date of its own: its arrival
+    result = search(container, T, SearchRequest(query="pallet inventory", mode="keyword")).results
+    first = next(r for r in result if r.filename == "inventory-2019.docx")
+    assert first.document_date == dated.document_date and first.ingested_at == dated.created_at

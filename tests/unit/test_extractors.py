@@ -305,3 +305,52 @@ def test_macro_enabled_word_documents_are_read_without_their_macros() -> None:
             dst.writestr(info, data)
     text = extract_file(out.getvalue(), "report.docm", LIMITS).document.text
     assert "Quarterly macro report text." in text
+
+
+def test_pdf_annotations_outline_and_short_text_pages() -> None:
+    """Annotation text is read; a page with a few words and no picture keeps its text layer (it went to OCR,
+    which read it worse); bookmark titles not in the text are kept; the PDF's own date is the document's."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.setTitle("Pallet audit")
+    pdf.drawString(72, 720, "The pallet audit found four damaged pallets in bay 7.")
+    pdf.textAnnotation("Reviewer: ask the warehouse for photos", Rect=(72, 600, 200, 650))
+    pdf.bookmarkPage("findings")
+    pdf.addOutlineEntry("Findings of the spring audit", "findings", level=0)
+    pdf.showPage()
+    pdf.drawString(72, 720, "Signed.")  # 7 characters, no picture
+    pdf.showPage()
+    pdf.save()
+    out = extract_file(buf.getvalue(), "audit.pdf", LIMITS)
+    assert out.ocr_pages == []
+    by_page = {(b.location.page, b.kind): b.text for b in out.document.blocks}
+    assert by_page[(2, "paragraph")] == "Signed."
+    assert "Annotation: Reviewer: ask the warehouse for photos" in by_page[(1, "notes")]
+    assert "Findings of the spring audit" in out.document.text
+    assert out.document.document_date is not None
+
+
+def test_pdf_dates() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from semfs.extractors.pdf import pdf_date
+
+    assert pdf_date("D:20240115103000+01'00'") == datetime(2024, 1, 15, 10, 30, tzinfo=timezone(timedelta(hours=1)))
+    assert pdf_date("D:2019") == datetime(2019, 1, 1, tzinfo=UTC)
+    assert pdf_date("D:20241340") is None and pdf_date("yesterday") is None
+
+
+def test_office_documents_carry_their_own_date() -> None:
+    from datetime import UTC, datetime
+
+    import docx
+
+    doc = docx.Document()
+    doc.add_paragraph("Minutes of the March board meeting.")
+    doc.core_properties.modified = datetime(2019, 3, 14, 9, 0)
+    buf = io.BytesIO()
+    doc.save(buf)
+    out = extract_file(buf.getvalue(), "minutes.docx", LIMITS)
+    assert out.document.document_date == datetime(2019, 3, 14, 9, 0, tzinfo=UTC)

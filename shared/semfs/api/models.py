@@ -102,6 +102,8 @@ class FileOut(BaseModel):
     extraction: Extraction | None = None
     ocr_engine: str | None = None
     ocr_confidence: float | None = None
+    ocr_low_confidence: bool = False
+    document_date: datetime | None = None
     chunk_count: int = 0
     embedding_model: str | None = None
     embedding_dim: int | None = None

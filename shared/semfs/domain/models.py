@@ -148,6 +148,9 @@ class FileRecord(Frozen):
     extraction: Extraction | None = None
     ocr_engine: str | None = None
     ocr_confidence: float | None = None
+    ocr_low_confidence: bool = False  # mean OCR word confidence under SEMFS_OCR_MIN_CONFIDENCE: check the text
+    # when the document says it was written (its metadata, a message's Date:); None: unknown
+    document_date: datetime | None = None
     chunk_count: int = 0
     # embeddings
     embedding_model: str | None = None
@@ -243,6 +246,8 @@ class SearchResultItem(Frozen):
     source_type: str
     mime_type: str
     snippets: list[Snippet]
+    document_date: datetime | None = None  # when the document says it was written
+    ingested_at: datetime | None = None  # when semfs received it
     # where it came from, in brief: agent/run/derived_from for agent files, sender/subject for mail
     origin: dict[str, Any] = Field(default_factory=dict)
 

@@ -64,7 +64,7 @@ def check_image(data: bytes, max_pixels: int) -> int:
     except Image.DecompressionBombError as e:
         raise FileRejected("image declares too many pixels", outcome=Outcome.REJECTED_IMAGE_PIXELS) from e
     except (UnidentifiedImageError, OSError, SyntaxError) as e:
-        raise ParseFailed(f"the image cannot be read: {type(e).__name__}") from e
+        raise ParseFailed(f"the image is truncated or corrupt: {type(e).__name__}") from e
 
 
 def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
@@ -199,10 +199,14 @@ def render_pages(data: bytes, kind: str, pages: list[int], dpi: int, max_pixels:
             pdf.close()
         return out
     check_image(data, max_pixels)
-    with Image.open(io.BytesIO(data)) as img:
-        for number in pages:
-            img.seek(number - 1)
-            buf = io.BytesIO()
-            img.convert("RGB").save(buf, format="PNG")
-            out.append((number, buf.getvalue()))
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            for number in pages:
+                img.seek(number - 1)
+                buf = io.BytesIO()
+                img.convert("RGB").save(buf, format="PNG")
+                out.append((number, buf.getvalue()))
+    except (OSError, EOFError, SyntaxError) as e:
+        # one answer for every damaged image, whether its header or its pixels are cut short
+        raise ParseFailed(f"the image is truncated or corrupt: {type(e).__name__}") from e
     return out

@@ -82,6 +82,17 @@ def is_strict(data: bytes) -> bool:
     return False
 
 
+def _dated(props: Any) -> Any:
+    """The document's own date from its core properties: last modified, else created (naive means UTC)."""
+    import datetime as dt
+
+    for name in ("modified", "created"):
+        value = getattr(props, name, None) if props is not None else None
+        if isinstance(value, dt.datetime) and value.year > 1980:
+            return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    return None
+
+
 def _heading_level(style_name: str) -> int:
     name = style_name.lower()
     if name == "title":
@@ -173,7 +184,9 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
         for footer in (section.footer, section.first_page_footer):
             if footer is not None and not footer.is_linked_to_previous:
                 add("notes", "\n".join(p.text for p in footer.paragraphs if p.text.strip()))
-    return ExtractedDocument(blocks=blocks, title=title, truncated=budget.truncated)
+    return ExtractedDocument(
+        blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(document.core_properties)
+    )
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -333,7 +346,10 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
                 break
     finally:
         wb.close()
-    return ExtractedDocument(blocks=[b for b in blocks if b.text], title=title, truncated=budget.truncated)
+    blocks = [b for b in blocks if b.text]
+    return ExtractedDocument(
+        blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(wb.properties)
+    )
 
 
 def _sheet_block(sheet: str, header: str, rows: list[str], start: int, end: int, budget: _Budget) -> Block:
@@ -416,4 +432,7 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
             blocks.append(Block(kind="notes", text=comments, location=loc))
         if budget.left <= 0:
             break
-    return ExtractedDocument(blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated)
+    dated = _dated(prs.core_properties)
+    return ExtractedDocument(
+        blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated, document_date=dated
+    )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
 from semfs.domain.errors import FileSkipped, ParseFailed
 from semfs.domain.models import Block, ExtractedDocument, Location
 from semfs.domain.outcomes import Outcome
@@ -12,6 +15,25 @@ MIN_PAGE_CHARS = 16  # fewer visible characters than this: the page has no usabl
 # pdfium's FPDF_GetLastError codes
 _ERR_PASSWORD = 4
 _ERR_SECURITY = 5
+
+
+_PDF_DATE = re.compile(r"D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+-])?(\d{2})?'?(\d{2})?")
+
+
+def pdf_date(value: str) -> datetime | None:
+    """A PDF date string (``D:20240115103000+01'00'``, fields after the year optional) as an aware datetime."""
+    m = _PDF_DATE.match(value.strip())
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, sign, tz_h, tz_m = m.groups()
+    offset = timedelta(hours=int(tz_h or 0), minutes=int(tz_m or 0))
+    tz = timezone(-offset if sign == "-" else offset) if sign in ("+", "-") else UTC
+    try:
+        return datetime(
+            int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0), int(second or 0), tzinfo=tz
+        )
+    except ValueError:  # month 13, day 0: a date the producer got wrong is no date
+        return None
 
 
 def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[int]]:
@@ -28,6 +50,7 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
     try:
         meta = pdf.get_metadata_dict(skip_empty=True)
         title = (meta.get("Title") or "").strip() or None
+        dated = pdf_date(meta.get("ModDate") or "") or pdf_date(meta.get("CreationDate") or "")
         blocks: list[Block] = []
         needs_ocr: list[int] = []
         total = 0
@@ -40,12 +63,19 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
             textpage = page.get_textpage()
             try:
                 text = normalise(textpage.get_text_range())
+                notes = _annotations(page)
+                pictured = _has_images(page)
             finally:
                 textpage.close()
                 page.close()
-            if sum(1 for ch in text if not ch.isspace()) < MIN_PAGE_CHARS:
+            if notes:
+                blocks.append(Block(kind="notes", text=notes, location=Location(page=i + 1)))
+            if sum(1 for ch in text if not ch.isspace()) < MIN_PAGE_CHARS and (pictured or not text.strip()):
+                # no text, or little text over a picture: a scan (a text layer it has is kept beside the OCR);
+                # a few words and nothing else ("Signed.") are the page's real text and stay as they are
                 needs_ocr.append(i + 1)
-                continue
+                if not text.strip():
+                    continue
             if total + len(text) > max_chars:
                 text = text[: max(0, max_chars - total)]
                 truncated = True
@@ -54,6 +84,66 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
                 blocks.append(Block(text=text, location=Location(page=i + 1)))
             if truncated:
                 break
-        return ExtractedDocument(blocks=blocks, title=title, pages=len(pdf), truncated=truncated), needs_ocr
+        outline = [t for t in _outline(pdf) if t not in "\n".join(b.text for b in blocks[:50])]
+        if outline:
+            blocks.insert(0, Block(kind="notes", text="Contents: " + " · ".join(outline), location=Location(page=1)))
+        doc = ExtractedDocument(blocks=blocks, title=title, pages=len(pdf), truncated=truncated, document_date=dated)
+        return doc, needs_ocr
     finally:
         pdf.close()
+
+
+def _annotations(page: object) -> str:
+    """The text of a page's annotations (comments, notes, free text, popups) as a reader sees it."""
+    import ctypes
+
+    from pypdfium2 import raw
+
+    lines: list[str] = []
+    handle = page.raw  # type: ignore[attr-defined]
+    for i in range(min(raw.FPDFPage_GetAnnotCount(handle), 500)):
+        annot = raw.FPDFPage_GetAnnot(handle, i)
+        if not annot:
+            continue
+        try:
+            for key in (b"Contents", b"RC"):
+                size = raw.FPDFAnnot_GetStringValue(annot, key, None, 0)
+                if size <= 2:
+                    continue
+                buf = ctypes.create_string_buffer(size)
+                raw.FPDFAnnot_GetStringValue(annot, key, ctypes.cast(buf, ctypes.POINTER(raw.FPDF_WCHAR)), size)
+                text = buf.raw[: size - 2].decode("utf-16-le", errors="replace")
+                if key == b"RC":  # rich text: XHTML
+                    text = re.sub(r"<[^>]+>", " ", text)
+                text = normalise(text)
+                if text and text not in lines:
+                    lines.append(text)
+                    break
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return "\n".join(f"Annotation: {line}" for line in lines)
+
+
+def _has_images(page: object) -> bool:
+    from pypdfium2 import raw
+
+    handle = page.raw  # type: ignore[attr-defined]
+    return any(
+        raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(handle, i)) in (raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_FORM)
+        for i in range(min(raw.FPDFPage_CountObjects(handle), 2000))
+    )
+
+
+def _outline(pdf: object) -> list[str]:
+    """Bookmark titles (at most 500)."""
+    titles: list[str] = []
+    try:
+        for item in pdf.get_toc(max_depth=8):  # type: ignore[attr-defined]
+            title = normalise(item.get_title() or "")
+            if title:
+                titles.append(title)
+            if len(titles) >= 500:
+                break
+    except Exception:  # a broken outline costs the outline, not the document
+        return titles
+    return titles

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import FileSkipped
 from semfs.domain.outcomes import Outcome, Status
@@ -39,7 +40,13 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             raise FileSkipped("no text found in the file", outcome=Outcome.SKIPPED_NO_TEXT)
         text_key = derived_key(record.tenant_id, record.file_id, "document.json")
         c.blobs.put(text_key, doc.model_dump_json().encode("utf-8"))
-        work.set(mime_type=out.mime_type, pages=doc.pages, text_key=text_key, extraction=doc.extraction)
+        work.set(
+            mime_type=out.mime_type,
+            pages=doc.pages,
+            text_key=text_key,
+            extraction=doc.extraction,
+            document_date=doc.document_date or _message_date(record.provenance),
+        )
         work.next_status = Status.OCR if ocr_pages else Status.ENRICHING
     return state.model_copy(
         update={
@@ -50,3 +57,12 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             "deadline": deadline,
         }
     )
+
+
+def _message_date(provenance: dict[str, Any]) -> datetime | None:
+    """A mail attachment without a date of its own is dated by its message's ``Date:``."""
+    raw = provenance.get("extra", {}).get("received_at") or provenance.get("received_at")
+    try:
+        return datetime.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None

@@ -43,7 +43,7 @@ def build_docs(
         "filename": record.filename,
         "title": record.title or record.filename,
         "embedding_model": model,
-        "created_at": record.created_at,
+        "created_at": record.document_date or record.created_at,  # the date filters match on
     }
     docs = [
         IndexDoc(

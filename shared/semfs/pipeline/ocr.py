@@ -93,4 +93,9 @@ def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = Fa
     assert record.text_key is not None
     c.blobs.put(record.text_key, merged.model_dump_json().encode("utf-8"))
     confidence = round(sum(p.confidence for p in found) / len(found), 4) if found else None
-    work.set(extraction=extraction, ocr_engine=c.ocr.engine if c.ocr else None, ocr_confidence=confidence)
+    work.set(
+        extraction=extraction,
+        ocr_engine=c.ocr.engine if c.ocr else None,
+        ocr_confidence=confidence,
+        ocr_low_confidence=confidence is not None and confidence < c.settings.ocr_min_confidence,
+    )

@@ -134,6 +134,8 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 source_type=record.source_type,
                 mime_type=record.mime_type,
                 snippets=snippets,
+                document_date=record.document_date,
+                ingested_at=record.created_at,
                 origin={k: record.provenance[k] for k in ORIGIN_KEYS if record.provenance.get(k)},
             )
         )
