@@ -237,3 +237,41 @@ def test_without_libreoffice_legacy_and_odf_files_say_what_is_missing(monkeypatc
     msg = FIXTURES / "markitdown" / "files" / "test_outlook_msg.msg"
     out = extract_file(msg.read_bytes(), "renamed.doc", ExtractLimits())  # by its streams, not its name
     assert out.mime_type == "application/vnd.ms-outlook" and out.document.title == "Test Email Message"
+
+
+@needs_fixtures
+def test_legacy_word_through_the_bounded_worker_is_searchable(tmp_path: Path, shared_extractor: object) -> None:
+    """LibreOffice runs inside the extraction worker (under its address-space limit) and the text is found."""
+    from semfs.bootstrap import build_container
+    from semfs.domain.models import SearchRequest
+    from semfs.domain.outcomes import Outcome
+    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.search import search
+    from tests.conftest import make_settings
+
+    c = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
+    data = (FIXTURES / "docling" / "files" / "doc" / "legacy_sample.doc").read_bytes()
+    record = ingest_bytes(c, "acme", data, "legacy_sample.doc").record
+    assert (record.outcome, record.mime_type) == (Outcome.OK, "application/msword")
+    words = " ".join(tokens((FIXTURES / "docling" / "groundtruth" / "doc" / "legacy_sample.doc.md").read_text())[5:9])
+    hits = search(c, "acme", SearchRequest(query=words, mode="keyword")).results
+    assert [h.file_id for h in hits] == [record.file_id]
+
+
+@needs_fixtures
+def test_a_conversion_that_outlasts_its_clock_is_killed() -> None:
+    from semfs.domain.errors import PermanentError
+    from semfs.domain.outcomes import Outcome
+
+    data = (FIXTURES / "docling" / "files" / "doc" / "legacy_sample.doc").read_bytes()
+    with pytest.raises(PermanentError) as info:
+        extract_file(data, "slow.doc", ExtractLimits(convert_timeout_s=0.05))
+    assert info.value.outcome is Outcome.FAILED_TIMEOUT and "legacy Word document" in info.value.reason
+    left = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"semfs-lo-" in cmdline.read_bytes():
+                left.append(cmdline.parent.name)
+        except OSError:
+            continue  # the process ended while we looked
+    assert left == []  # the launcher and soffice.bin went together
