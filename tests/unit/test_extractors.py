@@ -87,6 +87,8 @@ def test_pptx_slides_and_speaker_notes() -> None:
     assert slides == {1, 2, 3}
     assert "Speaker notes: Ask the board to approve hiring" in out.document.text
     assert out.document.title == "Q3 board update"
+    body = [b.text for b in out.document.blocks if b.location.slide == 2 and b.kind == "paragraph"]
+    assert body and not body[0].startswith("Margin pressure")  # the title is the heading, not the body too
 
 
 def test_empty_unsupported_and_mismatched_inputs() -> None:

@@ -365,7 +365,7 @@ def _shape_texts(shapes: Any, skip: Any) -> Iterator[str]:
     from semfs.extractors.ooxml import chart_text
 
     for shape in shapes:
-        if shape is skip:
+        if skip is not None and shape == skip:  # proxies: equal when they wrap the same element
             continue
         if isinstance(shape, GroupShape):
             yield from _shape_texts(shape.shapes, skip)
