@@ -81,8 +81,7 @@ def to_ooxml(data: bytes, kind: str, timeout_s: float) -> tuple[str, bytes]:
         try:
             proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired as e:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            _kill_group(proc)
             raise PermanentError(
                 f"converting {what} took longer than {timeout_s:.0f}s", outcome=Outcome.FAILED_TIMEOUT
             ) from e
@@ -90,3 +89,21 @@ def to_ooxml(data: bytes, kind: str, timeout_s: float) -> tuple[str, bytes]:
         if not result.is_file() or result.stat().st_size == 0:
             raise ParseFailed(f"{what} cannot be read (LibreOffice could not convert it)")
         return target, result.read_bytes()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the launcher's whole session and wait (bounded) until every member is gone, so nothing of a
+    timed-out conversion outlives the answer (soffice.bin is the launcher's child, not reaped by our wait)."""
+    import contextlib
+    import time
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)

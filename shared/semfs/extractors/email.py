@@ -187,17 +187,22 @@ def _html_text(html: str) -> str:
     return "\n\n".join(b.text for b in extract_html(html).blocks)
 
 
-def msg_to_mime(data: bytes) -> bytes:
-    """An Outlook .msg as the RFC 5322 message it holds (headers, bodies, attachments), so it takes the
-    same path as an .eml: threads, contacts and per-attachment provenance."""
+def _open_msg(data: bytes) -> Any:
+    """An Outlook message (typed by extract-msg as its base MSGFile); ParseFailed for a damaged container."""
     import extract_msg
 
     try:
-        message = extract_msg.openMsg(data)
+        return extract_msg.openMsg(data)
     except Exception as e:  # extract-msg raises its own types for a damaged container
         raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+
+
+def msg_to_mime(data: bytes) -> bytes:
+    """An Outlook .msg as the RFC 5322 message it holds (headers, bodies, attachments), so it takes the
+    same path as an .eml: threads, contacts and per-attachment provenance."""
+    message = _open_msg(data)
     try:
-        return bytes(message.asEmailMessage().as_bytes())  # type: ignore[attr-defined]
+        return bytes(message.asEmailMessage().as_bytes())
     except Exception as e:
         raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
     finally:
@@ -208,12 +213,7 @@ def extract_msg_document(data: bytes) -> ExtractedDocument:
     """A .msg read as one document (when it arrives as a file rather than as mail), as Outlook shows it: the
     MAPI sender and recipient table (a message's transport headers can name someone else), the subject,
     the date, the body (its HTML's text when there is no plain body) and its attachments' names."""
-    import extract_msg
-
-    try:
-        message: Any = extract_msg.openMsg(data)  # a Message, typed as its base MSGFile
-    except Exception as e:  # extract-msg raises its own types for a damaged container
-        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    message = _open_msg(data)
     try:
         sender = message.getStringStream("__substg1.0_0C1F") or ""
         sender_name = message.getStringStream("__substg1.0_0C1A") or ""

@@ -153,22 +153,15 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
         if flat and flat not in seen and flat not in seen_text:
             seen.add(flat)
             add("paragraph", text)
-    from lxml import etree
-
-    parts = {str(p.partname): p for p in document.part.package.iter_parts()}
-    for partname in ("/word/footnotes.xml", "/word/endnotes.xml", "/word/comments.xml"):
-        xml_part = parts.get(partname)
-        if xml_part is None or budget.left <= 0:
-            continue
-        # the archive guard refused any DTD before this point; no entity resolution, no network anyway
-        root = etree.fromstring(xml_part.blob, etree.XMLParser(resolve_entities=False, no_network=True))
-        notes = [t for t in _all_paragraphs(root) if t.strip()]
-        if notes:
-            add("notes", "\n".join(notes))
     from semfs.extractors.ooxml import Package, chart_text, diagram_texts
 
     pkg = Package(data)
     main = str(document.part.partname).lstrip("/")
+    for kind, target in pkg.rels(main).values():
+        root = pkg.read(target) if kind in ("footnotes", "endnotes", "comments") and budget.left > 0 else None
+        notes = [] if root is None else [t for t in _all_paragraphs(root) if t.strip()]
+        if notes:
+            add("notes", "\n".join(notes))
     for chart in pkg.charts_of(main):
         if chart in pkg.names and budget.left > 0:
             add("table", chart_text(pkg.zip.read(chart)))

@@ -51,6 +51,20 @@ class Package:
 
         self.zip = data if isinstance(data, zipfile.ZipFile) else zipfile.ZipFile(io.BytesIO(data))
         self.names = set(self.zip.namelist())
+        self._people: dict[str, dict[str, str]] = {}
+        self._rels: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def people(self, owner: str, kinds: tuple[str, ...], attr: str) -> dict[str, str]:
+        """id -> name from the author/person parts ``owner`` points to (read once per package)."""
+        key = f"{owner}|{attr}|{','.join(kinds)}"
+        if key not in self._people:
+            names: dict[str, str] = {}
+            for kind, target in self.rels(owner).values():
+                root = self.read(target) if kind in kinds else None
+                for person in [] if root is None else root:
+                    names[person.get("id", "")] = person.get(attr, "")
+            self._people[key] = names
+        return self._people[key]
 
     def read(self, name: str) -> Any | None:
         if name not in self.names:
@@ -61,7 +75,12 @@ class Package:
             return None
 
     def rels(self, part: str) -> dict[str, tuple[str, str]]:
-        """rId -> (type suffix, target part name) for ``part``."""
+        """rId -> (type suffix, target part name) for ``part`` (parsed once per package)."""
+        if part not in self._rels:
+            self._rels[part] = self._read_rels(part)
+        return self._rels[part]
+
+    def _read_rels(self, part: str) -> dict[str, tuple[str, str]]:
         folder, base = posixpath.split(part)
         root = self.read(posixpath.join(folder, "_rels", base + ".rels"))
         out: dict[str, tuple[str, str]] = {}
@@ -166,12 +185,7 @@ def sheet_comments(pkg: Package, sheet_part: str) -> Iterator[tuple[str, str]]:
     legacy notes that are not a threaded comment's fallback copy."""
     rels = pkg.rels(sheet_part)
     threaded_cells: set[str] = set()
-    persons: dict[str, str] = {}
-    for _, target in pkg.rels("xl/workbook.xml").values():
-        if target.startswith("xl/persons/"):
-            root = pkg.read(target)
-            for person in [] if root is None else root:
-                persons[person.get("id", "")] = person.get("displayName", "")
+    persons = pkg.people("xl/workbook.xml", ("person",), "displayName")
     for kind, target in rels.values():
         if kind == "threadedComment":
             root = pkg.read(target)
@@ -223,15 +237,8 @@ _P188 = "{http://schemas.microsoft.com/office/powerpoint/2018/8/main}"
 
 def slide_comments(pkg: Package, slide_part: str) -> list[str]:
     """Comments on a slide: legacy ``p:cm`` (authors in commentAuthors.xml) and modern threaded comments."""
-    legacy_authors: dict[str, str] = {}
-    modern_authors: dict[str, str] = {}
-    for kind, target in pkg.rels("ppt/presentation.xml").values():
-        root = pkg.read(target) if kind in {"commentAuthors", "authors"} else None
-        for a in [] if root is None else root:
-            if kind == "commentAuthors":
-                legacy_authors[a.get("id", "")] = a.get("name", "")
-            else:
-                modern_authors[a.get("id", "")] = a.get("name", "")
+    legacy_authors = pkg.people("ppt/presentation.xml", ("commentAuthors",), "name")
+    modern_authors = pkg.people("ppt/presentation.xml", ("authors",), "name")
     out: list[str] = []
     for kind, target in pkg.rels(slide_part).values():
         if kind not in {"comments", "comment"}:

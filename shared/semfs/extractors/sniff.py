@@ -201,7 +201,8 @@ def _media_magic(head: bytes) -> str | None:
 def _sniff_zip(data: bytes) -> FileKind:
     """A zip without an OOXML extension: recognise the package by its parts, else unsupported."""
     try:
-        names = set(zipfile.ZipFile(BytesIO(data)).namelist()[:2000])
+        archive = zipfile.ZipFile(BytesIO(data))
+        names = set(archive.namelist()[:2000])
     except zipfile.BadZipFile:
         raise FileSkipped("unsupported archive", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE) from None
     for kind, mime, prefix in OOXML.values():
@@ -209,7 +210,7 @@ def _sniff_zip(data: bytes) -> FileKind:
             return FileKind(kind, mime)
     if "mimetype" in names:  # OpenDocument and EPUB name their type in a first, stored member
         try:
-            declared = zipfile.ZipFile(BytesIO(data)).read("mimetype")[:100].decode("ascii", "replace").strip()
+            declared = archive.read("mimetype")[:100].decode("ascii", "replace").strip()
         except (zipfile.BadZipFile, KeyError, OSError, RuntimeError):
             declared = ""
         if declared in ZIP_TYPES:
