@@ -13,7 +13,6 @@ import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Any
 
 from semfs.config import Settings
@@ -21,6 +20,7 @@ from semfs.domain.errors import IndexUnavailable, PermanentError
 from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
 from semfs.domain.ranking import FIELD_BOOSTS
+from semfs.domain.scope import AnyOf, Term, scope
 from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 from semfs.observability import get_logger
@@ -74,30 +74,36 @@ def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
     }
 
 
+_OS_FIELDS: dict[str, str] = {
+    "tenant": "tenant_id",
+    "latest": "is_latest",
+    "tag": "tags",
+    "source_type": "source_type",
+    "contact": "contact_ids",
+    "thread": "thread_id",
+    "mime": "mime_type",
+    "created": "created_at",
+    "file_id": "file_id",
+}
+
+
 def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]:
-    """Every search's scope as bool filter clauses; the tenant clause is always first."""
-    clauses: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}]
-    if not filters.include_history:
-        clauses.append({"term": {"is_latest": True}})
-    clauses += [{"term": {"tags": t}} for t in filters.tags]
-    for field, value in (
-        ("source_type", filters.source_type),
-        ("contact_ids", filters.contact_id),
-        ("thread_id", filters.thread_id),
-        ("mime_type", filters.mime_type),
-    ):
-        if value:
-            clauses.append({"term": {field: value}})
-    if filters.date_from or filters.date_to:
-        rng: dict[str, str] = {}
-        if filters.date_from:
-            rng["gte"] = filters.date_from.isoformat()
-        if filters.date_to:
-            rng["lt"] = (filters.date_to + timedelta(days=1)).isoformat()
-        clauses.append({"range": {"created_at": rng}})
-    if filters.file_ids:
-        clauses.append({"terms": {"file_id": list(filters.file_ids)}})
-    return clauses
+    """Every search's scope (``domain.scope``) as bool filter clauses; the tenant clause first."""
+    out: list[dict[str, Any]] = []
+    for c in scope(tenant_id, filters):
+        field = _OS_FIELDS[c.field]
+        if isinstance(c, Term):
+            out.append({"term": {field: c.value}})
+        elif isinstance(c, AnyOf):
+            out.append({"terms": {field: list(c.values)}})
+        else:
+            rng: dict[str, str] = {}
+            if c.first:
+                rng["gte"] = c.first.isoformat()
+            if c.end:
+                rng["lt"] = c.end.isoformat()
+            out.append({"range": {field: rng}})
+    return out
 
 
 def _keyword_clause(query: str) -> dict[str, Any]:
@@ -399,6 +405,13 @@ class OpenSearchIndex:
                 ops.append(({"delete": {"_index": index, "_id": doc_id}}, None))
         if ops:
             self._bulk_ops(ops)
+
+    def replace_files(self, files: Sequence[tuple[str, str, Sequence[IndexDoc]]]) -> None:
+        for tenant_id, file_id, docs in files:
+            if any(d.tenant_id != tenant_id or d.file_id != file_id for d in docs):
+                raise ValueError("every document must belong to the file being replaced")
+        for tenant_id, file_id, docs in files:  # each file's stale ids are found by its own query
+            self.replace_file(tenant_id, file_id, docs)
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
         self.ensure_index()
