@@ -68,9 +68,12 @@ def search_index(request: pytest.FixtureRequest, tmp_path: Path) -> SearchIndex:
     return OpenSearchIndex(Settings(opensearch_endpoint=url, index_name="semfs-test"), dim=384)
 
 
-@pytest.fixture
-def vector_index(tmp_path: Path) -> SearchIndex:
-    """Adapters whose k-NN leg can execute here (the local one)."""
+@pytest.fixture(params=["exact", "hnsw"])
+def vector_index(request: pytest.FixtureRequest, tmp_path: Path) -> SearchIndex:
+    """Adapters whose k-NN leg can execute here: the local one with its exact scan (a tenant under the
+    graph threshold), and with every write extending its HNSW graph (threshold and tail of one row)."""
+    if request.param == "hnsw":
+        return LocalSearchIndex(tmp_path / "i.db", ann_min=1, tail_max=1)
     return INDEXES["sqlite"](tmp_path)
 
 

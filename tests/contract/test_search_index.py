@@ -221,10 +221,10 @@ def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(tmp_path: Path)
     crashed = first.batch()  # the process dies inside the batch: its deferred keyword commit never happens
     crashed.__enter__()
     first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
-    held = first._held
+    held = first.keywords._held
     held.rollback()
     held.wait_merging_threads()
-    first._held = None
+    first.keywords._held = None
     again = LocalSearchIndex(tmp_path / "i.db")
     assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
     assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]

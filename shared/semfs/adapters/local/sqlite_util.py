@@ -12,8 +12,15 @@ from pathlib import Path
 class SqliteConnections:
     """Lazily opens one connection per thread (sqlite3 connections are not shared across threads)."""
 
-    def __init__(self, path: Path, schema: str, migrate: Callable[[sqlite3.Connection], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: str,
+        migrate: Callable[[sqlite3.Connection], None] | None = None,
+        pragmas: tuple[str, ...] = (),
+    ) -> None:
         self._path = path
+        self._pragmas = pragmas
         self._schema = schema
         self._migrate = migrate
         self._local = threading.local()
@@ -40,6 +47,8 @@ class SqliteConnections:
                         time.sleep(0.01 * (attempt + 1))
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
+                for pragma in self._pragmas:
+                    conn.execute(f"PRAGMA {pragma}")
                 if not self._initialised:
                     if self._migrate is not None:
                         self._migrate(conn)

@@ -1,0 +1,395 @@
+"""``DocStore``: the local index's source of truth — every chunk and card, its fields and its vector,
+in SQLite.
+
+The keyword index (tantivy) and the vector index (usearch) beside it are derived from this store
+and rebuilt from it when missing or behind. Row ids (``rid``) are never reused (AUTOINCREMENT), so a
+derived index can name a row by its rid and learn that the row is gone, never that it became
+another row. Every write bumps ``generation`` in the same transaction; readers in other processes
+compare it to know when to look again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from semfs.domain.models import IndexDoc, Location
+from semfs.domain.scope import AnyOf, Clause, Term
+
+from .sqlite_util import SqliteConnections
+
+_COLUMNS = """
+  chunk_id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  file_id TEXT NOT NULL,
+  lineage_id TEXT NOT NULL,
+  tenant_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  is_latest INTEGER NOT NULL,
+  thread_id TEXT,
+  source_type TEXT NOT NULL,
+  mime_type TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  title TEXT NOT NULL,
+  text TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  contact_ids TEXT NOT NULL,
+  location TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  embedding_model TEXT,
+  embedding BLOB
+"""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS docs (rid INTEGER PRIMARY KEY AUTOINCREMENT, {_COLUMNS});
+CREATE INDEX IF NOT EXISTS docs_file ON docs(tenant_id, file_id);
+CREATE INDEX IF NOT EXISTS docs_lineage ON docs(tenant_id, lineage_id);
+CREATE INDEX IF NOT EXISTS docs_tenant_rid ON docs(tenant_id, rid);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS staged (
+  rid INTEGER NOT NULL, model TEXT NOT NULL, embedding BLOB NOT NULL, PRIMARY KEY (rid, model)
+);
+CREATE TRIGGER IF NOT EXISTS staged_ad AFTER DELETE ON docs BEGIN
+  DELETE FROM staged WHERE rid = old.rid;
+END;
+INSERT OR IGNORE INTO meta VALUES ('generation', 0);
+INSERT OR IGNORE INTO meta VALUES ('keyword_generation', 0);
+INSERT OR IGNORE INTO meta VALUES ('vector_epoch', 0);
+"""
+
+_INSERT = (
+    "INSERT INTO docs (chunk_id, kind, file_id, lineage_id, tenant_id, version, is_latest, thread_id, source_type,"
+    " mime_type, filename, title, text, tags, contact_ids, location, created_at, embedding_model, embedding)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+# the scope's fields as columns; list-valued fields are JSON arrays searched with json_each
+_SQL_COLUMNS = {
+    "tenant": "tenant_id",
+    "latest": "is_latest",
+    "tag": "tags",
+    "source_type": "source_type",
+    "contact": "contact_ids",
+    "thread": "thread_id",
+    "mime": "mime_type",
+    "created": "created_at",
+    "file_id": "file_id",
+}
+_JSON_LISTS = {"tag", "contact"}
+
+Statement = tuple[str, Sequence[object]]
+_PRAGMAS = ("cache_size=-32768",)
+
+
+def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[object]]:
+    """The scope as a WHERE clause over ``docs`` (the tenant condition first, as the scope has it)."""
+    where: list[str] = []
+    params: list[object] = []
+    for c in clauses:
+        col = f"{alias}.{_SQL_COLUMNS[c.field]}"
+        if isinstance(c, Term) and c.field in _JSON_LISTS:
+            where.append(f"EXISTS (SELECT 1 FROM json_each({col}) WHERE value = ?)")
+            params.append(c.value)
+        elif isinstance(c, Term):
+            where.append(f"{col} = ?")
+            params.append(int(c.value) if isinstance(c.value, bool) else c.value)
+        elif isinstance(c, AnyOf):
+            where.append(f"{col} IN ({','.join('?' * len(c.values))})")
+            params.extend(c.values)
+        else:
+            if c.first:
+                where.append(f"{col} >= ?")
+                params.append(c.first.isoformat())
+            if c.end:
+                where.append(f"{col} < ?")
+                params.append(c.end.isoformat())
+    return " AND ".join(where) or "1", params
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Give a store written before row ids were AUTOINCREMENT a never-reused rid sequence, keeping
+    every row and its rid (the derived indexes name rows by rid)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'docs'").fetchone()
+    if row is None or "AUTOINCREMENT" in row[0].upper():
+        return
+    conn.executescript(
+        f"""
+        BEGIN IMMEDIATE;
+        CREATE TABLE docs_new (rid INTEGER PRIMARY KEY AUTOINCREMENT, {_COLUMNS});
+        INSERT INTO docs_new SELECT * FROM docs;
+        DROP TRIGGER IF EXISTS staged_ad;
+        DROP TABLE docs;
+        ALTER TABLE docs_new RENAME TO docs;
+        COMMIT;
+        """
+    )
+
+
+@dataclass(frozen=True)
+class VectorRows:
+    """Vectors with the ids that name their rows."""
+
+    rids: npt.NDArray[np.int64]
+    chunk_ids: list[str]
+    file_ids: list[str]
+    matrix: npt.NDArray[np.float32]
+
+    @classmethod
+    def of(cls, rows: Sequence[sqlite3.Row], dim: int | None = None) -> VectorRows:
+        blobs = [r["embedding"] for r in rows]
+        if dim is None and blobs:  # mixed dimensions mid-migration: keep the majority dimension only
+            sizes = [len(b) for b in blobs]
+            dim = max(set(sizes), key=sizes.count) // 4
+        keep = [i for i, b in enumerate(blobs) if dim is not None and len(b) == dim * 4]
+        matrix = (
+            np.frombuffer(b"".join(blobs[i] for i in keep), dtype=np.float32).reshape(len(keep), -1)
+            if keep
+            else np.zeros((0, dim or 0), dtype=np.float32)
+        )
+        return cls(
+            rids=np.array([rows[i]["rid"] for i in keep], dtype=np.int64),
+            chunk_ids=[rows[i]["chunk_id"] for i in keep],
+            file_ids=[rows[i]["file_id"] for i in keep],
+            matrix=matrix,
+        )
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+
+class DocStore:
+    """SQLite tables of the local index: documents, staged vectors, the active model, generations."""
+
+    def __init__(self, path: Path) -> None:
+        # a 32 MB page cache; no mmap: the scattered rows that rescoring reads would count in RSS
+        self._db = SqliteConnections(path, _SCHEMA, migrate=_migrate, pragmas=_PRAGMAS)
+        self.last_generation = 0  # the generation after this handle's last write
+
+    def conn(self) -> sqlite3.Connection:
+        return self._db.get()
+
+    # -- generations ----------------------------------------------------------------------------
+    def meta(self, key: str) -> int:
+        row = self.conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def generation(self) -> int:
+        return self.meta("generation")
+
+    def mark_keyword_committed(self, generation: int) -> None:
+        self.conn().execute("UPDATE meta SET value = max(value, ?) WHERE key = 'keyword_generation'", (generation,))
+
+    # -- writes ---------------------------------------------------------------------------------
+    def write(self, statements: Iterable[Statement]) -> int:
+        """Run ``statements`` in one transaction that also bumps the generation; rows changed."""
+        conn = self.conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            changed = 0
+            for sql, params in statements:
+                changed += conn.execute(sql, params).rowcount
+            conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            self.last_generation = int(conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return changed
+
+    @staticmethod
+    def replace_statements(
+        tenant_id: str, file_id: str, docs: Sequence[IndexDoc], active: str | None
+    ) -> tuple[list[Statement], str | None]:
+        """Delete-then-insert ``file_id``'s documents, and the searchable model after them. A vector
+        of another model than the searchable one is staged beside its row and waits for the switch;
+        the first vector ever written names the searchable model."""
+        stmts: list[Statement] = [("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))]
+        for d in docs:
+            if d.tenant_id != tenant_id or d.file_id != file_id:
+                raise ValueError("every document must belong to the file being replaced")
+            emb = np.asarray(d.embedding, dtype=np.float32).tobytes() if d.embedding is not None else None
+            if emb is not None and active is None:
+                active = d.embedding_model
+                stmts.append(("INSERT OR IGNORE INTO settings VALUES ('active_model', ?)", (active,)))
+            staged = emb if emb is not None and d.embedding_model not in (None, active) else None
+            if staged is not None:
+                emb = None
+            stmts.append((_INSERT, _doc_params(d, d.embedding_model if emb is not None else active, emb)))
+            if staged is not None:
+                stmts.append(
+                    (
+                        "INSERT OR REPLACE INTO staged SELECT rid, ?, ? FROM docs WHERE chunk_id = ?",
+                        (d.embedding_model, staged, d.chunk_id),
+                    )
+                )
+        return stmts, active
+
+    def replace_files(self, files: Sequence[tuple[str, str, Sequence[IndexDoc]]]) -> None:
+        """Replace several files' documents in one transaction (one fsync for a whole bulk batch)."""
+
+        active = self.active_model()
+        stmts: list[Statement] = []
+        for tenant_id, file_id, docs in files:  # all validated before the transaction starts
+            more, active = self.replace_statements(tenant_id, file_id, docs, active)
+            stmts += more
+        self.write(stmts)
+
+    # -- reads ----------------------------------------------------------------------------------
+    def rows(self, where: str, params: Sequence[object]) -> list[sqlite3.Row]:
+        return self.conn().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()
+
+    def file_rows(self, keys: Sequence[tuple[str, str]]) -> list[sqlite3.Row]:
+        """Every row of these (tenant, file) pairs."""
+        out: list[sqlite3.Row] = []
+        for i in range(0, len(keys), 400):
+            part = keys[i : i + 400]
+            cond = " OR ".join("(tenant_id = ? AND file_id = ?)" for _ in part)
+            out += self.rows(cond, [v for key in part for v in key])
+        return out
+
+    def scoped_rids(self, rids: Sequence[int], clauses: Sequence[Clause]) -> dict[int, tuple[str, str]]:
+        """Of ``rids``, those that exist and are in scope, with their (chunk_id, file_id)."""
+        where, params = compile_sql(clauses)
+        out: dict[int, tuple[str, str]] = {}
+        conn = self.conn()
+        for i in range(0, len(rids), 500):
+            part = [int(r) for r in rids[i : i + 500]]
+            sql = f"SELECT d.rid, d.chunk_id, d.file_id FROM docs d WHERE d.rid IN ({','.join('?' * len(part))})"
+            for r in conn.execute(f"{sql} AND {where}", (*part, *params)):
+                out[int(r[0])] = (r[1], r[2])
+        return out
+
+    def vectors(
+        self, clauses: Sequence[Clause], after_rid: int = 0, dim: int | None = None, limit: int = -1
+    ) -> VectorRows:
+        """The searchable vectors in scope, of rows after ``after_rid``, in rid order."""
+        where, params = compile_sql(clauses)
+        rows = (
+            self.conn()
+            .execute(
+                "SELECT d.rid, d.chunk_id, d.file_id, d.embedding FROM docs d"
+                f" WHERE d.rid > ? AND d.embedding IS NOT NULL AND {where} ORDER BY d.rid LIMIT ?",
+                (after_rid, *params, limit),
+            )
+            .fetchall()
+        )
+        return VectorRows.of(rows, dim)
+
+    def vectors_of(self, rids: Sequence[int], clauses: Sequence[Clause], dim: int | None = None) -> VectorRows:
+        """Of ``rids``, the rows that exist, have a searchable vector and are in scope."""
+        where, params = compile_sql(clauses)
+        rows: list[sqlite3.Row] = []
+        conn = self.conn()
+        for i in range(0, len(rids), 500):
+            part = [int(r) for r in rids[i : i + 500]]
+            rows += conn.execute(
+                "SELECT d.rid, d.chunk_id, d.file_id, d.embedding FROM docs d"
+                f" WHERE d.rid IN ({','.join('?' * len(part))}) AND d.embedding IS NOT NULL AND {where}",
+                (*part, *params),
+            ).fetchall()
+        return VectorRows.of(rows, dim)
+
+    def live_rids(self, clauses: Sequence[Clause], up_to: int) -> npt.NDArray[np.int64]:
+        """Rids in scope with a searchable vector, up to ``up_to``."""
+        where, params = compile_sql(clauses)
+        sql = f"SELECT d.rid FROM docs d WHERE d.rid <= ? AND d.embedding IS NOT NULL AND {where}"
+        return np.array([r[0] for r in self.conn().execute(sql, (up_to, *params))], dtype=np.int64)
+
+    def staged_vectors(self, clauses: Sequence[Clause], model: str) -> VectorRows:
+        where, params = compile_sql(clauses)
+        rows = (
+            self.conn()
+            .execute(
+                "SELECT d.rid, d.chunk_id, d.file_id, s.embedding AS embedding FROM staged s"
+                f" JOIN docs d ON d.rid = s.rid WHERE s.model = ? AND {where} ORDER BY d.rid",
+                (model, *params),
+            )
+            .fetchall()
+        )
+        return VectorRows.of(rows)
+
+    def count(self, clauses: Sequence[Clause], after_rid: int = 0) -> int:
+        where, params = compile_sql(clauses)
+        sql = f"SELECT COUNT(*) FROM docs d WHERE d.rid > ? AND d.embedding IS NOT NULL AND {where}"
+        return int(self.conn().execute(sql, (after_rid, *params)).fetchone()[0])
+
+    def vector_tenants(self) -> list[str]:
+        return [r[0] for r in self.conn().execute("SELECT DISTINCT tenant_id FROM docs WHERE embedding IS NOT NULL")]
+
+    def max_rid(self) -> int:
+        return int(self.conn().execute("SELECT COALESCE(MAX(rid), 0) FROM docs").fetchone()[0])
+
+    def active_model(self) -> str | None:
+        row = self.conn().execute("SELECT value FROM settings WHERE key = 'active_model'").fetchone()
+        return str(row[0]) if row else None
+
+    def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
+        out: dict[str, IndexDoc] = {}
+        ids = list(chunk_ids)
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            for r in self.rows(f"tenant_id = ? AND chunk_id IN ({','.join('?' * len(part))})", (tenant_id, *part)):
+                out[r["chunk_id"]] = _doc(r)
+        return out
+
+    def file_ids(self, tenant_id: str | None = None) -> set[str]:
+        sql = "SELECT DISTINCT file_id FROM docs"
+        params: tuple[str, ...] = ()
+        if tenant_id is not None:
+            sql, params = sql + " WHERE tenant_id = ?", (tenant_id,)
+        return {r[0] for r in self.conn().execute(sql, params)}
+
+
+def _doc_params(d: IndexDoc, model: str | None, embedding: bytes | None) -> tuple[object, ...]:
+    return (
+        d.chunk_id,
+        d.kind,
+        d.file_id,
+        d.lineage_id,
+        d.tenant_id,
+        d.version,
+        int(d.is_latest),
+        d.thread_id,
+        d.source_type,
+        d.mime_type,
+        d.filename,
+        d.title,
+        d.text,
+        json.dumps(d.tags),
+        json.dumps(d.contact_ids),
+        d.location.model_dump_json(exclude_none=True),
+        d.created_at.isoformat(),
+        model,
+        embedding,
+    )
+
+
+def _doc(r: sqlite3.Row) -> IndexDoc:
+    return IndexDoc(
+        chunk_id=r["chunk_id"],
+        kind=r["kind"],
+        file_id=r["file_id"],
+        lineage_id=r["lineage_id"],
+        tenant_id=r["tenant_id"],
+        version=r["version"],
+        is_latest=bool(r["is_latest"]),
+        thread_id=r["thread_id"],
+        source_type=r["source_type"],
+        mime_type=r["mime_type"],
+        filename=r["filename"],
+        title=r["title"],
+        text=r["text"],
+        tags=json.loads(r["tags"]),
+        contact_ids=json.loads(r["contact_ids"]),
+        location=Location.model_validate_json(r["location"]),
+        created_at=datetime.fromisoformat(r["created_at"]),
+        embedding_model=r["embedding_model"],
+    )

@@ -1,0 +1,329 @@
+"""``VectorIndex``: the local k-NN leg — an HNSW graph per (model, tenant) and an exact tail.
+
+Each tenant's vectors of the searchable model live in a usearch HNSW file (int8, cosine) beside
+``index.db``, memory-mapped by searching processes, so a fresh ``semfs search`` opens a million
+vectors without reading them. A file covers the rows up to its ``high_rid``; rows written after it
+(the tail) are read incrementally from SQLite and ranked exactly, so a write never rebuilds
+anything. When a tail grows past ``TAIL_MAX`` the file is extended (copy, add, atomic rename); a
+missing file is built from SQLite. Tenants with fewer than ``ann_min`` vectors have no file: exact.
+
+The graph only proposes candidates. SQLite decides: every candidate is checked against the search's
+scope there (tenant, latest, filters; a deleted row is simply gone) and rescored exactly with its
+float32 vector. Deletes and latest-flips therefore need no graph update; their rows are dropped from
+the file when it is next extended. A scope the graph cannot fill after widening (a narrow filter)
+is ranked exactly over the rows SQLite selects for it. Row ids are never reused, so a stale graph
+entry can only name a row that is gone.
+
+The staged-model switch stays atomic because files belong to one model: after a switch the new
+model's vectors are searched exactly until its files are built.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from semfs.domain.models import IndexHit
+from semfs.domain.scope import Clause, Term
+
+from .doc_store import DocStore, VectorRows
+
+ANN_MIN = 20_000  # below this a tenant's exact scan costs about what a graph search does
+TAIL_MAX = 5_000  # rows searched exactly after a file's high_rid before the file is extended (~0.3 ms)
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 64
+_WIDEN = (2, 16, 64)  # candidates asked of the graph, per result wanted, on successive tries
+_BUILD_ROWS = 50_000  # vectors read from SQLite per step of a build (bounds the builder's memory)
+_BATCH_MAINTAIN_S = 60.0  # inside a batch (a bulk load) files are extended at most this often, and at its end
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vector_files (
+  model TEXT NOT NULL, tenant_id TEXT NOT NULL, file TEXT NOT NULL, high_rid INTEGER NOT NULL,
+  size INTEGER NOT NULL, PRIMARY KEY (model, tenant_id)
+);
+"""
+
+
+@dataclass
+class _Part:
+    """What this process holds of one (model, tenant): the mapped graph and the exact tail."""
+
+    file: str | None
+    high_rid: int
+    epoch: int
+    graph: Any
+    tail: VectorRows
+    tail_after: int
+    dim: int | None = None
+
+    def extend(self, rows: VectorRows) -> None:
+        if len(rows):
+            self.dim = rows.matrix.shape[1]
+            self.tail = _concat(self.tail, rows)
+            self.tail_after = int(rows.rids[-1])
+
+
+def _concat(a: VectorRows, b: VectorRows) -> VectorRows:
+    if not len(a):
+        return b
+    return VectorRows(
+        rids=np.concatenate([a.rids, b.rids]),
+        chunk_ids=a.chunk_ids + b.chunk_ids,
+        file_ids=a.file_ids + b.file_ids,
+        matrix=np.concatenate([a.matrix, b.matrix]),
+    )
+
+
+def _empty() -> VectorRows:
+    return VectorRows(np.zeros(0, dtype=np.int64), [], [], np.zeros((0, 0), dtype=np.float32))
+
+
+def _top(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
+    top = min(k, len(scores))
+    part = np.argpartition(-scores, top - 1)[:top]
+    order: npt.NDArray[np.intp] = part[np.argsort(-scores[part], kind="stable")]
+    return order
+
+
+class VectorIndex:
+    """Approximate candidates from per-tenant HNSW files, exact answers from SQLite."""
+
+    def __init__(self, directory: Path, store: DocStore, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX) -> None:
+        self._dir = directory
+        self._store = store
+        self._ann_min = ann_min
+        self._tail_max = tail_max
+        self._parts: dict[tuple[str, str], _Part] = {}
+        self._lock = threading.RLock()
+        self._batch_depth = 0
+        self._touched: set[str] = set()
+        self._writable: dict[tuple[str, str], tuple[str, Any]] = {}  # the graph this process last wrote
+        self._last_maintain = 0.0
+        self._schema_ready = False
+
+    def _conn(self) -> Any:
+        conn = self._store.conn()
+        if not self._schema_ready:
+            conn.executescript(_SCHEMA)
+            self._schema_ready = True
+        return conn
+
+    def _manifest(self, model: str, tenant_id: str) -> tuple[str | None, int, int]:
+        """The tenant's current file, the last rid it covers, and how many vectors it holds."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT file, high_rid, size FROM vector_files WHERE model = ? AND tenant_id = ?", (model, tenant_id)
+            )
+            .fetchone()
+        )
+        return (row[0], int(row[1]), int(row[2])) if row else (None, 0, 0)
+
+    def _epoch(self) -> int:
+        """Bumped by every write that changes vectors in place (a model switch, a clear)."""
+        return self._store.meta("vector_epoch")
+
+    # -- reads ------------------------------------------------------------------------------------
+    def _part(self, model: str, tenant_id: str) -> _Part:
+        """This process's view of the tenant's vectors, brought up to date: the current file mapped,
+        the rows after it appended to the tail."""
+        from usearch.index import Index
+
+        file, high_rid, _ = self._manifest(model, tenant_id)
+        epoch = self._epoch()
+        with self._lock:
+            part = self._parts.get((model, tenant_id))
+            if part is None or (part.file, part.high_rid, part.epoch) != (file, high_rid, epoch):
+                graph = None
+                if file is not None:
+                    with suppress(OSError, RuntimeError, ValueError):
+                        graph = Index.restore(str(self._dir / file), view=True)  # None when missing
+                # a file gone or unreadable: SQLite has every row, and the tail starts at the first
+                start = high_rid if graph is not None else 0
+                part = _Part(file, high_rid, epoch, graph, tail=_empty(), tail_after=start)
+                self._parts[(model, tenant_id)] = part
+            part.extend(self._store.vectors([Term("tenant", tenant_id)], after_rid=part.tail_after, dim=part.dim))
+            return part
+
+    def search(
+        self, model: str, tenant_id: str, clauses: Sequence[Clause], vector: Sequence[float], k: int
+    ) -> list[IndexHit]:
+        q = np.asarray(vector, dtype=np.float32)
+        part = self._part(model, tenant_id)
+        in_graph = part.graph.size if part.graph is not None else 0
+        if len(part.tail) >= self._tail_max and len(part.tail) + in_graph >= self._ann_min:
+            self._maintain(model, tenant_id)  # missing or far behind: build it now, once
+            part = self._part(model, tenant_id)
+        if part.dim is not None and part.dim != q.shape[0]:
+            return []
+        graph = part.graph
+        if graph is not None and graph.ndim != q.shape[0]:
+            return []
+        for widen in _WIDEN:
+            want = k * widen
+            candidates = [part.tail.rids[_top(part.tail.matrix @ q, want)]] if len(part.tail) else []
+            if graph is not None and graph.size:
+                candidates.append(graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64))
+            hits = self._rescore(np.concatenate(candidates) if candidates else np.zeros(0, np.int64), clauses, q, k)
+            exhausted = want >= len(part.tail) and (graph is None or want >= graph.size)
+            if len(hits) >= k or exhausted:
+                return hits
+        # a narrow scope the graph could not fill: rank exactly what SQLite selects for it
+        return self._exact(self._store.vectors(clauses, dim=q.shape[0]), q, k)
+
+    def _rescore(
+        self, rids: npt.NDArray[np.int64], clauses: Sequence[Clause], q: npt.NDArray[np.float32], k: int
+    ) -> list[IndexHit]:
+        if not len(rids):
+            return []
+        return self._exact(self._store.vectors_of(np.unique(rids).tolist(), clauses, dim=q.shape[0]), q, k)
+
+    @staticmethod
+    def _exact(rows: VectorRows, q: npt.NDArray[np.float32], k: int) -> list[IndexHit]:
+        if not len(rows) or rows.matrix.shape[1] != q.shape[0]:
+            return []
+        scores = rows.matrix @ q
+        return [
+            IndexHit(chunk_id=rows.chunk_ids[i], file_id=rows.file_ids[i], score=float(scores[i]))
+            for i in _top(scores, k)
+        ]
+
+    def search_staged(self, model: str, clauses: Sequence[Clause], vector: Sequence[float], k: int) -> list[IndexHit]:
+        """Vectors staged for a model not yet searchable: a migration's transient set, ranked exactly."""
+        q = np.asarray(vector, dtype=np.float32)
+        return self._exact(self._store.staged_vectors(clauses, model), q, k)
+
+    # -- maintenance ------------------------------------------------------------------------------
+    def after_write(self, tenants: Sequence[str] | None = None, *, settle: bool = False) -> None:
+        """Called after SQLite commits: extend the files of tenants whose tails grew past ``TAIL_MAX``
+        (inside a batch at most every minute). ``settle`` (a batch's end) folds every tail of a
+        tenant large enough for a graph into it."""
+        self._touched.update(tenants if tenants is not None else self._store.vector_tenants())
+        if not settle and self._batch_depth and time.monotonic() - self._last_maintain < _BATCH_MAINTAIN_S:
+            return
+        self._last_maintain = time.monotonic()
+        model = self._store.active_model()
+        touched, self._touched = self._touched, set()
+        if model is None:
+            return
+        for tenant_id in sorted(touched):
+            _, high_rid, size = self._manifest(model, tenant_id)
+            tail = self._store.count([Term("tenant", tenant_id)], after_rid=high_rid)
+            if (tail >= self._tail_max or (settle and tail)) and tail + size >= self._ann_min:
+                self._maintain(model, tenant_id)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+            if not self._batch_depth:
+                self.after_write([], settle=True)
+
+    def _maintain(self, model: str, tenant_id: str) -> None:
+        """Extend (or build) the tenant's file: one process at a time, others keep the exact tail."""
+        from usearch.index import Index
+
+        self._dir.mkdir(parents=True, exist_ok=True)
+        key = sha256(f"{model}\x1f{tenant_id}".encode()).hexdigest()[:24]
+        with (self._dir / f"{key}.lock").open("w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return
+            file, high_rid, _ = self._manifest(model, tenant_id)
+            scope = [Term("tenant", tenant_id)]
+            alive = self._store.count(scope, after_rid=0) - self._store.count(scope, after_rid=high_rid)
+            graph = None
+            mine = self._writable.pop((model, tenant_id), None)
+            if mine is not None and mine[0] == file:
+                graph = mine[1]  # the copy this process wrote last: no re-read
+            elif file is not None:
+                with suppress(OSError, RuntimeError, ValueError):
+                    graph = Index.restore(str(self._dir / file))
+            if graph is not None and graph.size > 1.25 * alive + 1000:
+                graph = None  # a quarter of it deleted or replaced: rebuild rather than carry the dead
+            if graph is None:
+                high_rid = 0
+            graph, new_high = self._add_rows(graph, scope, high_rid)
+            self._publish(model, tenant_id, key, file, graph, new_high)
+
+    def _add_rows(self, graph: Any, scope: Sequence[Clause], after_rid: int) -> tuple[Any, int]:
+        """``graph`` (or a new one) with the rows gone since ``after_rid`` removed and those after added."""
+        from usearch.index import Index
+
+        if graph is not None:  # rows gone since the file was written leave it now
+            live = self._store.live_rids(scope, up_to=after_rid)
+            dead = np.setdiff1d(np.asarray(graph.keys, dtype=np.int64), live)
+            if len(dead):
+                graph.remove(dead.astype(np.uint64))
+        high = after_rid
+        while True:
+            rows = self._store.vectors(scope, after_rid=high, limit=_BUILD_ROWS)
+            if not len(rows):
+                break
+            if graph is None:
+                graph = Index(
+                    ndim=rows.matrix.shape[1],
+                    metric="cos",
+                    dtype="i8",
+                    connectivity=CONNECTIVITY,
+                    expansion_add=EXPANSION_ADD,
+                    expansion_search=EXPANSION_SEARCH,
+                )
+            if rows.matrix.shape[1] == graph.ndim:
+                graph.add(rows.rids.astype(np.uint64), rows.matrix, threads=os.cpu_count() or 1)
+            high = int(rows.rids[-1])
+        return graph, high
+
+    def _publish(self, model: str, tenant_id: str, key: str, old: str | None, graph: Any, high_rid: int) -> None:
+        """Write ``graph`` under a new name, then point the manifest at it, then drop the old file."""
+        name = None
+        size = graph.size if graph is not None else 0
+        if size:
+            name = f"{key}-{uuid.uuid4().hex[:8]}.usearch"
+            tmp = self._dir / f".{name}.tmp"
+            graph.save(str(tmp))
+            tmp.replace(self._dir / name)
+        conn = self._conn()
+        if name is None:
+            conn.execute("DELETE FROM vector_files WHERE model = ? AND tenant_id = ?", (model, tenant_id))
+        else:
+            conn.execute(
+                "INSERT OR REPLACE INTO vector_files VALUES (?, ?, ?, ?, ?)", (model, tenant_id, name, high_rid, size)
+            )
+        if name is not None:
+            self._writable[(model, tenant_id)] = (name, graph)
+        if old is not None and old != name:
+            with suppress(FileNotFoundError):
+                (self._dir / old).unlink()  # processes that mapped it keep their mapping until they look again
+
+    def drop_all(self) -> None:
+        """Forget every file: the store was cleared, or its vectors replaced by another model's
+        (the write that did so bumped the vector epoch, so other processes look again too)."""
+        conn = self._conn()
+        files = [r[0] for r in conn.execute("SELECT file FROM vector_files")]
+        conn.execute("DELETE FROM vector_files")
+        for f in files:
+            with suppress(FileNotFoundError):
+                (self._dir / f).unlink()
+        with self._lock:
+            self._parts.clear()
+            self._writable.clear()

@@ -1,0 +1,204 @@
+"""The local index's own rules, beyond the port's contract: the HNSW leg is updated in place and never
+answers outside the scope SQLite decides; rids are never reused; the scope is compiled alike by every
+backend."""
+
+from __future__ import annotations
+
+import sqlite3
+import typing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from semfs.adapters.aws.opensearch import _OS_FIELDS
+from semfs.adapters.local.doc_store import _SQL_COLUMNS, DocStore
+from semfs.adapters.local.keyword_index import _TV_FIELDS
+from semfs.adapters.local.search_index import LocalSearchIndex
+from semfs.domain.models import IndexDoc, SearchFilters
+from semfs.domain.scope import Field
+from tests.builders import index_doc
+
+pytestmark = pytest.mark.contract
+MODEL = "clustered-64"
+ALL = SearchFilters()
+
+
+def clustered(n: int, dim: int = 64, seed: int = 5) -> np.ndarray:
+    """Unit vectors around a few hundred centres: shaped like embeddings, unlike uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((max(8, n // 20), dim)).astype(np.float32)
+    v = centres[rng.integers(0, len(centres), n)] + 0.35 * rng.standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def docs_for(file_id: str, vecs: np.ndarray, tenant: str = "acme", **kw: object) -> list[IndexDoc]:
+    return [
+        index_doc(file_id, i, f"chunk {i} of {file_id}", tenant=tenant, embedding=v, embedding_model=MODEL, **kw)
+        for i, v in enumerate(vecs)
+    ]
+
+
+def fill(index: LocalSearchIndex, vecs: np.ndarray, per_file: int = 4) -> None:
+    files = [("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + per_file])) for i in range(0, len(vecs), per_file)]
+    with index.batch():
+        for start in range(0, len(files), 50):
+            index.replace_files(files[start : start + 50])
+
+
+def exact_top(vecs: np.ndarray, q: np.ndarray, k: int, per_file: int = 4) -> list[str]:
+    order = np.argsort(-(vecs @ q), kind="stable")[:k]
+    return [f"f{(i // per_file) * per_file}:{i % per_file}" for i in order]
+
+
+def graph_files(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "i.vectors").glob("*.usearch"))
+
+
+def test_hnsw_leg_recall_against_exact(tmp_path: Path) -> None:
+    vecs = clustered(4000)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
+    fill(index, vecs)
+    assert graph_files(tmp_path), "the batch's end folds the rows into a graph"
+    queries = clustered(50, seed=9)
+    recall = []
+    for q in queries:
+        got = [h.chunk_id for h in index.knn("acme", q.tolist(), ALL, 10)]
+        recall.append(len(set(got) & set(exact_top(vecs, q, 10))) / 10)
+    assert np.mean(recall) >= 0.98
+
+
+def test_writes_extend_the_graph_without_rebuilding_and_readers_see_them_at_once(tmp_path: Path) -> None:
+    vecs = clustered(600)
+    writer = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=200)
+    reader = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=200)
+    fill(writer, vecs[:400])
+    first = graph_files(tmp_path)
+    assert len(first) == 1
+    reader.knn("acme", vecs[0].tolist(), ALL, 5)  # maps the graph
+    # fewer new rows than the tail holds: no file is written, and the other handle finds them exactly
+    writer.replace_file("acme", "late", docs_for("late", vecs[400:404]))
+    assert graph_files(tmp_path) == first
+    assert reader.knn("acme", vecs[401].tolist(), ALL, 1)[0].chunk_id == "late:1"
+    # past the tail limit the graph is extended (a new file replaces the old), not rebuilt from zero
+    for i in range(404, 600, 4):
+        writer.replace_file("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + 4]))
+    (now,) = graph_files(tmp_path)
+    assert now != first[0]
+    row = writer.store.conn().execute("SELECT high_rid, size FROM vector_files").fetchone()
+    assert row["size"] >= 400 and row["high_rid"] >= 400
+    assert reader.knn("acme", vecs[599].tolist(), ALL, 1)[0].chunk_id == "f596:3"
+
+
+def test_deleted_replaced_and_superseded_rows_never_surface(tmp_path: Path) -> None:
+    vecs = clustered(800)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=10_000)
+    fill(index, vecs)
+    assert graph_files(tmp_path)
+    index.delete_file("acme", "f0")
+    index.replace_file("acme", "f4", docs_for("f4", clustered(4, seed=77)))  # same file id, new vectors
+    # f8 gets a newer version in the same lineage: only the latest answers by default
+    index.replace_file("acme", "f8", docs_for("f8", vecs[8:12], lineage_id="L"))
+    index.replace_file("acme", "f8b", docs_for("f8b", clustered(4, seed=78), lineage_id="L", version=2))
+    index.set_latest("acme", "L", "f8b")
+    for i in (0, 1, 4, 5, 8, 9):
+        hits = index.knn("acme", vecs[i].tolist(), ALL, 10)
+        assert not {h.file_id for h in hits} & {"f0"}
+        assert all(h.chunk_id != f"f{(i // 4) * 4}:{i % 4}" for h in hits if h.file_id in ("f4", "f8"))
+    history = index.knn("acme", vecs[9].tolist(), SearchFilters(include_history=True), 1)
+    assert history[0].chunk_id == "f8:1"
+
+
+def test_a_narrow_filter_is_filled_exactly(tmp_path: Path) -> None:
+    vecs = clustered(2000)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
+    fill(index, vecs)
+    rare = clustered(3, seed=99)
+    index.replace_file("acme", "rare", docs_for("rare", rare, thread_id="t-rare"))
+    far = -vecs[0]  # nowhere near the thread's three chunks: the graph's candidates hold none of them
+    hits = index.knn("acme", far.tolist(), SearchFilters(thread_id="t-rare"), 10)
+    assert sorted(h.chunk_id for h in hits) == ["rare:0", "rare:1", "rare:2"]
+
+
+def test_other_tenants_are_never_candidates(tmp_path: Path) -> None:
+    vecs = clustered(400)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=50, tail_max=50)
+    fill(index, vecs)
+    index.replace_files(
+        [("globex", f"g{i}", docs_for(f"g{i}", vecs[i : i + 4], tenant="globex")) for i in range(0, 400, 4)]
+    )
+    for q in vecs[:20]:
+        assert all(h.file_id.startswith("f") for h in index.knn("acme", q.tolist(), ALL, 20))
+        assert all(h.file_id.startswith("g") for h in index.knn("globex", q.tolist(), ALL, 20))
+
+
+def test_a_missing_graph_is_rebuilt_from_sqlite(tmp_path: Path) -> None:
+    vecs = clustered(500)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
+    fill(index, vecs)
+    for f in graph_files(tmp_path):
+        f.unlink()
+    fresh = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
+    assert fresh.knn("acme", vecs[7].tolist(), ALL, 1)[0].chunk_id == "f4:3"
+    assert graph_files(tmp_path), "the search that found the file gone built it again"
+
+
+def test_a_model_switch_drops_the_old_models_graphs(tmp_path: Path) -> None:
+    vecs = clustered(300)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=50, tail_max=50)
+    fill(index, vecs)
+    old = graph_files(tmp_path)
+    assert old
+    new = clustered(300, dim=32, seed=3)
+    for i in range(0, 300, 4):
+        index.stage_vectors("acme", f"f{i}", "other-32", {f"f{i}:{j}": new[i + j].tolist() for j in range(4)})
+    index.switch_model("other-32")
+    assert not set(old) & set(graph_files(tmp_path))
+    assert index.knn("acme", vecs[0].tolist(), ALL, 5) == []  # a 64-d query against 32-d vectors
+    assert index.knn("acme", new[10].tolist(), ALL, 1, model="other-32")[0].chunk_id == "f8:2"
+
+
+def test_rids_are_never_reused_and_old_stores_migrate(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "CREATE TABLE docs (rid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
+        " file_id TEXT NOT NULL, lineage_id TEXT NOT NULL, tenant_id TEXT NOT NULL, version INTEGER NOT NULL,"
+        " is_latest INTEGER NOT NULL, thread_id TEXT, source_type TEXT NOT NULL, mime_type TEXT NOT NULL,"
+        " filename TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL, tags TEXT NOT NULL,"
+        " contact_ids TEXT NOT NULL, location TEXT NOT NULL, created_at TEXT NOT NULL, embedding_model TEXT,"
+        " embedding BLOB)"
+    )
+    conn.execute(
+        "INSERT INTO docs VALUES (7, 'a:0', 'chunk', 'a', 'a', 'acme', 1, 1, NULL, 'upload', 'text/plain',"
+        " 'a.txt', '', 'kept', '[]', '[]', '{}', '2026-01-01T00:00:00+00:00', NULL, NULL)"
+    )
+    conn.commit()
+    conn.close()
+    store = DocStore(db)
+    assert store.conn().execute("SELECT rid FROM docs WHERE chunk_id = 'a:0'").fetchone()[0] == 7
+    index = LocalSearchIndex(db)
+    index.replace_file("acme", "b", [index_doc("b", 0, "new")])
+    top = index.store.max_rid()
+    index.delete_file("acme", "b")
+    index.replace_file("acme", "c", [index_doc("c", 0, "newer")])
+    assert index.store.max_rid() > top  # the deleted row's rid is not handed out again
+
+
+def test_every_scope_field_is_compiled_by_every_backend() -> None:
+    fields = set(typing.get_args(Field))
+    assert set(_SQL_COLUMNS) == fields
+    assert set(_TV_FIELDS) == fields
+    assert set(_OS_FIELDS) == fields
+
+
+@pytest.mark.parametrize("first", ["usearch.index", "onnxruntime"])
+def test_the_vector_library_and_the_model_runtime_load_in_either_order(first: str) -> None:
+    """usearch 2.26 crashed the process when imported before onnxruntime (a `semfs reindex` folds
+    vectors into the graph before it embeds anything): both orders must work."""
+    import subprocess
+    import sys
+
+    second = "onnxruntime" if first == "usearch.index" else "usearch.index"
+    done = subprocess.run([sys.executable, "-c", f"import {first}; import {second}"], check=False, timeout=120)
+    assert done.returncode == 0
