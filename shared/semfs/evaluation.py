@@ -161,10 +161,12 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
                 texts.extend(chunk_embedding_text(record.title, ch) for ch in chunks)
                 texts.append(card_text(record))
             vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+            files = []
             for record, chunks, offset in prepared:
                 docs = build_docs(record, chunks, vectors[offset : offset + len(chunks) + 1], c.embedder.model, True)
-                c.index.replace_file(TENANT, record.file_id, docs)
+                files.append((TENANT, record.file_id, docs))
                 n_chunks += len(chunks)
+            c.index.replace_files(files)
             progress.advance(task, len(part))
             done = start + len(part)
             if (

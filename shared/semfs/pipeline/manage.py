@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import InvalidRequest, NotFound
 from semfs.domain.ids import lineage_id_for
-from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.models import FileRecord, IndexDoc, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
@@ -18,6 +18,8 @@ from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
+
+_REINDEX_FILES_PER_WRITE = 200  # files per index write while rebuilding (one transaction each locally)
 
 
 def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | None, int]]:
@@ -39,6 +41,11 @@ def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()
 def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
     """(Re)write one indexed record's documents from its stored chunks and vectors. Re-embeds when
     the stored vectors are from another model (or only the card, when asked)."""
+    c.index.replace_file(record.tenant_id, record.file_id, record_docs(c, record, reembed_card))
+
+
+def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) -> list[IndexDoc]:
+    """An indexed record's documents, from its stored chunks and vectors (see ``index_record``)."""
     chunks, vectors = load_chunks(c, record)
     model = record.embedding_model
     if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
@@ -56,7 +63,7 @@ def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -
     elif reembed_card:
         vectors = vectors.copy()
         vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
-    c.index.replace_file(record.tenant_id, record.file_id, build_docs(record, chunks, vectors, model, record.is_latest))
+    return build_docs(record, chunks, vectors, model, record.is_latest)
 
 
 def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
@@ -116,10 +123,15 @@ def reindex(c: Container) -> int:
     n = 0
     with c.index.batch():
         for tenant in c.repo.tenants():
+            pending: list[tuple[str, str, Sequence[IndexDoc]]] = []
             for record in iter_records(c, tenant, (Status.INDEXED,)):
-                index_record(c, record)
+                pending.append((tenant, record.file_id, record_docs(c, record)))
                 c.tags.record_uses(tenant, record.file_id, record.all_tags)  # idempotent: seeds old stores
                 n += 1
+                if len(pending) >= _REINDEX_FILES_PER_WRITE:
+                    c.index.replace_files(pending)
+                    pending = []
+            c.index.replace_files(pending)
     return n
 
 

@@ -19,6 +19,11 @@ class SearchIndex(Protocol):
         Idempotent. Raises ``IndexUnavailable`` on transient failure."""
         ...
 
+    def replace_files(self, files: Sequence[tuple[str, str, Sequence[IndexDoc]]]) -> None:
+        """``replace_file`` for each ``(tenant_id, file_id, docs)``, written together where the index
+        can (bulk loads: evaluation, reindex). Every file is validated before anything is written."""
+        ...
+
     def delete_file(self, tenant_id: str, file_id: str) -> int:
         """Remove every document of ``file_id``; returns how many went. Idempotent."""
         ...
