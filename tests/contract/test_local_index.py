@@ -202,3 +202,29 @@ def test_the_vector_library_and_the_model_runtime_load_in_either_order(first: st
     second = "onnxruntime" if first == "usearch.index" else "usearch.index"
     done = subprocess.run([sys.executable, "-c", f"import {first}; import {second}"], check=False, timeout=120)
     assert done.returncode == 0
+
+
+def test_keyword_leg_ranks_as_the_query_with_the_scope_inside(tmp_path: Path) -> None:
+    """The leg first ranks the whole index and keeps what SQLite finds in scope; that must be exactly
+    the filtered query's ranking, for a tenant holding most rows, one holding few, and narrow filters."""
+    from semfs.domain.scope import scope
+
+    rng = np.random.default_rng(4)
+    words = "invoice payment contract supplier delivery warehouse bicycle policy budget revenue audit".split()
+    index = LocalSearchIndex(tmp_path / "i.db")
+    files = []
+    for i in range(400):
+        tenant = "acme" if i % 10 else "globex"
+        text = " ".join(rng.choice(words, size=12))
+        files.append((tenant, f"f{i}", [index_doc(f"f{i}", 0, text, tenant=tenant, tags=["t" + str(i % 3)])]))
+    index.replace_files(files)
+    for tenant in ("acme", "globex"):
+        for filters in (ALL, SearchFilters(tags=["t1"]), SearchFilters(file_ids=["f3", "f10", "f20", "f30"])):
+            for q in ("invoice payment", "bicycle audit revenue", "warehouse"):
+                got = [h.chunk_id for h in index.keyword(tenant, q, filters, 10)]
+                inside = index.keywords.search(q, scope(tenant, filters), 10)
+                found = index.store.scoped_rids([rid for rid, _ in inside], scope(tenant, filters))
+                assert got == [found[rid][0] for rid, _ in inside if rid in found], (tenant, filters, q)
+                assert all(
+                    h.file_id in {f for t, f, _ in files if t == tenant} for h in index.keyword(tenant, q, filters, 10)
+                )

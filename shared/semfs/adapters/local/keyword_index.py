@@ -225,7 +225,7 @@ class KeywordIndex:
                     self._commit_held()
 
     def search(self, query: str, clauses: Sequence[Clause], k: int) -> list[tuple[int, float]]:
-        """(rid, BM25 score) of the top ``k`` in scope, best first."""
+        """(rid, BM25 score) of the top ``k`` in scope (no clauses: of the whole index), best first."""
         import tantivy
 
         text = query_text(query)
@@ -240,9 +240,13 @@ class KeywordIndex:
         except ValueError:  # a query tantivy cannot parse finds nothing, it is not a 500
             return []
         scope = compile_tantivy(index.schema, clauses)
-        query_all = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, parsed)]
-            + [(tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0)) for q in scope]
+        query_all = (
+            tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, parsed)]
+                + [(tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0)) for q in scope]
+            )
+            if scope
+            else parsed  # a bare disjunction: block-max WAND prunes it
         )
         searcher = index.searcher()
         return [(searcher.doc(addr)["rid"][0], float(score)) for score, addr in searcher.search(query_all, k).hits]
