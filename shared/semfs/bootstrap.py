@@ -77,7 +77,7 @@ def embedder_for(settings: Settings, model: str) -> Embedder:
     if model == "all-MiniLM-L6-v2-int8":
         from semfs.adapters.local.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(model, settings.embed_threads, settings.embed_batch_size)
+        return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
     from semfs.adapters.openai.client import OpenAIEmbedder
 
     return OpenAIEmbedder(
@@ -94,7 +94,8 @@ def _embedder(settings: Settings) -> Embedder:
         case "onnx":
             from semfs.adapters.local.onnx_embedder import OnnxEmbedder
 
-            return OnnxEmbedder(settings.resolved_embedding_model, settings.embed_threads, settings.embed_batch_size)
+            model = settings.resolved_embedding_model
+            return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
         case "openai":
             from semfs.adapters.openai.client import OpenAIEmbedder
 

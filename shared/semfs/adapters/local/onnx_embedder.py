@@ -24,13 +24,14 @@ MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 class OnnxEmbedder:
     """Local sentence embeddings, 384-d, loaded lazily."""
 
-    def __init__(self, model_id: str = "all-MiniLM-L6-v2-int8", threads: int = 1, batch_size: int = 32) -> None:
+    def __init__(self, model_id: str = "all-MiniLM-L6-v2-int8", threads: int = 1, batch_size: int = 1) -> None:
         self._model_id = model_id
         self._threads = threads
         self._batch_size = batch_size
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
+        self._run_lock = threading.Lock()
 
     @property
     def model(self) -> str:
@@ -70,9 +71,10 @@ class OnnxEmbedder:
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
         types = np.zeros_like(ids)
         try:
-            (hidden,) = session.run(
-                ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-            )
+            with self._run_lock:  # one pass at a time uses every thread; concurrent passes oversubscribe the cores
+                (hidden,) = session.run(
+                    ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+                )
         except Exception as e:  # onnxruntime raises its own error types
             raise EmbeddingUnavailable(f"onnxruntime failed: {type(e).__name__}") from e
         m = mask[..., None].astype(np.float32)
