@@ -34,6 +34,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _common import ROOT, pct, scifact_queries, scifact_texts, synthetic_text
@@ -89,9 +90,33 @@ def vectors(n: int, real: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
+def file_docs(tenant: str, fid: str, texts: list[str], vecs: list[np.ndarray], created: datetime) -> list[Any]:
+    """One file's chunk documents, as the pipeline writes them."""
+    from semfs.domain.models import IndexDoc
+
+    return [
+        IndexDoc(
+            chunk_id=f"{fid}:{i}",
+            file_id=fid,
+            lineage_id=fid,
+            tenant_id=tenant,
+            version=1,
+            is_latest=True,
+            source_type="upload",
+            mime_type="text/plain",
+            filename=f"{fid}.txt",
+            title="",
+            text=text,
+            embedding=vec,
+            embedding_model="all-MiniLM-L6-v2-int8",
+            created_at=created,
+        )
+        for i, (text, vec) in enumerate(zip(texts, vecs, strict=True))
+    ]
+
+
 def build(path: Path, n: int) -> dict[str, float]:
     from semfs.adapters.local.search_index import LocalSearchIndex
-    from semfs.domain.models import IndexDoc
 
     index = LocalSearchIndex(path)
     texts = windows(n)
@@ -103,25 +128,8 @@ def build(path: Path, n: int) -> dict[str, float]:
         for f in range(0, n, PER_FILE):
             fid = f"f{f // PER_FILE}"
             tenant = TENANTS[(f // PER_FILE) % len(TENANTS)]
-            docs = [
-                IndexDoc(
-                    chunk_id=f"{fid}:{i}",
-                    file_id=fid,
-                    lineage_id=fid,
-                    tenant_id=tenant,
-                    version=1,
-                    is_latest=True,
-                    source_type="upload",
-                    mime_type="text/plain",
-                    filename=f"{fid}.txt",
-                    title="",
-                    text=texts[j],
-                    embedding=vecs[j],
-                    embedding_model="all-MiniLM-L6-v2-int8",
-                    created_at=created,
-                )
-                for i, j in enumerate(range(f, min(f + PER_FILE, n)))
-            ]
+            rows = range(f, min(f + PER_FILE, n))
+            docs = file_docs(tenant, fid, [texts[j] for j in rows], [vecs[j] for j in rows], created)
             batch.append((tenant, fid, docs))
             if len(batch) >= FILES_PER_WRITE:
                 index.replace_files(batch)
@@ -187,7 +195,6 @@ def probe(path: Path, queries: list[str], exact: bool) -> dict[str, object]:
 def writer(path: Path) -> None:
     """Add 4-chunk files to the index until killed (search under ingest)."""
     from semfs.adapters.local.search_index import LocalSearchIndex
-    from semfs.domain.models import IndexDoc
 
     index = LocalSearchIndex(path)
     texts = windows(2000)
@@ -195,25 +202,10 @@ def writer(path: Path) -> None:
     created = datetime(2026, 1, 2, tzinfo=UTC)
     for n in itertools.count():
         fid = f"w{n}"
-        docs = [
-            IndexDoc(
-                chunk_id=f"{fid}:{i}",
-                file_id=fid,
-                lineage_id=fid,
-                tenant_id="acme",
-                version=1,
-                is_latest=True,
-                source_type="upload",
-                mime_type="text/plain",
-                filename=f"{fid}.txt",
-                title="",
-                text=texts[(n * PER_FILE + i) % len(texts)],
-                embedding=real[(n * PER_FILE + i) % len(real)],
-                embedding_model="all-MiniLM-L6-v2-int8",
-                created_at=created,
-            )
-            for i in range(PER_FILE)
-        ]
+        rows = [(n * PER_FILE + i) for i in range(PER_FILE)]
+        docs = file_docs(
+            "acme", fid, [texts[j % len(texts)] for j in rows], [real[j % len(real)] for j in rows], created
+        )
         index.replace_file("acme", fid, docs)
 
 
