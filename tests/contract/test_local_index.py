@@ -11,12 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from semfs.adapters.aws.opensearch import _OS_FIELDS
-from semfs.adapters.local.doc_store import _SQL_COLUMNS, DocStore
+from semfs.adapters.local.doc_store import DocStore
 from semfs.adapters.local.keyword_index import _TV_FIELDS
 from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
-from semfs.domain.scope import Field
+from semfs.domain.scope import DOC_FIELDS, Field
 from tests.builders import index_doc
 
 pytestmark = pytest.mark.contract
@@ -187,9 +186,9 @@ def test_rids_are_never_reused_and_old_stores_migrate(tmp_path: Path) -> None:
 
 def test_every_scope_field_is_compiled_by_every_backend() -> None:
     fields = set(typing.get_args(Field))
-    assert set(_SQL_COLUMNS) == fields
+    assert set(DOC_FIELDS) == fields  # SQLite and OpenSearch store documents under IndexDoc's names
+    assert set(DOC_FIELDS.values()) <= set(IndexDoc.model_fields)
     assert set(_TV_FIELDS) == fields
-    assert set(_OS_FIELDS) == fields
 
 
 @pytest.mark.parametrize("first", ["usearch.index", "onnxruntime"])

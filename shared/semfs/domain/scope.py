@@ -16,6 +16,20 @@ from semfs.domain.models import SearchFilters
 
 Field = Literal["tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id"]
 
+# The ``IndexDoc`` attribute each field filters: the column (SQLite) or document field (OpenSearch) of
+# a backend that stores documents under their own names. tantivy has its own field names.
+DOC_FIELDS: dict[str, str] = {
+    "tenant": "tenant_id",
+    "latest": "is_latest",
+    "tag": "tags",
+    "source_type": "source_type",
+    "contact": "contact_ids",
+    "thread": "thread_id",
+    "mime": "mime_type",
+    "created": "created_at",
+    "file_id": "file_id",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Term:

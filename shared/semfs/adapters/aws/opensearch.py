@@ -20,7 +20,7 @@ from semfs.domain.errors import IndexUnavailable, PermanentError
 from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
 from semfs.domain.ranking import FIELD_BOOSTS
-from semfs.domain.scope import AnyOf, Term, scope
+from semfs.domain.scope import DOC_FIELDS, AnyOf, Term, scope
 from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 from semfs.observability import get_logger
@@ -74,24 +74,11 @@ def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
     }
 
 
-_OS_FIELDS: dict[str, str] = {
-    "tenant": "tenant_id",
-    "latest": "is_latest",
-    "tag": "tags",
-    "source_type": "source_type",
-    "contact": "contact_ids",
-    "thread": "thread_id",
-    "mime": "mime_type",
-    "created": "created_at",
-    "file_id": "file_id",
-}
-
-
 def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]:
     """Every search's scope (``domain.scope``) as bool filter clauses; the tenant clause first."""
     out: list[dict[str, Any]] = []
     for c in scope(tenant_id, filters):
-        field = _OS_FIELDS[c.field]
+        field = DOC_FIELDS[c.field]
         if isinstance(c, Term):
             out.append({"term": {field: c.value}})
         elif isinstance(c, AnyOf):

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from semfs.domain.models import IndexDoc, Location
-from semfs.domain.scope import AnyOf, Clause, Term
+from semfs.domain.scope import DOC_FIELDS, AnyOf, Clause, Term
 
 from .sqlite_util import SqliteConnections
 
@@ -71,18 +71,7 @@ _INSERT = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
-# the scope's fields as columns; list-valued fields are JSON arrays searched with json_each
-_SQL_COLUMNS = {
-    "tenant": "tenant_id",
-    "latest": "is_latest",
-    "tag": "tags",
-    "source_type": "source_type",
-    "contact": "contact_ids",
-    "thread": "thread_id",
-    "mime": "mime_type",
-    "created": "created_at",
-    "file_id": "file_id",
-}
+# list-valued fields are JSON arrays, searched with json_each
 _JSON_LISTS = {"tag", "contact"}
 
 Statement = tuple[str, Sequence[object]]
@@ -94,7 +83,7 @@ def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[
     where: list[str] = []
     params: list[object] = []
     for c in clauses:
-        col = f"{alias}.{_SQL_COLUMNS[c.field]}"
+        col = f"{alias}.{DOC_FIELDS[c.field]}"
         if isinstance(c, Term) and c.field in _JSON_LISTS:
             where.append(f"EXISTS (SELECT 1 FROM json_each({col}) WHERE value = ?)")
             params.append(c.value)
