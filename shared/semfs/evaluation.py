@@ -1,5 +1,9 @@
 """BEIR-format retrieval evaluation through the real chunk → embed → index → search path.
 
+Each document is read as its ``.txt`` file would be (title line, blank line, text, through the plain
+text extractor), so the scores are what real files get; ``bench/file_path_eval.py`` checks that
+against ingesting the files and searching with the CLI.
+
 Loads the corpus into a fresh temporary store (the configured embedder and index), runs every
 judged query in each mode, and reports trec_eval-style nDCG@10 (linear gain), MRR@10, R@10 and
 R@100, plus per-query latency percentiles. Only reads the data; never copies it anywhere else.
@@ -22,7 +26,8 @@ from rich.progress import Progress
 
 from semfs.bootstrap import build_container
 from semfs.config import Settings
-from semfs.domain.models import Block, ExtractedDocument, FileRecord, SearchFilters, SearchMode
+from semfs.domain.models import FileRecord, SearchFilters, SearchMode
+from semfs.extractors.text import extract_plain
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, make_chunks
 from semfs.pipeline.index import build_docs
 from semfs.pipeline.search import retrieve
@@ -86,17 +91,14 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def evaluate(
-    settings: Settings,
-    beir_dir: Path,
-    modes: list[SearchMode],
-    run_out: Path | None = None,
-    max_docs: int | None = None,
-    progress: Console | None = None,
-) -> list[dict[str, Any]]:
+def judged_subset(
+    beir_dir: Path, max_docs: int | None = None
+) -> tuple[list[tuple[str, str, str]], dict[str, str], dict[str, dict[str, int]]]:
+    """The corpus (its first ``max_docs``), and the queries answerable from it with their judgements:
+    a subset is scored only on queries whose relevant documents are all in it."""
     qrels = load_qrels(beir_dir)
     corpus = list(load_corpus(beir_dir, max_docs))
-    if max_docs is not None:  # score only the queries answerable from the subset, against the subset
+    if max_docs is not None:
         ids = {doc_id for doc_id, _, _ in corpus}
         qrels = {
             q: {d: r for d, r in rels.items() if d in ids}
@@ -104,13 +106,27 @@ def evaluate(
             if all(d in ids for d, r in rels.items() if r > 0)
         }
     queries = {q: t for q, t in load_queries(beir_dir).items() if q in qrels}
+    return corpus, queries, qrels
+
+
+def evaluate(
+    settings: Settings,
+    beir_dir: Path,
+    modes: list[SearchMode],
+    run_out: Path | None = None,
+    max_docs: int | None = None,
+    progress: Console | None = None,
+    cards: bool = True,
+) -> list[dict[str, Any]]:
+    """Score ``modes`` on a BEIR folder. ``cards=False`` loads no file cards (to measure what they add)."""
+    corpus, queries, qrels = judged_subset(beir_dir, max_docs)
     if progress is not None:
         progress.print(f"{len(corpus)} documents, {len(queries)} judged queries")
     with tempfile.TemporaryDirectory(prefix="semfs-eval-") as tmp:
         c = build_container(settings.model_copy(update={"data_dir": Path(tmp)}))
         try:
             t0 = time.perf_counter()
-            n_chunks = _load(c, corpus, progress)
+            n_chunks = _load(c, corpus, progress, cards)
             load_s = time.perf_counter() - t0
             results = [_run_mode(c, mode, queries, qrels, _run_path(run_out, mode, len(modes) > 1)) for mode in modes]
         finally:
@@ -120,6 +136,7 @@ def evaluate(
             documents=len(corpus),
             chunks=n_chunks,
             load_seconds=round(load_s, 1),
+            cards=cards,
             embedding_model=settings.resolved_embedding_model,
         )
     return results
@@ -132,7 +149,7 @@ def _run_path(run_out: Path | None, mode: str, several: bool) -> Path | None:
     return run_out.with_name(f"{run_out.stem}-{mode}{run_out.suffix}")
 
 
-def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -> int:
+def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None, cards: bool = True) -> int:
     batch_docs = 64
     step = max(batch_docs, len(corpus) // 10)
     n_chunks = 0
@@ -143,7 +160,8 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
             prepared = []
             texts: list[str] = []
             for doc_id, title, text in part:
-                doc = ExtractedDocument(blocks=[Block(text=text or title)], title=title or None)
+                # the document a .txt of it becomes (title line, blank line, text): what real files get
+                doc = extract_plain(f"{title}\n\n{text}").model_copy(update={"title": title or None})
                 chunks = make_chunks(doc, c.settings)
                 record = FileRecord(
                     file_id=doc_id,
@@ -164,6 +182,8 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
             files = []
             for record, chunks, offset in prepared:
                 docs = build_docs(record, chunks, vectors[offset : offset + len(chunks) + 1], c.embedder.model, True)
+                if not cards:
+                    docs = [d for d in docs if d.kind == "chunk"]
                 files.append((TENANT, record.file_id, docs))
                 n_chunks += len(chunks)
             c.index.replace_files(files)

@@ -227,3 +227,53 @@ def test_keyword_leg_ranks_as_the_query_with_the_scope_inside(tmp_path: Path) ->
                 assert all(
                     h.file_id in {f for t, f, _ in files if t == tenant} for h in index.keyword(tenant, q, filters, 10)
                 )
+
+
+def _chunk_scores(index: LocalSearchIndex, q: str) -> dict[str, float]:
+    return {h.chunk_id: round(h.score, 5) for h in index.keyword("acme", q, ALL, 20)}
+
+
+def test_file_cards_leave_the_chunks_bm25_statistics_alone(tmp_path: Path) -> None:
+    """One short card per file would nearly double BM25's document count and halve the average length
+    chunks are normalised by. Cards live in an index of their own: the chunk leg scores exactly as
+    with no cards, the card leg finds cards only, and an empty card is not indexed at all."""
+    texts = [
+        "the supplier shipped forty pallets to the warehouse in march",
+        "payment terms are thirty days from the invoice date",
+        "the audit found the warehouse stock matched the ledger",
+    ]
+    chunks = {f"f{i}": index_doc(f"f{i}", 0, t) for i, t in enumerate(texts)}
+    cards = {
+        "f0": index_doc("f0", 99, "Warehouse delivery note", kind="card", chunk_id="f0:card"),
+        "f1": index_doc("f1", 99, "", kind="card", chunk_id="f1:card"),  # an untitled file's card
+        "f2": index_doc("f2", 99, "Audit report", kind="card", chunk_id="f2:card"),
+    }
+    plain = LocalSearchIndex(tmp_path / "plain.db")
+    plain.replace_files([("acme", f, [d]) for f, d in chunks.items()])
+    carded = LocalSearchIndex(tmp_path / "carded.db")
+    carded.replace_files([("acme", f, [d, cards[f]]) for f, d in chunks.items()])
+    for q in ("warehouse", "audit warehouse", "invoice"):
+        assert _chunk_scores(carded, q) == _chunk_scores(plain, q)
+    assert [h.chunk_id for h in carded.keyword("acme", "warehouse", ALL, 10, kind="card")] == ["f0:card"]
+    assert carded.card_keywords.open().searcher().num_docs == 2  # the empty card is not there
+    assert carded.keywords.open().searcher().num_docs == 3
+
+
+def test_an_index_with_cards_among_the_chunks_is_rebuilt_in_two(tmp_path: Path) -> None:
+    """A store written before cards had their own index: its keyword index holds both kinds. On open the
+    count no longer matches the chunks, so the chunk index is rebuilt without cards, and the card index
+    is built; searches answer as on a fresh store."""
+    index = LocalSearchIndex(tmp_path / "i.db")
+    index.replace_files(
+        [("acme", "f0", [index_doc("f0", 0, "forty pallets"), index_doc("f0", 1, "Pallet note", kind="card")])]
+    )
+    old = LocalSearchIndex(tmp_path / "i.db")
+    writer = old.keywords.open().writer()  # what the single index of an old store held: the card as well
+    from semfs.adapters.local.keyword_index import _tv_doc
+
+    writer.add_document(_tv_doc(old.store.rows("kind = 'card'", ())[0]))
+    writer.commit()
+    writer.wait_merging_threads()
+    reopened = LocalSearchIndex(tmp_path / "i.db")
+    assert reopened.keywords.open().searcher().num_docs == 1
+    assert [h.chunk_id for h in reopened.keyword("acme", "pallet", ALL, 5, kind="card")] == ["f0:1"]

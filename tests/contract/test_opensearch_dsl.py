@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from semfs.adapters.aws.opensearch import OpenSearchIndex, index_body, rrf_pipeline_body, scope_filter
+from semfs.adapters.aws.opensearch import CARD_TEXT, OpenSearchIndex, index_body, scope_filter
 from semfs.config import Settings
-from semfs.domain.models import SearchFilters
+from semfs.domain.models import IndexHit, SearchFilters
 
 pytestmark = pytest.mark.contract
 
@@ -23,6 +23,7 @@ pytestmark = pytest.mark.contract
 class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.mappings: list[dict[str, Any]] = []
         self.indices = self
 
     def exists(self, **kw: Any) -> bool:
@@ -34,15 +35,35 @@ class Recorder:
     def get_mapping(self, **kw: Any) -> dict[str, Any]:
         return {"semfs-chunks-v-m": {"mappings": {"_meta": {"embedding_model": "m"}}}}
 
+    def put_mapping(self, **kw: Any) -> dict[str, Any]:
+        self.mappings.append(kw)
+        return {"acknowledged": True}
+
     def search(self, **kw: Any) -> dict[str, Any]:
         self.calls.append(("search", kw))
         return {"hits": {"hits": [{"_score": 0.9, "_source": {"chunk_id": "f:0", "file_id": "f"}}]}}
+
+    msearch_errors: dict[int, int] = {}  # noqa: RUF012 - set per test
+    msearch_legs: list[list[tuple[str, str, float]]] | None = None
+
+    def msearch(self, **kw: Any) -> dict[str, Any]:
+        """As _msearch answers: 200 with one response per search, an error in place of a failed one."""
+        self.calls.append(("msearch", kw))
+        out: list[dict[str, Any]] = []
+        for n in range(len(kw["body"]) // 2):
+            if n in self.msearch_errors:
+                out.append({"error": {"type": "es_rejected_execution_exception"}, "status": self.msearch_errors[n]})
+                continue
+            rows = self.msearch_legs[n] if self.msearch_legs else [("f:0", "f", 0.9)]
+            hits = [{"_score": s, "_source": {"chunk_id": c, "file_id": f}} for c, f, s in rows]
+            out.append({"hits": {"hits": hits}, "status": 200})
+        return {"responses": out}
 
 
 @pytest.fixture
 def recorded() -> tuple[OpenSearchIndex, Recorder]:
     rec = Recorder()
-    settings = Settings(opensearch_endpoint="https://search.example", hybrid_pipeline="semfs-rrf")
+    settings = Settings(opensearch_endpoint="https://search.example")
     return OpenSearchIndex(settings, dim=3, client=rec), rec
 
 
@@ -64,26 +85,59 @@ def test_keyword_body_filters_in_bool_filter(recorded: tuple[OpenSearchIndex, Re
     index.keyword("acme", "What are the payment terms?", SearchFilters(thread_id="t1"), 20)
     query = rec.calls[0][1]["body"]["query"]["bool"]
     assert query["must"][0]["multi_match"]["query"] == "payment terms"
-    assert query["must"][0]["multi_match"]["fields"] == ["title^0.25", "filename^1", "text^1", "tags_text^1"]
+    assert query["must"][0]["multi_match"]["fields"] == ["title^0.25", "filename^1", "text^1", "tags_text^0.1"]
     assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
     assert {"term": {"thread_id": "t1"}} in query["filter"]
 
 
-def test_hybrid_body_and_pipeline(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+def test_hybrid_legs_go_in_one_msearch_with_the_scope_inside_every_leg(
+    recorded: tuple[OpenSearchIndex, Recorder],
+) -> None:
     index, rec = recorded
-    index.hybrid("acme", "payment terms", [1.0, 0.0, 0.0], SearchFilters(), 30)
-    call = rec.calls[0][1]
-    assert call["params"] == {"search_pipeline": "semfs-rrf"}
-    hybrid = call["body"]["query"]["hybrid"]
-    keyword, knn = hybrid["queries"]
-    # the tenant scope sits inside every sub-query: a top-level hybrid.filter is ignored by engines that
-    # predate hybrid pre-filtering, and the scope must never depend on the engine version
-    assert "filter" not in hybrid
-    assert keyword["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
-    assert "multi_match" in keyword["bool"]["must"][0]
-    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
-    ranker = rrf_pipeline_body()["phase_results_processors"][0]["score-ranker-processor"]
-    assert ranker["combination"] == {"technique": "rrf", "rank_constant": 60}
+    legs = index.hybrid_legs("acme", "payment terms", [1.0, 0.0, 0.0], SearchFilters(), 30, cards=True)
+    assert legs is not None and len(legs) == 3
+    ((what, call),) = rec.calls
+    assert what == "msearch"
+    headers, (knn, keyword, cards) = call["body"][0::2], call["body"][1::2]
+    assert headers == [{"index": "semfs-chunks"}] * 3
+    for leg, kind in ((keyword, "chunk"), (cards, "card")):
+        assert leg["query"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
+        assert {"term": {"kind": kind}} in leg["query"]["bool"]["filter"]
+    assert cards["query"]["bool"]["must"][0]["multi_match"]["fields"] == ["card_text"]
+    assert knn["query"]["knn"]["embedding"]["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
+
+
+def test_a_failed_msearch_leg_fails_the_search(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    """_msearch answers 200 with a per-search error: a throttled leg is retryable, never an empty leg."""
+    from semfs.domain.errors import IndexUnavailable
+
+    index, rec = recorded
+    rec.msearch_errors = {1: 429}
+    with pytest.raises(IndexUnavailable):
+        index.hybrid_legs("acme", "payment terms", [1.0, 0.0, 0.0], SearchFilters(), 30, cards=False)
+
+
+def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_them(
+    recorded: tuple[OpenSearchIndex, Recorder],
+) -> None:
+    """Lucene keeps BM25's document count and average length per field: a card's text in ``card_text``
+    leaves the chunks' ``text`` statistics as if there were no cards. An index made before that field
+    existed gets it added on first use (a strict mapping would refuse the write otherwise)."""
+    from semfs.adapters.aws.opensearch import _source
+    from tests.builders import index_doc
+
+    card = _source(index_doc("f", 9, "Invoice 2291", kind="card"))
+    chunk = _source(index_doc("f", 0, "pallets"))
+    assert card["card_text"] == "Invoice 2291" and "text" not in card
+    assert chunk["text"] == "pallets" and "card_text" not in chunk
+    assert set(index_body(3)["mappings"]["properties"]) >= {"text", "card_text"}
+    index, rec = recorded
+    index.keyword("acme", "invoice", SearchFilters(), 5, kind="card")
+    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}]
+    query = rec.calls[0][1]["body"]["query"]["bool"]
+    assert query["must"][0]["multi_match"]["fields"] == ["card_text"]
+    assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
+    assert query["filter"][-1] == {"term": {"kind": "card"}}
 
 
 def test_scope_filter_covers_every_filter() -> None:
@@ -162,21 +216,47 @@ def test_bulk_surfaces_other_item_failures() -> None:
         )
 
 
-def test_search_uses_the_native_hybrid_query_when_a_pipeline_is_configured(
-    recorded: tuple[OpenSearchIndex, Recorder], tmp_path: Any
+@pytest.mark.parametrize("fusion", ["rrf", "minmax"])
+def test_opensearch_ranks_as_the_local_index_does(
+    recorded: tuple[OpenSearchIndex, Recorder], tmp_path: Any, fusion: str
 ) -> None:
+    """The same legs fused both ways: through OpenSearch (one _msearch, fused in the function) and
+    through the local index (each leg called, fused in the function) rank the files identically."""
     from semfs.adapters.local.hash_embedder import HashEmbedder
     from semfs.pipeline.search import retrieve
 
+    legs = [
+        [("a:0", "a", 0.91), ("b:2", "b", 0.90), ("c:0", "c", 0.55)],  # k-NN
+        [("c:0", "c", 7.1), ("b:1", "b", 6.9), ("d:0", "d", 2.0)],  # chunk BM25
+        [("b:card", "b", 3.3), ("a:card", "a", 1.2)],  # card BM25
+    ]
     index, rec = recorded
-    container = type("C", (), {})()
-    container.index, container.embedder = index, HashEmbedder(dim=3)
-    container.query_embedder = lambda: container.embedder
-    container.settings = Settings(opensearch_endpoint="https://x", hybrid_pipeline="semfs-rrf")
-    found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
-    assert [f for f, _, _ in found.files] == ["f"]
-    (call,) = rec.calls
-    assert "hybrid" in call[1]["body"]["query"] and call[1]["params"] == {"search_pipeline": "semfs-rrf"}
+    rec.msearch_legs = legs
+
+    class Local:  # the local index's leg calls, answering the same hits
+        def hybrid_legs(self, *a: Any, **kw: Any) -> None:
+            return None
+
+        def knn(self, *a: Any, **kw: Any) -> list[IndexHit]:
+            return _as_hits(legs[0])
+
+        def keyword(self, *a: Any, kind: str = "chunk", **kw: Any) -> list[IndexHit]:
+            return _as_hits(legs[1] if kind == "chunk" else legs[2])
+
+    ranked = []
+    for backend in (index, Local()):
+        container = type("C", (), {})()
+        container.index, container.embedder = backend, HashEmbedder(dim=3)
+        container.query_embedder = lambda c=container: c.embedder
+        container.settings = Settings(fusion=fusion, card_leg=True)  # type: ignore[arg-type]
+        found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
+        ranked.append([(f, round(s, 9), [h.chunk_id for h in hs]) for f, s, hs in found.files])
+    assert ranked[0] == ranked[1]
+    assert ranked[0][0][0] == "b"  # in all three legs
+
+
+def _as_hits(rows: list[tuple[str, str, float]]) -> list[IndexHit]:
+    return [IndexHit(chunk_id=c, file_id=f, score=s) for c, f, s in rows]
 
 
 def test_knn_over_a_staged_model_targets_that_models_index(recorded: tuple[OpenSearchIndex, Recorder]) -> None:

@@ -9,7 +9,7 @@ from semfs.domain.errors import FileRejected, PermanentError, RetryableError, fa
 from semfs.domain.ids import chunk_id, execution_name, file_id_for, normalise_filename
 from semfs.domain.models import IndexHit
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.ranking import group_by_file, overfetch, rrf
+from semfs.domain.ranking import file_scores, fuse_files, group_by_file, min_max, overfetch, rrf
 from semfs.domain.tags import is_valid_tag, merge_tags, slugify
 from semfs.domain.text import query_terms, sentences
 
@@ -84,6 +84,32 @@ def test_group_by_file_scores_a_file_by_its_best_chunk() -> None:
         ("f1", 0.5, ["f1:0", "f1:1"]),
         ("f2", 0.4, ["f2:0"]),
     ]
+
+
+def test_files_are_fused_per_file_so_a_card_adds_to_its_files_chunks() -> None:
+    """k-NN ranks the contract's chunk first, BM25 the handbook's chunk; the handbook's card also
+    matched. Per chunk the two chunks tie (1/61 + 1/62 each); per file the card's rank adds to its file."""
+    knn = _hits("contract:5", "handbook:2")
+    chunks = _hits("handbook:2", "contract:5")
+    cards = _hits("handbook:card")
+    files = fuse_files([knn, chunks, cards], "rrf", k=60)
+    assert [f for f, _, _ in files] == ["handbook", "contract"]
+    assert files[0][1] == pytest.approx(1 / 62 + 1 / 61 + 1 / 61)
+    assert [h.chunk_id for h in files[0][2]] == ["handbook:2", "handbook:card"]  # the chunk is the snippet
+
+
+def test_min_max_follows_opensearchs_normalization_processor() -> None:
+    """OpenSearch's min_max: (s - min) / (max - min), the minimum floored at 0.001 so it still counts,
+    and 1.0 for a leg whose scores are all equal; arithmetic_mean then weighs legs, a miss counting 0."""
+    assert min_max([10.0, 6.0, 2.0]) == [1.0, 0.5, 0.001]
+    assert min_max([3.0]) == [1.0] and min_max([2.0, 2.0]) == [1.0, 1.0]
+    bm25 = [IndexHit(chunk_id=f"{f}:0", file_id=f, score=s) for f, s in (("a", 10.0), ("b", 6.0), ("c", 2.0))]
+    knn = [IndexHit(chunk_id=f"{f}:0", file_id=f, score=s) for f, s in (("c", 0.9), ("a", 0.5))]
+    scores = file_scores([bm25, knn], "minmax", weights=[0.3, 0.7])
+    assert scores["a"] == pytest.approx(0.3 * 1.0 + 0.7 * 0.001)
+    assert scores["b"] == pytest.approx(0.3 * 0.5)
+    assert scores["c"] == pytest.approx(0.3 * 0.001 + 0.7 * 1.0)
+    assert [f for f, _, _ in fuse_files([bm25, knn], "minmax", weights=[0.3, 0.7])] == ["c", "a", "b"]
 
 
 def test_overfetch_bounds() -> None:

@@ -12,6 +12,7 @@ from semfs.domain.errors import SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.dispatch import ExtractLimits, extract_file
 from semfs.extractors.guard import ArchiveLimits
+from semfs.extractors.text import extract_text_kind
 
 pytestmark = pytest.mark.unit
 LIMITS = ExtractLimits()
@@ -356,3 +357,26 @@ def test_office_documents_carry_their_own_date() -> None:
     doc.save(buf)
     out = extract_file(buf.getvalue(), "minutes.docx", LIMITS)
     assert out.document.document_date == datetime(2019, 3, 14, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "Vitamin D and bone density in older adults\n\nWe measured bone density in 300 adults.",
+            "Vitamin D and bone density in older adults",
+        ),
+        (
+            "Microstructural development of white matter assessed by MRI.\n\nAlterations of the architecture",
+            "Microstructural development of white matter assessed by MRI",
+        ),
+        ("Hi Bob,\n\nthe pallets left on Monday.", None),  # a salutation leads into the text
+        ("Agenda:\n\n1. budget", None),
+        ("We met on Monday. The pallets left.\n\nMore text here.", None),  # two sentences: prose
+        ("2026-05-01\n\nThe pallets left.", None),  # no words
+        ("Only one paragraph, and it is the whole file", None),
+        ("line one\nline two\n\nbody", None),  # a paragraph of several lines is not a title
+    ],
+)
+def test_plain_text_title_is_its_first_line_when_that_looks_like_a_title(text: str, title: str | None) -> None:
+    assert extract_text_kind("text", text.encode(), "8453819.txt").title == title

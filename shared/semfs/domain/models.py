@@ -176,11 +176,14 @@ class FileRecord(Frozen):
         return list(dict.fromkeys([*self.tags, *self.auto_tags]))
 
 
+DocKind = Literal["chunk", "card"]
+
+
 class IndexDoc(Frozen):
     """One index document: a chunk, or the file card (DESIGN §3)."""
 
     chunk_id: str
-    kind: Literal["chunk", "card"] = "chunk"
+    kind: DocKind = "chunk"
     file_id: str
     lineage_id: str
     tenant_id: str

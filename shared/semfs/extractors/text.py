@@ -42,8 +42,27 @@ def _paragraph_blocks(text: str, kind: str = "paragraph") -> list[Block]:
     return blocks
 
 
+_TITLE_END = re.compile(r"[,;:\-–—(\[]$")  # a line ending like this leads into what follows
+_INNER_SENTENCE = re.compile(r"[.!?]\s+\S")  # a second sentence inside the line
+
+
+def plain_title(blocks: list[Block]) -> str | None:
+    """The first line of a plain-text file when it looks like a title: a paragraph of one line, of
+    up to 20 words and 150 characters, with letters, one sentence at most, not leading into the next
+    line, and followed by more text. ``8453819.txt`` then gets its paper's title, not ``8453819``."""
+    if len(blocks) < 2:
+        return None
+    line = blocks[0].text
+    if "\n" in line or len(line) > 150 or len(line.split()) > 20 or not re.search(r"[^\W\d_]{2}", line):
+        return None
+    if _TITLE_END.search(line) or _INNER_SENTENCE.search(line):
+        return None
+    return line.rstrip(".")
+
+
 def extract_plain(text: str) -> ExtractedDocument:
-    return ExtractedDocument(blocks=_paragraph_blocks(normalise(text)))
+    blocks = _paragraph_blocks(normalise(text))
+    return ExtractedDocument(blocks=blocks, title=plain_title(blocks))
 
 
 def extract_code(text: str) -> ExtractedDocument:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from semfs.domain.errors import EmbeddingUnavailable, NotFound
 from semfs.domain.models import (
@@ -20,7 +20,7 @@ from semfs.domain.models import (
     SearchResultItem,
     Snippet,
 )
-from semfs.domain.ranking import group_by_file, overfetch, rrf
+from semfs.domain.ranking import fuse_files, overfetch
 from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 from semfs.observability import get_logger
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 log = get_logger(__name__)
+Leg = Literal["semantic", "keyword", "cards"]
 SNIPPET_CHARS = 280
 ORIGIN_KEYS = ("agent", "run_id", "derived_from", "sender", "subject", "thread_subject")
 
@@ -49,33 +50,41 @@ def retrieve(
         typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     k = overfetch(limit)
-    legs: list[list[IndexHit]] = []
+    cards = c.settings.card_leg
+    legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
-    if mode == "hybrid" and not c.settings.reembed_new_files_only:
-        # one round trip where the index fuses natively (OpenSearch's hybrid query + search pipeline)
-        try:
-            native = c.index.hybrid(tenant_id, query, c.query_embedder().embed_query(query), filters, k)
-        except EmbeddingUnavailable:
-            log.warning("embedder unavailable; keyword-only answer")
-            return Retrieved(files=group_by_file(c.index.keyword(tenant_id, query, filters, k))[:limit], degraded=True)
-        if native is not None:
-            return Retrieved(files=group_by_file(native)[:limit], degraded=False)
     if mode in ("hybrid", "semantic"):
         try:
             embedder = c.query_embedder()
             vector = embedder.embed_query(query)
-            legs.append(c.index.knn(tenant_id, vector, filters, k, model=embedder.model))
+            together = (
+                c.index.hybrid_legs(tenant_id, query, vector, filters, k, cards)
+                if mode == "hybrid" and not c.settings.reembed_new_files_only
+                else None
+            )
+            if together is not None:  # one round trip to a remote index
+                names: list[Leg] = ["semantic", "keyword", "cards"] if cards else ["semantic", "keyword"]
+                return _fused(c, list(zip(names, together, strict=True)), limit, degraded=False)
+            legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
             if c.settings.reembed_new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
                 new_vector = c.embedder.embed_query(query)
-                legs.append(c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model))
+                legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
         except EmbeddingUnavailable as e:
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
     if mode in {"keyword", "hybrid"} or degraded:
-        legs.append(c.index.keyword(tenant_id, query, filters, k))
-    fused = rrf(legs, c.settings.rrf_k) if len(legs) > 1 else (legs[0] if legs else [])
-    return Retrieved(files=group_by_file(fused)[:limit], degraded=degraded)
+        legs.append(("keyword", c.index.keyword(tenant_id, query, filters, k)))
+        if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
+            legs.append(("cards", c.index.keyword(tenant_id, query, filters, k, kind="card")))
+    return _fused(c, legs, limit, degraded)
+
+
+def _fused(c: Container, legs: list[tuple[Leg, list[IndexHit]]], limit: int, degraded: bool) -> Retrieved:
+    s = c.settings
+    weights = [s.fusion_weights.get(name, 1.0) for name, _ in legs]
+    files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
+    return Retrieved(files=files[:limit], degraded=degraded)
 
 
 def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:

@@ -4,7 +4,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
+from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 
 
 class SearchIndex(Protocol):
@@ -32,8 +32,11 @@ class SearchIndex(Protocol):
         """Mark ``latest_file_id`` latest and every other version of the lineage not latest."""
         ...
 
-    def keyword(self, tenant_id: str, query: str, filters: SearchFilters, k: int) -> list[IndexHit]:
-        """Top ``k`` by BM25 within the tenant and filters, best first."""
+    def keyword(
+        self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
+    ) -> list[IndexHit]:
+        """Top ``k`` by BM25 within the tenant and filters, best first, over chunks or over file cards
+        (``kind``). The two kinds keep separate BM25 statistics; an empty card is never matched."""
         ...
 
     def knn(
@@ -44,13 +47,14 @@ class SearchIndex(Protocol):
         searchable vectors are that model's (else ``[]``): never compares vectors of two models."""
         ...
 
-    def hybrid(
-        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
-    ) -> list[IndexHit] | None:
-        """Both legs fused by the index itself in one round trip (OpenSearch's ``hybrid`` query with a
-        search pipeline), or ``None`` when this index has no native fusion: the caller then runs
-        ``keyword`` and ``knn`` and fuses them with the shared RRF. The tenant scope is inside every
-        sub-query."""
+    def hybrid_legs(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
+    ) -> list[list[IndexHit]] | None:
+        """The hybrid search's legs — ``knn``, chunk ``keyword`` and (with ``cards``) card ``keyword`` —
+        fetched in one round trip where the index is remote (OpenSearch ``_msearch``), or ``None`` where
+        calling them one by one costs nothing (the caller then does). The caller fuses them: fusion is
+        per file and the same for every backend, so no index-side fusion is used. The tenant scope is
+        inside every leg."""
         ...
 
     def knn_staged(

@@ -2,9 +2,9 @@
 
 The query bodies are built by pure functions (tested as compiled DSL, since no OpenSearch server
 runs offline): ``scope_filter`` is the one place the tenant condition is added, and it goes inside
-the ``knn`` clause (efficient filtering) and into the ``hybrid`` query's ``filter``. The two legs are
-fused by the same domain RRF as locally, or — when ``hybrid_pipeline`` names a search pipeline with
-a ``score-ranker-processor`` (OpenSearch >= 2.19) — by the native ``hybrid`` query.
+the ``knn`` clause (efficient filtering) and into every leg's query. The legs
+(chunk BM25, card BM25, k-NN) go in one ``_msearch`` round trip and are fused per file by the same
+domain fusion as locally (``domain.ranking``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from semfs.config import Settings
 from semfs.domain.errors import IndexUnavailable, PermanentError
-from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
+from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
 from semfs.domain.ranking import FIELD_BOOSTS
 from semfs.domain.scope import DOC_FIELDS, AnyOf, Term, scope
@@ -30,6 +30,11 @@ log = get_logger(__name__)
 BULK_RETRIES = 5
 # the same field weights as the local keyword leg
 TEXT_FIELDS = [f"{'tags_text' if f == 'tags' else f}^{w:g}" for f, w in FIELD_BOOSTS.items()]
+
+
+# A file card's text has its own field, so Lucene's BM25 statistics for chunks (document count and
+# average length, both per field) never count cards; cards are ranked by their own leg.
+CARD_TEXT = {"type": "text", "analyzer": "english"}
 
 
 def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
@@ -56,6 +61,7 @@ def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
                 "filename": {"type": "text", "fields": {"raw": keyword}},
                 "title": {"type": "text", "analyzer": "english"},
                 "text": {"type": "text", "analyzer": "english"},
+                "card_text": CARD_TEXT,
                 "location": {"type": "object", "enabled": False},
                 "embedding_model": keyword,
                 "created_at": {"type": "date"},
@@ -93,19 +99,24 @@ def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]
     return out
 
 
-def _keyword_clause(query: str) -> dict[str, Any]:
+def _keyword_clause(query: str, kind: DocKind = "chunk") -> dict[str, Any]:
     text = " ".join(query_terms(query)) or query
-    return {"multi_match": {"query": text, "fields": TEXT_FIELDS, "type": "best_fields", "operator": "or"}}
+    fields = TEXT_FIELDS if kind == "chunk" else ["card_text"]
+    return {"multi_match": {"query": text, "fields": fields, "type": "best_fields", "operator": "or"}}
+
+
+def _keyword_query(query: str, scope: list[dict[str, Any]], kind: DocKind) -> dict[str, Any]:
+    return {"bool": {"must": [_keyword_clause(query, kind)], "filter": [*scope, {"term": {"kind": kind}}]}}
 
 
 _SOURCE = {"excludes": ["embedding"]}
 
 
-def keyword_body(tenant_id: str, query: str, filters: SearchFilters, k: int) -> dict[str, Any]:
+def keyword_body(tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk") -> dict[str, Any]:
     return {
         "size": k,
         "_source": ["chunk_id", "file_id"],
-        "query": {"bool": {"must": [_keyword_clause(query)], "filter": scope_filter(tenant_id, filters)}},
+        "query": _keyword_query(query, scope_filter(tenant_id, filters), kind),
     }
 
 
@@ -126,39 +137,24 @@ def knn_body(tenant_id: str, vector: Sequence[float], filters: SearchFilters, k:
     }
 
 
-def hybrid_body(tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int) -> dict[str, Any]:
-    """The native hybrid query with the tenant scope *inside every sub-query* (the keyword leg's bool
-    filter, the knn clause's filter). A top-level ``hybrid.filter`` is applied to the sub-queries only by
-    engine versions that introduced hybrid pre-filtering; on one that ignores it the tenant scope would
-    be gone, so it is never relied on. Sent with ``search_pipeline`` naming a score-ranker pipeline."""
-    scope = scope_filter(tenant_id, filters)
-    return {
-        "size": k,
-        "_source": ["chunk_id", "file_id"],
-        "query": {
-            "hybrid": {
-                "queries": [
-                    {"bool": {"must": [_keyword_clause(query)], "filter": scope}},
-                    {"knn": {"embedding": {"vector": list(vector), "k": k, "filter": {"bool": {"filter": scope}}}}},
-                ]
-            }
-        },
-    }
-
-
-def rrf_pipeline_body(rank_constant: int = 60) -> dict[str, Any]:
-    return {
-        "description": "semfs hybrid: reciprocal rank fusion",
-        "phase_results_processors": [
-            {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": rank_constant}}}
-        ],
-    }
+def hybrid_searches(
+    index: str, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
+) -> list[dict[str, Any]]:
+    """The hybrid search's legs as one ``_msearch`` body (header, body, header, body…): k-NN, chunk
+    BM25 and card BM25, each with the tenant scope inside it. Fused per file by the caller, as every
+    backend is: OpenSearch's own hybrid query fuses per document, which would rank differently."""
+    bodies = [knn_body(tenant_id, vector, filters, k), keyword_body(tenant_id, query, filters, k)]
+    if cards:
+        bodies.append(keyword_body(tenant_id, query, filters, k, kind="card"))
+    return [line for body in bodies for line in ({"index": index}, body)]
 
 
 def _source(d: IndexDoc) -> dict[str, Any]:
     body = d.model_dump(mode="json", exclude={"location"})
     body["location"] = d.location.model_dump(exclude_none=True)
     body["tags_text"] = " ".join(d.tags)
+    if d.kind == "card":
+        body["card_text"] = body.pop("text")
     return body
 
 
@@ -247,6 +243,9 @@ class OpenSearchIndex:
             return
         if not self._call("exists", self.client.indices.exists, index=self._index):
             self._create_concrete(self._model, self._dim, alias=True)
+        else:  # an index made before cards had their own field (adding a field is allowed in place)
+            body = {"properties": {"card_text": CARD_TEXT}}
+            self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
         self._ready = True
 
     def _active_index(self) -> str:
@@ -428,9 +427,11 @@ class OpenSearchIndex:
             for h in result["hits"]["hits"]
         ]
 
-    def keyword(self, tenant_id: str, query: str, filters: SearchFilters, k: int) -> list[IndexHit]:
+    def keyword(
+        self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
+    ) -> list[IndexHit]:
         self.ensure_index()
-        body = keyword_body(tenant_id, query, filters, k)
+        body = keyword_body(tenant_id, query, filters, k, kind)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
 
     def knn(
@@ -450,24 +451,23 @@ class OpenSearchIndex:
         body = knn_body(tenant_id, vector, filters, k)
         return self._hits(self._call("search", self.client.search, index=name, body=body))
 
-    def hybrid(
-        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
-    ) -> list[IndexHit] | None:
-        """The native hybrid query through ``settings.hybrid_pipeline`` (one round trip); ``None``
-        without a configured pipeline (the caller then fuses the two legs itself)."""
-        if not self._settings.hybrid_pipeline:
-            return None
+    def hybrid_legs(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
+    ) -> list[list[IndexHit]] | None:
+        """The legs in one round trip (``_msearch``); a leg that failed fails the search as ``search`` would."""
         self.ensure_index()
-        body = hybrid_body(tenant_id, query, vector, filters, k)
-        return self._hits(
-            self._call(
-                "search",
-                self.client.search,
-                index=self._index,
-                body=body,
-                params={"search_pipeline": self._settings.hybrid_pipeline},
-            )
-        )
+        body = hybrid_searches(self._index, tenant_id, query, vector, filters, k, cards)
+        result = self._call("msearch", self.client.msearch, body=body)
+        legs: list[list[IndexHit]] = []
+        for answer in result["responses"]:
+            if "error" in answer:
+                status = int(answer.get("status", 500))
+                what = f"msearch: OpenSearch answered {status}"
+                if status in (429, 502, 503, 504):
+                    raise IndexUnavailable(what)
+                raise PermanentError(what, outcome=Outcome.FAILED_INDEX)
+            legs.append(self._hits(answer))
+        return legs
 
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
         if not chunk_ids:
@@ -485,6 +485,8 @@ class OpenSearchIndex:
         for h in result["hits"]["hits"]:
             src = dict(h["_source"])
             src.pop("tags_text", None)
+            if "card_text" in src:
+                src["text"] = src.pop("card_text")
             out[src["chunk_id"]] = IndexDoc.model_validate(src)
         return out
 

@@ -173,8 +173,11 @@ class DocStore:
     def generation(self) -> int:
         return self.meta("generation")
 
-    def mark_keyword_committed(self, generation: int) -> None:
-        self.conn().execute("UPDATE meta SET value = max(value, ?) WHERE key = 'keyword_generation'", (generation,))
+    def mark_keyword_committed(self, generation: int, key: str = "keyword_generation") -> None:
+        self.conn().execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            (key, generation),
+        )
 
     # -- writes ---------------------------------------------------------------------------------
     def write(self, statements: Iterable[Statement]) -> int:

@@ -1,4 +1,9 @@
-"""``KeywordIndex``: the local BM25 leg — a tantivy index derived from the ``DocStore``.
+"""``KeywordIndex``: a local BM25 leg — a tantivy index of one kind of document, derived from the ``DocStore``.
+
+Chunks and file cards are two indexes, so neither shifts the other's BM25 statistics: one short card
+per file would nearly double the document count and halve the average length that chunks are
+normalised by (SciFact keyword nDCG@10 0.675 with them in one index, 0.683 without cards). An empty
+card is not indexed at all.
 
 Written right after each SQLite commit and rebuilt from SQLite whenever the two disagree (a crash
 between the commits). The tenant and every filter go inside the tantivy query as non-scoring
@@ -121,12 +126,23 @@ def _tv_doc(row: sqlite3.Row) -> Any:
     )
 
 
-class KeywordIndex:
-    """BM25 over the store's documents, commits deferred inside a batch."""
+# which of the store's rows each index holds
+_KIND_SQL = {"chunk": "kind = 'chunk'", "card": "kind = 'card' AND text != ''"}
 
-    def __init__(self, path: Path, store: DocStore) -> None:
+
+def _holds(kind: str, row: sqlite3.Row) -> bool:
+    return bool(row["kind"] == kind and (kind == "chunk" or row["text"]))
+
+
+class KeywordIndex:
+    """BM25 over the store's documents of one ``kind``, commits deferred inside a batch."""
+
+    def __init__(self, path: Path, store: DocStore, kind: str = "chunk") -> None:
         self._path = path
         self._store = store
+        self._kind = kind
+        self._where = _KIND_SQL[kind]
+        self._meta_key = "keyword_generation" if kind == "chunk" else f"keyword_generation_{kind}"
         self._tv: Any = None
         self._seen_generation = -1
         self._lock = threading.RLock()
@@ -162,8 +178,8 @@ class KeywordIndex:
     def _repair_if_behind(self) -> None:
         """Rebuild from SQLite when the last commit does not cover SQLite's latest write (a process
         died between the two) — unless another process holds the writer: it is alive and will commit."""
-        count = self._store.conn().execute("SELECT COUNT(*) FROM docs").fetchone()[0]
-        behind = self._store.meta("keyword_generation") != self._store.generation()
+        count = self._store.conn().execute(f"SELECT COUNT(*) FROM docs WHERE {self._where}").fetchone()[0]  # noqa: S608 - a constant
+        behind = self._store.meta(self._meta_key) != self._store.generation()
         if not behind and self._tv.searcher().num_docs == count:
             return
         try:
@@ -173,13 +189,13 @@ class KeywordIndex:
         generation = self._store.generation()
         try:
             writer.delete_all_documents()
-            for row in self._store.conn().execute("SELECT * FROM docs"):
+            for row in self._store.conn().execute(f"SELECT * FROM docs WHERE {self._where}"):  # noqa: S608
                 writer.add_document(_tv_doc(row))
             writer.commit()
         finally:
             writer.wait_merging_threads()
         self._tv.reload()
-        self._store.mark_keyword_committed(generation)
+        self._store.mark_keyword_committed(generation, self._meta_key)
 
     def _commit_held(self) -> None:
         writer, self._held = self._held, None
@@ -191,7 +207,7 @@ class KeywordIndex:
             writer.wait_merging_threads()  # releases the writer lock for other processes
         self._last_commit = time.monotonic()
         self._tv.reload()
-        self._store.mark_keyword_committed(self._store.last_generation)
+        self._store.mark_keyword_committed(self._store.last_generation, self._meta_key)
 
     def sync(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
         """Apply a change SQLite has committed: drop these files' documents, add ``rows``."""
@@ -203,7 +219,8 @@ class KeywordIndex:
             for key in delete_keys:
                 self._held.delete_documents_by_term("key", key)
             for row in rows:
-                self._held.add_document(_tv_doc(row))
+                if _holds(self._kind, row):
+                    self._held.add_document(_tv_doc(row))
             if self._batch_depth == 0 or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
                 self._commit_held()
 

@@ -1,7 +1,8 @@
 """``LocalSearchIndex``: the embedded index behind the ``SearchIndex`` port, made of three parts.
 
 - ``DocStore`` (SQLite) holds every document and vector: the truth, one transaction per write.
-- ``KeywordIndex`` (tantivy) ranks by BM25; derived, repaired from SQLite when behind.
+- ``KeywordIndex`` (tantivy) ranks by BM25, one index for chunks and one for file cards (so cards never
+  shift the chunks' statistics); derived, repaired from SQLite when behind.
 - ``VectorIndex`` (usearch HNSW per model and tenant, memory-mapped, plus an exact tail) ranks by
   cosine; derived, rebuilt from SQLite when missing.
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from semfs.domain.models import IndexDoc, IndexHit, SearchFilters
+from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.scope import scope
 
 from .doc_store import DocStore
@@ -31,34 +33,43 @@ class LocalSearchIndex:
 
     def __init__(self, path: Path, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX) -> None:
         self.store = DocStore(path)
-        self.keywords = KeywordIndex(path.with_suffix(".tantivy"), self.store)
+        self.keywords = KeywordIndex(path.with_suffix(".tantivy"), self.store, kind="chunk")
+        self.card_keywords = KeywordIndex(path.with_suffix(".cards.tantivy"), self.store, kind="card")
         self.vectors = VectorIndex(path.with_suffix(".vectors"), self.store, ann_min=ann_min, tail_max=tail_max)
 
     # -- writes -----------------------------------------------------------------------------------
+    def _open_keywords(self) -> None:
+        # Open (and if needed repair) the keyword indexes before SQLite changes, so the count check on
+        # open compares two stores that agree; the same change is then applied to them.
+        self.keywords.open()
+        self.card_keywords.open()
+
+    def _sync_keywords(self, delete_keys: Sequence[str], rows: Sequence[Any], *, all_docs: bool = False) -> None:
+        self.keywords.sync(delete_keys, rows, all_docs=all_docs)
+        self.card_keywords.sync(delete_keys, rows, all_docs=all_docs)
+
     def replace_files(self, files: Sequence[tuple[str, str, Sequence[IndexDoc]]]) -> None:
         """Replace several files in one SQLite transaction and one keyword-index update (bulk loads)."""
         if not files:
             return
-        # Open (and if needed repair) the keyword index before SQLite changes, so the count check on
-        # open compares two stores that agree; the same change is then applied to it.
-        self.keywords.open()
+        self._open_keywords()
         self.store.replace_files(files)
         keys = [(t, f) for t, f, _ in files]
-        self.keywords.sync([file_key(t, f) for t, f in keys], self.store.file_rows(keys))
+        self._sync_keywords([file_key(t, f) for t, f in keys], self.store.file_rows(keys))
         self.vectors.after_write(sorted({t for t, _ in keys}))
 
     def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
         self.replace_files([(tenant_id, file_id, docs)])
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
-        self.keywords.open()
+        self._open_keywords()
         n = self.store.write([("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))])
-        self.keywords.sync([file_key(tenant_id, file_id)], [])
+        self._sync_keywords([file_key(tenant_id, file_id)], [])
         self.vectors.after_write([tenant_id])
         return n
 
     def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
-        self.keywords.open()
+        self._open_keywords()
         self.store.write(
             [
                 (
@@ -68,12 +79,12 @@ class LocalSearchIndex:
             ]
         )
         rows = self.store.rows("tenant_id = ? AND lineage_id = ?", (tenant_id, lineage_id))
-        self.keywords.sync(sorted({file_key(tenant_id, r["file_id"]) for r in rows}), rows)
+        self._sync_keywords(sorted({file_key(tenant_id, r["file_id"]) for r in rows}), rows)
         # the vector index needs nothing: it proposes candidates, and SQLite's is_latest decides
 
     def clear(self) -> None:
         # an empty index has no searchable model: the next vectors written define it
-        self.keywords.open()
+        self._open_keywords()
         self.store.write(
             [
                 ("DELETE FROM docs", ()),
@@ -82,7 +93,7 @@ class LocalSearchIndex:
                 (_BUMP_EPOCH, ()),
             ]
         )
-        self.keywords.sync([], [], all_docs=True)
+        self._sync_keywords([], [], all_docs=True)
         self.vectors.drop_all()
 
     @contextmanager
@@ -92,6 +103,7 @@ class LocalSearchIndex:
         a batch is repaired from SQLite on the next open."""
         with ExitStack() as stack:
             stack.enter_context(self.keywords.batch())
+            stack.enter_context(self.card_keywords.batch())
             stack.enter_context(self.vectors.batch())
             yield
 
@@ -138,20 +150,23 @@ class LocalSearchIndex:
         self.vectors.after_write()
 
     # -- reads ------------------------------------------------------------------------------------
-    def keyword(self, tenant_id: str, query: str, filters: SearchFilters, k: int) -> list[IndexHit]:
-        """BM25 within the scope. First the index's top ``2k`` with no filter in the tantivy query, kept
-        only where SQLite finds the row in scope: tantivy's block-max WAND prunes a pure disjunction but
-        scores every match once a filter clause joins it (p50 12.5 → 4 ms at 1M chunks), and BM25's
-        statistics are index-wide either way, so the in-scope rows of that ranking *are* the filtered
-        query's top. When fewer than ``k`` of them are in scope (a small tenant, a narrow filter), the
-        query with the scope inside it answers. Rows missing from SQLite (a crash between the two
-        commits) are dropped in both, never shown."""
+    def keyword(
+        self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
+    ) -> list[IndexHit]:
+        """BM25 within the scope, over chunks or over file cards (``kind``). First the index's top
+        ``2k`` with no filter in the tantivy query, kept only where SQLite finds the row in scope:
+        tantivy's block-max WAND prunes a pure disjunction but scores every match once a filter clause
+        joins it (p50 12.5 → 4 ms at 1M chunks), and BM25's statistics are index-wide either way, so
+        the in-scope rows of that ranking *are* the filtered query's top. When fewer than ``k`` of them
+        are in scope (a small tenant, a narrow filter), the query with the scope inside it answers.
+        Rows missing from SQLite (a crash between the two commits) are dropped in both, never shown."""
+        index = self.keywords if kind == "chunk" else self.card_keywords
         clauses = scope(tenant_id, filters)
-        wide = self.keywords.search(query, [], 2 * k)
+        wide = index.search(query, [], 2 * k)
         found = self.store.scoped_rids([rid for rid, _ in wide], clauses)
         hits = [(rid, score) for rid, score in wide if rid in found]
         if len(hits) < k and len(wide) == 2 * k:  # the wide ranking may hold more matches further down
-            narrow = self.keywords.search(query, clauses, k)
+            narrow = index.search(query, clauses, k)
             found = self.store.scoped_rids([rid for rid, _ in narrow], clauses)
             hits = [(rid, score) for rid, score in narrow if rid in found]
         return [IndexHit(chunk_id=found[rid][0], file_id=found[rid][1], score=score) for rid, score in hits[:k]]
@@ -164,10 +179,10 @@ class LocalSearchIndex:
             return []  # the query was embedded by another model than the one searched (a switch just happened)
         return self.vectors.search(active, tenant_id, scope(tenant_id, filters), vector, k)
 
-    def hybrid(
-        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int
-    ) -> list[IndexHit] | None:
-        return None  # no native fusion: the caller fuses the two legs with the shared RRF
+    def hybrid_legs(
+        self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
+    ) -> list[list[IndexHit]] | None:
+        return None  # in-process: the caller runs each leg
 
     def knn_staged(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
