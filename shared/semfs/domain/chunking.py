@@ -77,7 +77,7 @@ def chunk_document(doc: ExtractedDocument, max_tokens: int = 200, overlap: int =
 
     for block in doc.blocks:
         text = block.text.strip()
-        if not text:
+        if not text or block.kind == "title":  # the document's title is a field of every chunk, not text
             continue
         if block.kind == "heading":
             flush()

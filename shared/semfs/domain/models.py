@@ -53,7 +53,9 @@ class Location(Frozen):
         return ", ".join(parts) or "document"
 
 
-BlockKind = Literal["heading", "paragraph", "table", "notes", "code"]
+# "title": a plain-text file's first line taken as its title — shown with the text, and indexed as the
+# title (on every chunk, and at the head of each chunk's embedding text) rather than as chunk text
+BlockKind = Literal["title", "heading", "paragraph", "table", "notes", "code"]
 
 
 class Block(Frozen):

@@ -48,12 +48,12 @@ _INNER_SENTENCE = re.compile(r"[.!?]\s+\S")  # a second sentence inside the line
 
 def plain_title(blocks: list[Block]) -> str | None:
     """The first line of a plain-text file when it looks like a title: a paragraph of one line, of
-    up to 20 words and 150 characters, with letters, one sentence at most, not leading into the next
+    up to 30 words and 250 characters (a paper's title runs that long), with letters, one sentence at most, not leading into the next
     line, and followed by more text. ``8453819.txt`` then gets its paper's title, not ``8453819``."""
     if len(blocks) < 2:
         return None
     line = blocks[0].text
-    if "\n" in line or len(line) > 150 or len(line.split()) > 20 or not re.search(r"[^\W\d_]{2}", line):
+    if "\n" in line or len(line) > 250 or len(line.split()) > 30 or not re.search(r"[^\W\d_]{2}", line):
         return None
     if _TITLE_END.search(line) or _INNER_SENTENCE.search(line):
         return None
@@ -62,7 +62,10 @@ def plain_title(blocks: list[Block]) -> str | None:
 
 def extract_plain(text: str) -> ExtractedDocument:
     blocks = _paragraph_blocks(normalise(text))
-    return ExtractedDocument(blocks=blocks, title=plain_title(blocks))
+    title = plain_title(blocks)
+    if title is not None:
+        blocks[0] = blocks[0].model_copy(update={"kind": "title"})
+    return ExtractedDocument(blocks=blocks, title=title)
 
 
 def extract_code(text: str) -> ExtractedDocument:

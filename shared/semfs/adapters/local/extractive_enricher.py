@@ -57,7 +57,7 @@ def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
     has_body = any(b.kind in ("paragraph", "table") for b in item.document.blocks)
     for block in item.document.blocks:
         # speaker notes and headers/footers describe a document, not what it says, unless that is all it has
-        if block.kind in ("heading", "code") or (block.kind == "notes" and has_body):
+        if block.kind in ("title", "heading", "code") or (block.kind == "notes" and has_body):
             continue
         for s in sentences(block.text):
             n = len(words(s))
