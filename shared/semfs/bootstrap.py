@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         MailRepository,
         Ocr,
         PipelineStarter,
+        Reranker,
         SearchIndex,
         TagRepository,
     )
@@ -78,6 +79,14 @@ def _local_model(settings: Settings, model: str) -> Embedder:
 
         return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
     raise ValueError(f"unknown local embedding model {model!r}; choose one of {', '.join(LOCAL_MODELS)}")
+
+
+def _reranker(settings: Settings) -> Reranker | None:
+    if not settings.rerank_base_url:
+        return None
+    from semfs.adapters.openai.rerank import HttpReranker
+
+    return HttpReranker(settings)
 
 
 def embedder_for(settings: Settings, model: str) -> Embedder:
@@ -231,6 +240,7 @@ def build_container(
         embedder_for_model=cache(lambda model: embedder_for(settings, model)),
         ocr=ocr if ocr is not None else _ocr(settings),
         chat=chat,
+        reranker=_reranker(settings),
     )
     built.append(container)
     if background_workers > 0 and settings.backend == "local":

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
     fusion: Literal["rrf", "minmax"] = "rrf"
     # each leg's weight in the fusion, by name: semantic, keyword, cards (unnamed legs weigh 1)
     fusion_weights: dict[Literal["semantic", "keyword", "cards"], float] = Field(default_factory=dict)
+    # optional reranking of the fused top files by a /rerank endpoint (Cohere-style API); off when unset
+    rerank_base_url: str | None = None
+    rerank_model: str | None = None
+    rerank_api_key: str | None = None
+    rerank_top_n: int = Field(default=30, ge=2, le=200)
+    rerank_timeout_s: float = Field(default=10, gt=0)
     rrf_k: int = 60
 
     # AWS backend (required when backend == "aws"; SAM sets them on every function)
@@ -116,6 +122,8 @@ class Settings(BaseSettings):
             raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
         if self.embedder == "onnx" and self.embedding_model and self.embedding_model not in LOCAL_MODELS:
             raise ValueError(f"SEMFS_EMBEDDING_MODEL for the local embedder is one of: {', '.join(LOCAL_MODELS)}")
+        if self.rerank_base_url and not self.rerank_base_url.startswith(("https://", "http://")):
+            raise ValueError("SEMFS_RERANK_BASE_URL must be an http(s) URL")
         if self.backend == "aws":
             missing = [
                 f"SEMFS_{name.upper()}"

@@ -209,3 +209,51 @@ def test_ask_with_an_llm_returns_only_verified_citations(server: str, tmp_path: 
     for _ in range(2):
         refused = ask(c, "acme", "How many days of paid holiday do we get?")
         assert refused["status"] == "no_answer" and "citation" in refused["reason"]
+
+
+def _rerank_answer(scores: list[float]) -> dict[str, Any]:
+    """What Cohere's /v1/rerank returns: results sorted by relevance, each naming its input index."""
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    return {"id": "r1", "results": [{"index": i, "relevance_score": scores[i]} for i in order], "meta": {}}
+
+
+def test_reranker_speaks_the_cohere_rerank_api_and_reorders_the_fused_files(server: str, tmp_path: Any) -> None:
+    from semfs.adapters.openai.rerank import HttpReranker
+    from semfs.bootstrap import build_container
+    from semfs.domain.models import SearchFilters
+    from semfs.pipeline.search import retrieve
+    from tests.builders import index_doc
+
+    settings = Settings(data_dir=tmp_path, embedder="hash", rerank_base_url=server, rerank_model="rerank-v3.5")
+    FakeOpenAI.script = [(200, _rerank_answer([0.1, 0.9]), {})]
+    assert HttpReranker(settings, lambda: "k").rerank("pallets", ["a", "b"]) == [0.1, 0.9]
+    sent = FakeOpenAI.requests[0]
+    assert sent["path"] == "/v1/rerank"
+    assert sent["body"] == {
+        "model": "rerank-v3.5",
+        "query": "pallets",
+        "documents": ["a", "b"],
+        "top_n": 2,
+        "return_documents": False,
+    }
+
+    c = build_container(settings)
+    try:
+        c.index.replace_files(
+            [
+                ("default", "f1", [index_doc("f1", 0, "pallets pallets pallets shipped", tenant="default")]),
+                ("default", "f2", [index_doc("f2", 0, "the pallets were late", tenant="default")]),
+            ]
+        )
+        FakeOpenAI.script = [(200, _rerank_answer([0.2, 0.8]), {})]  # the reranker prefers the second
+        found = retrieve(c, "default", "pallets", "keyword", SearchFilters(), 10)
+        assert [f for f, _, _ in found.files] == ["f2", "f1"] and found.files[0][1] == 0.8
+        FakeOpenAI.script = [(500, {"error": "down"}, {})]  # a failing endpoint keeps the fused order
+        assert [f for f, _, _ in retrieve(c, "default", "pallets", "keyword", SearchFilters(), 10).files] == [
+            "f1",
+            "f2",
+        ]
+    finally:
+        c.close()
+    with pytest.raises(ValueError, match="http"):
+        Settings(rerank_base_url="file:///etc/passwd")

@@ -97,7 +97,9 @@ def test_health_and_openapi_are_public(api: Api) -> None:
 
 
 def test_search_and_files(api: Api) -> None:
-    status, found = api.call("POST", "/search", {"query": "how many days of paid holiday do staff get a year", "limit": 3})
+    status, found = api.call(
+        "POST", "/search", {"query": "how many days of paid holiday do staff get a year", "limit": 3}
+    )
     assert status == 200 and found["results"][0]["file_id"] == api.files["terms"]
     status, page = api.call("GET", "/files?limit=1")
     assert status == 200 and len(page["files"]) == 1 and page["next_cursor"]

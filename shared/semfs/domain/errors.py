@@ -56,6 +56,10 @@ class EmbeddingUnavailable(RetryableError):
     outcome = Outcome.FAILED_EMBED
 
 
+class RerankUnavailable(SemfsError):
+    """The rerank endpoint failed; the search keeps its fused order."""
+
+
 class EnrichmentFailed(RetryableError):
     outcome = Outcome.FAILED_LLM
 

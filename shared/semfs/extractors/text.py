@@ -48,8 +48,9 @@ _INNER_SENTENCE = re.compile(r"[.!?]\s+\S")  # a second sentence inside the line
 
 def plain_title(blocks: list[Block]) -> str | None:
     """The first line of a plain-text file when it looks like a title: a paragraph of one line, of
-    up to 30 words and 250 characters (a paper's title runs that long), with letters, one sentence at most, not leading into the next
-    line, and followed by more text. ``8453819.txt`` then gets its paper's title, not ``8453819``."""
+    up to 30 words and 250 characters (a paper's title runs that long), with letters, one sentence
+    at most, not leading into the next line, and followed by more text. ``8453819.txt`` then gets
+    its paper's title, not ``8453819``."""
     if len(blocks) < 2:
         return None
     line = blocks[0].text

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from semfs.domain.errors import EmbeddingUnavailable, NotFound
+from semfs.domain.errors import EmbeddingUnavailable, NotFound, RerankUnavailable
 from semfs.domain.models import (
     IndexHit,
     SearchFilters,
@@ -20,7 +20,7 @@ from semfs.domain.models import (
     SearchResultItem,
     Snippet,
 )
-from semfs.domain.ranking import fuse_files, overfetch
+from semfs.domain.ranking import RankedFile, fuse_files, overfetch
 from semfs.domain.tags import slugify
 from semfs.domain.text import query_terms
 from semfs.observability import get_logger
@@ -64,7 +64,7 @@ def retrieve(
             )
             if together is not None:  # one round trip to a remote index
                 names: list[Leg] = ["semantic", "keyword", "cards"] if cards else ["semantic", "keyword"]
-                return _fused(c, list(zip(names, together, strict=True)), limit, degraded=False)
+                return _ranked(c, tenant_id, query, list(zip(names, together, strict=True)), limit, degraded=False)
             legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
             if c.settings.reembed_new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
@@ -77,14 +77,36 @@ def retrieve(
         legs.append(("keyword", c.index.keyword(tenant_id, query, filters, k)))
         if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
             legs.append(("cards", c.index.keyword(tenant_id, query, filters, k, kind="card")))
-    return _fused(c, legs, limit, degraded)
+    return _ranked(c, tenant_id, query, legs, limit, degraded)
 
 
-def _fused(c: Container, legs: list[tuple[Leg, list[IndexHit]]], limit: int, degraded: bool) -> Retrieved:
+def _ranked(
+    c: Container, tenant_id: str, query: str, legs: list[tuple[Leg, list[IndexHit]]], limit: int, degraded: bool
+) -> Retrieved:
+    """Fuse the legs per file; then, with a reranker configured, let it reorder the top files."""
     s = c.settings
     weights = [s.fusion_weights.get(name, 1.0) for name, _ in legs]
     files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
+    if c.reranker is not None and len(files) > 1:
+        files = _reranked(c, tenant_id, query, files)
     return Retrieved(files=files[:limit], degraded=degraded)
+
+
+def _reranked(c: Container, tenant_id: str, query: str, files: list[RankedFile]) -> list[RankedFile]:
+    """The top ``rerank_top_n`` files reordered by the reranker's score of each one's best passage
+    (their scores become its scores); the rest follow in fused order. A failing reranker leaves the
+    fused order."""
+    assert c.reranker is not None
+    top, rest = files[: c.settings.rerank_top_n], files[c.settings.rerank_top_n :]
+    best = [hits[0].chunk_id for _, _, hits in top]
+    docs = c.index.get_docs(tenant_id, best)
+    try:
+        scores = c.reranker.rerank(query, [docs[cid].text if cid in docs else "" for cid in best])
+    except RerankUnavailable as e:
+        log.warning("reranker unavailable; fused order kept", error=type(e).__name__)
+        return files
+    order = sorted(range(len(top)), key=lambda i: -scores[i])
+    return [(top[i][0], scores[i], top[i][2]) for i in order] + rest
 
 
 def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:

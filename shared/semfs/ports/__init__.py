@@ -12,6 +12,7 @@ from semfs.ports.jobs import Job, JobQueue
 from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository, RecordQuery
+from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
 from semfs.ports.tags import TagRepository
 
@@ -33,6 +34,7 @@ __all__ = [
     "Person",
     "PipelineStarter",
     "RecordQuery",
+    "Reranker",
     "SearchIndex",
     "TagRepository",
     "Thread",

@@ -21,6 +21,7 @@ from semfs.ports.jobs import JobQueue
 from semfs.ports.mail import MailRepository
 from semfs.ports.ocr import Ocr
 from semfs.ports.repository import FileRepository
+from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
 from semfs.ports.tags import TagRepository
 
@@ -46,6 +47,7 @@ class Container:
     embedder_for_model: Callable[[str], Embedder]
     ocr: Ocr | None = None
     chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
+    reranker: Reranker | None = None  # reorders the fused top files when a /rerank endpoint is configured
 
     def close(self) -> None:
         self.starter.close()
