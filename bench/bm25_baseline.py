@@ -67,7 +67,9 @@ def main() -> None:
         print(json.dumps(row, indent=2))
         return
     print(f"{beir.name}: {row['documents']} documents, {row['queries']} queries")
-    print(f"plain BM25 (k1 {args.k1}, b {args.b}): nDCG@10 {baseline['ndcg@10']:.4f}  R@100 {baseline['recall@100']:.4f}")
+    print(
+        f"plain BM25 (k1 {args.k1}, b {args.b}): nDCG@10 {baseline['ndcg@10']:.4f}  R@100 {baseline['recall@100']:.4f}"
+    )
     print(f"semfs keyword leg:          nDCG@10 {ours['ndcg@10']:.4f}  R@100 {ours['recall@100']:.4f}")
     print(f"margin: {row['margin_ndcg@10']:+.4f}")
 

@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     # ranking (docs/benchmarks.md): the legs fused per file by reciprocal ranks or by normalised scores
     # file cards ranked by BM25 as a leg of their own; off: on SciFact it lost at every weight tried
     card_leg: bool = False
-    fusion: Literal["rrf", "minmax"] = "rrf"
+    fusion: Literal["rrf", "minmax"] = "minmax"
     # each leg's weight in the fusion, by name: semantic, keyword, cards (unnamed legs weigh 1)
     fusion_weights: dict[Literal["semantic", "keyword", "cards"], float] = Field(default_factory=dict)
     # optional reranking of the fused top files by a /rerank endpoint (Cohere-style API); off when unset

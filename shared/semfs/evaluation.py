@@ -28,7 +28,7 @@ from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.models import FileRecord, SearchFilters, SearchMode
 from semfs.extractors.text import extract_plain
-from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, make_chunks
+from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, has_card, make_chunks
 from semfs.pipeline.index import build_docs
 from semfs.pipeline.search import retrieve
 
@@ -175,15 +175,15 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None, c
                     title=title or None,
                     status="indexed",
                 )
-                prepared.append((record, chunks, len(texts)))
+                prepared.append((record, chunks, len(texts)))  # the card row, if any, follows the chunks
                 texts.extend(chunk_embedding_text(record.title, ch) for ch in chunks)
-                texts.append(card_text(record))
+                if cards and has_card(record):
+                    texts.append(card_text(record))
             vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
             files = []
             for record, chunks, offset in prepared:
-                docs = build_docs(record, chunks, vectors[offset : offset + len(chunks) + 1], c.embedder.model, True)
-                if not cards:
-                    docs = [d for d in docs if d.kind == "chunk"]
+                end = offset + len(chunks) + (1 if cards and has_card(record) else 0)
+                docs = build_docs(record, chunks, vectors[offset:end], c.embedder.model, True)
                 files.append((TENANT, record.file_id, docs))
                 n_chunks += len(chunks)
             c.index.replace_files(files)

@@ -248,6 +248,7 @@ def test_opensearch_ranks_as_the_local_index_does(
         container = type("C", (), {})()
         container.index, container.embedder = backend, HashEmbedder(dim=3)
         container.query_embedder = lambda c=container: c.embedder
+        container.reranker = None
         container.settings = Settings(fusion=fusion, card_leg=True)  # type: ignore[arg-type]
         found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
         ranked.append([(f, round(s, 9), [h.chunk_id for h in hs]) for f, s, hs in found.files])

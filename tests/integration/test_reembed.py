@@ -135,3 +135,16 @@ def test_new_files_only_mode(tmp_path: Path, shared_extractor: object) -> None:
     full = build_container(old.settings, embedder=HashEmbedder(128, "hash-128"), extractor=shared_extractor)  # type: ignore[arg-type]
     assert reembed(full)["switched"]
     assert models_with_vectors(settings.index_db) == {"hash-128"}
+
+
+@pytest.mark.model
+def test_a_store_migrates_to_the_multilingual_model_by_reembedding(tmp_path: Path, shared_extractor: object) -> None:
+    """SEMFS_EMBEDDING_MODEL names the second local model: reembed moves the store to it, and queries
+    are then embedded by it (its own query prefix) — a German question finds the English note."""
+    old = populate(tmp_path, shared_extractor, n=8)
+    settings = old.settings.model_copy(update={"embedder": "onnx", "embedding_model": "multilingual-e5-small-q4"})
+    new = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    assert reembed(new)["switched"]
+    assert models_with_vectors(settings.index_db) == {"multilingual-e5-small-q4"}
+    hits = search(new, T, SearchRequest(query="Zahlungsbedingungen für Rechnungen", mode="semantic", limit=1)).results
+    assert hits[0].title and "invoices" in hits[0].title

@@ -180,3 +180,23 @@ def test_mark_failed_ends_the_file_with_the_recorded_outcome(container: Containe
         {"outcome": "FAILED_PARSE"},
     )
     assert container.index.file_ids(T) == set()
+
+
+def test_a_card_is_indexed_only_when_it_says_more_than_the_title() -> None:
+    """Every chunk already carries the title; a title-only card (an untitled or unenriched file) would
+    be a second, shorter copy competing with them (SciFact semantic 0.663 with such cards, 0.668 without)."""
+    import numpy as np
+
+    from semfs.domain.models import Chunk, Location
+
+    base = FileRecord(
+        file_id="f", tenant_id="t", lineage_id="l", sha256="-", blob_key="-", filename="a.txt",
+        normalised_name="a.txt", size_bytes=1, title="Vitamin D", mime_type="text/plain",
+    )  # fmt: skip
+    chunks = [Chunk(n=0, text="Vitamin D and bone density.", location=Location(paragraph=1), tokens=6)]
+    vectors = np.ones((2, 3), dtype=np.float32)
+    assert [d.kind for d in index.build_docs(base, chunks, vectors, "m", True)] == ["chunk"]
+    enriched = base.model_copy(update={"summary": "A trial of vitamin D in older adults."})
+    assert [d.kind for d in index.build_docs(enriched, chunks, vectors, "m", True)] == ["chunk", "card"]
+    deck = base.model_copy(update={"mime_type": "application/pdf"})  # "PDF document" finds it by its kind
+    assert [d.kind for d in index.build_docs(deck, chunks, vectors, "m", True)] == ["chunk", "card"]

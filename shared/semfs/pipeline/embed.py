@@ -52,6 +52,13 @@ def card_text(record: FileRecord) -> str:
     return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
 
 
+def has_card(record: FileRecord) -> bool:
+    """Whether the file's card says more than its title — a summary, tags or its kind. Every chunk
+    already carries the title (its field, and the head of its embedding text), so a title-only card
+    only adds a second, shorter copy that competes with the chunks (SciFact, untitled corpora)."""
+    return bool(record.summary or record.all_tags or record.mime_type in KIND_WORDS)
+
+
 def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
     import numpy as np  # imported on use: API-only cold starts never load it
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from semfs.domain.errors import Conflict, RetryableError
 from semfs.domain.ids import card_id, chunk_id
 from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location
-from semfs.pipeline.embed import card_text, vectors_from_bytes
+from semfs.pipeline.embed import card_text, has_card, vectors_from_bytes
 from semfs.pipeline.records import ATTEMPTS
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
@@ -28,7 +28,8 @@ def build_docs(
     model: str | None,
     is_latest: bool,
 ) -> list[IndexDoc]:
-    """Index documents for one file: one per chunk plus the file card (the last vector row)."""
+    """Index documents for one file: one per chunk plus the file card (the last vector row) when it
+    says more than the title (``has_card``); ``vectors`` may stop before the card row."""
     common = {
         "file_id": record.file_id,
         "lineage_id": record.lineage_id,
@@ -56,6 +57,8 @@ def build_docs(
         )
         for i, ch in enumerate(chunks)
     ]
+    if not has_card(record) or len(vectors) <= len(chunks):
+        return docs
     docs.append(
         IndexDoc(
             chunk_id=card_id(record.file_id),

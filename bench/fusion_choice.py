@@ -1,0 +1,120 @@
+"""Which fusion: the same legs of every SciFact query fused several ways, from one load.
+
+The corpus is loaded once through `semfs eval`'s path (the configured embedder); for each judged
+query the k-NN leg, the chunk BM25 leg and the card BM25 leg are fetched once (256 deep, as a
+search for 100 files fetches), then fused by each method offline and scored (nDCG@10, R@100):
+
+- keyword / semantic: one leg alone (the same figures `semfs eval --mode keyword|semantic` gives);
+- rrf per chunk, then grouped by file (what semfs did before per-file fusion);
+- rrf per file (k = 60), and with the card leg;
+- minmax per file, OpenSearch's normalization processor (min-max + arithmetic mean), equal weights,
+  and the same per chunk;
+- the k-NN leg without the file cards' vectors (what indexing no cards would give it).
+
+    .venv/bin/python bench/fusion_choice.py                 # full SciFact, the local model
+    .venv/bin/python bench/fusion_choice.py --max-docs 1500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from _common import SCIFACT
+
+from semfs.bootstrap import build_container
+from semfs.config import Settings
+from semfs.domain.models import IndexHit, SearchFilters
+from semfs.domain.ranking import RankedFile, fuse_files, group_by_file, min_max, overfetch, rrf
+from semfs.evaluation import TENANT, _load, judged_subset, ndcg_at, recall_at
+
+Legs = tuple[list[IndexHit], list[IndexHit], list[IndexHit]]  # knn, chunk BM25, card BM25
+
+
+def _chunks(leg: list[IndexHit]) -> list[IndexHit]:
+    return [h for h in leg if not h.chunk_id.endswith(":card")]
+
+
+def _minmax_per_chunk(legs: list[list[IndexHit]]) -> list[RankedFile]:
+    total: dict[str, float] = {}
+    first: dict[str, IndexHit] = {}
+    for leg in legs:
+        for hit, n in zip(leg, min_max([h.score for h in leg]), strict=True):
+            total[hit.chunk_id] = total.get(hit.chunk_id, 0.0) + n / len(legs)
+            first.setdefault(hit.chunk_id, hit)
+    fused = [first[c].model_copy(update={"score": s}) for c, s in sorted(total.items(), key=lambda kv: -kv[1])]
+    return group_by_file(fused)
+
+
+METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
+    "keyword": lambda legs: group_by_file(legs[1]),
+    "semantic": lambda legs: group_by_file(legs[0]),
+    "rrf per chunk (before)": lambda legs: group_by_file(rrf([legs[0], legs[1]])),
+    "rrf per file": lambda legs: fuse_files([legs[0], legs[1]], "rrf"),
+    "rrf per file + cards 0.25": lambda legs: fuse_files(list(legs), "rrf", weights=[1, 1, 0.25]),
+    "minmax per file": lambda legs: fuse_files([legs[0], legs[1]], "minmax"),
+    "minmax per file + cards 0.25": lambda legs: fuse_files(list(legs), "minmax", weights=[1, 1, 0.25]),
+    "minmax per chunk": lambda legs: _minmax_per_chunk([legs[0], legs[1]]),
+    "semantic, no card vectors": lambda legs: group_by_file(_chunks(legs[0])),
+    "rrf per file, no card vectors": lambda legs: fuse_files([_chunks(legs[0]), legs[1]], "rrf"),
+    "minmax per file, no card vectors": lambda legs: fuse_files([_chunks(legs[0]), legs[1]], "minmax"),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--beir", default=str(SCIFACT))
+    ap.add_argument("--max-docs", type=int, default=None)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    corpus, queries, qrels = judged_subset(Path(args.beir), args.max_docs)
+    settings = Settings()
+    k = overfetch(100)
+    scores: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in METHODS}
+    with tempfile.TemporaryDirectory(prefix="semfs-fusion-") as tmp:
+        c = build_container(settings.model_copy(update={"data_dir": Path(tmp)}))
+        try:
+            _load(c, corpus, None)
+            for qid, text in queries.items():
+                vector = c.embedder.embed_query(text)
+                legs: Legs = (
+                    c.index.knn(TENANT, vector, SearchFilters(), k),
+                    c.index.keyword(TENANT, text, SearchFilters(), k),
+                    c.index.keyword(TENANT, text, SearchFilters(), k, kind="card"),
+                )
+                for name, method in METHODS.items():
+                    ranked = [f for f, _, _ in method(legs)][:100]
+                    scores[name][0].append(ndcg_at(ranked, qrels[qid]))
+                    scores[name][1].append(recall_at(ranked, qrels[qid], 100))
+        finally:
+            c.close()
+    rows = [
+        {"method": m, "ndcg@10": round(statistics.fmean(n), 4), "recall@100": round(statistics.fmean(r), 4)}
+        for m, (n, r) in scores.items()
+    ]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "documents": len(corpus),
+                    "queries": len(queries),
+                    "model": settings.resolved_embedding_model,
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
+        return
+    print(
+        f"{Path(args.beir).name}: {len(corpus)} documents, {len(queries)} queries, {settings.resolved_embedding_model}"
+    )
+    for r in rows:
+        print(f"{r['method']:<32} nDCG@10 {r['ndcg@10']:.4f}  R@100 {r['recall@100']:.4f}")
+
+
+if __name__ == "__main__":
+    main()
