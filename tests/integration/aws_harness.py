@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.integration.iam_check import as_function, enforced
+
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
@@ -25,6 +27,18 @@ STAGE_FUNCTIONS = {
     "Index": "index",
     "Finalize": "finalize",
     "MarkFailed": "mark_failed",
+}
+
+
+# the template's resources as the offline stack names them (what the roles' ARNs resolve to)
+PHYSICAL = {
+    "Bucket": "semfs-test",
+    "FilesTable": "semfs-files",
+    "EntityTable": "semfs-entities",
+    "IdempotencyTable": "semfs-idempotency",
+    "ProcessFileStateMachine": "semfs-process-file",
+    "UploadQueue": "semfs-uploads",
+    "EventBus": "semfs-bus",
 }
 
 
@@ -58,6 +72,7 @@ class Stack:
     queue_url: str = ""
     queue_arn: str = ""
     invocations: list[str] = field(default_factory=list)
+    iam: Any = None  # the IAM enforcer (iam_check.Enforcer): what was checked and denied
 
     def wait(self, execution_arn: str, timeout: float = 60) -> dict[str, Any]:
         deadline = time.time() + timeout
@@ -120,6 +135,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_MAILBOXES": "files@northwind.example=acme",
         "SEMFS_IDEMPOTENCY_TABLE": "semfs-idempotency",
         "SEMFS_OCR_POLL_SECONDS": "0",
+        "SEMFS_EVENT_BUS": "semfs-bus",
         "POWERTOOLS_TRACE_DISABLED": "1",
         "POWERTOOLS_METRICS_NAMESPACE": "semfs",
         "SEMFS_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:semfs-process-file",
@@ -146,8 +162,13 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             response_headers["x-amz-function-error"] = "Unhandled"
             return json.dumps({"errorType": type(e).__name__, "errorMessage": str(e)}).encode()
 
+    for name, module in handlers.items():  # each runs as its function, under its role (iam_check)
+        module.lambda_handler = as_function(name, module.lambda_handler)
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
-    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
+    with (
+        mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}),
+        enforced(PHYSICAL) as enforcer,
+    ):
         s3 = boto3.client("s3", region_name=REGION)
         s3.create_bucket(Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": REGION})
         ddb = boto3.client("dynamodb", region_name=REGION)
@@ -203,8 +224,10 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             sqs=sqs,
             queue_url=queue_url,
             queue_arn=queue_arn,
+            iam=enforcer,
         )
         stack_ref.append(stack)
         yield stack
+        assert not enforcer.denied, "calls the functions' roles do not allow:\n" + "\n".join(enforcer.denied)
     get_container.cache_clear()
     _session_client.cache_clear()

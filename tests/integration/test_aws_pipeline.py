@@ -311,3 +311,40 @@ def test_a_failed_file_is_retried_under_a_new_execution_name(aws_stack: Stack, m
     assert aws_stack.wait(newest["executionArn"])["status"] == "SUCCEEDED"
     again = record_of(aws_stack)
     assert (again.status.value, again.outcome, again.attempt) == ("indexed", Outcome.OK, 1)
+
+
+def test_a_call_outside_the_functions_role_is_denied(aws_stack: Stack) -> None:
+    """The IAM check is real: the extract function may write derived/ but not delete an upload, and the
+    function may not start executions either; each gets AccessDenied, as from AWS."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from tests.integration.iam_check import as_function
+
+    s3 = boto3.client("s3", region_name="eu-west-1")
+    s3.put_object(Bucket="semfs-test", Key="uploads/acme/x.txt", Body=b"x")  # the test itself: not checked
+    as_function("extract", lambda e, c: s3.put_object(Bucket="semfs-test", Key="derived/acme/x", Body=b"y"))({}, None)
+    with pytest.raises(ClientError, match="AccessDenied"):
+        as_function("extract", lambda e, c: s3.delete_object(Bucket="semfs-test", Key="uploads/acme/x.txt"))({}, None)
+    start = lambda e, c: aws_stack.sfn.start_execution(stateMachineArn=aws_stack.state_machine_arn, name="x")  # noqa: E731
+    with pytest.raises(ClientError, match="AccessDenied"):
+        as_function("extract", start)({}, None)
+    assert aws_stack.iam.denied == [
+        "extract may not s3:DeleteObject on arn:aws:s3:::semfs-test/uploads/acme/x.txt",
+        f"extract may not states:StartExecution on {aws_stack.state_machine_arn}",
+    ]
+    aws_stack.iam.denied.clear()  # expected here; anywhere else a denial fails the test
+
+
+def test_the_api_deletes_a_file_under_its_own_role(aws_stack: Stack) -> None:
+    """DELETE /files/{id}: the search API's role must cover the index delete and the FileDeleted event."""
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+    path = f"/files/{record.file_id}"
+    event.update(rawPath=path, routeKey=f"DELETE {path}", body=None)
+    event["requestContext"]["http"].update(method="DELETE", path=path)
+    response = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    assert response["statusCode"] == 200, response
+    assert record_of(aws_stack).deleted_at is not None
+    assert search(aws_stack, "holiday")["results"] == []

@@ -21,24 +21,10 @@ DATA_SERVICES = ("s3", "dynamodb", "es", "aoss", "sqs", "secretsmanager", "state
 
 
 @pytest.fixture(scope="module")
-def translated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from samtranslator.translator.transform import transform
-    from samtranslator.yaml_helper import yaml_parse
+def translated() -> dict[str, Any]:
+    from tests.integration.iam_check import translated_template
 
-    template = yaml_parse((ROOT / "template.yaml").read_text())
-    for name, resource in template["Resources"].items():
-        props = resource.get("Properties", {})
-        for key in ("CodeUri", "ContentUri", "DefinitionUri"):
-            if isinstance(props.get(key), str):  # the translator needs packaged (s3://) locations
-                props[key] = f"s3://semfs-artifacts/{name}/{key}"
-
-    class NoManagedPolicies:  # offline: no IAM lookups
-        def load(self) -> dict[str, str]:
-            return {}
-
-    os.environ.setdefault("AWS_DEFAULT_REGION", "eu-west-1")
-    out: dict[str, Any] = transform(template, {"AWS::Region": "eu-west-1"}, NoManagedPolicies())
-    return out
+    return translated_template()
 
 
 def test_cfn_lint_on_the_template() -> None:
@@ -241,7 +227,8 @@ def _flatten_statements(doc: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("function", "action", "resource"),
     [
-        # what each function's code calls (not yet an enforced check of every call: see issue 15)
+        # what each function's code calls; every call the AWS tests make is also checked against the
+        # role that makes it (tests/integration/iam_check.py)
         ("SearchApiFunction", "s3:PutObject", "uploads/*"),  # the presigned POST it signs
         ("SearchApiFunction", "dynamodb:Query", "EntityTable"),  # names → threads/contacts, tags
         ("EnrichFunction", "dynamodb:Query", "EntityTable"),  # the tag vocabulary
