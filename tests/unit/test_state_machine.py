@@ -41,6 +41,24 @@ def test_every_task_retries_retryable_and_catches_into_mark_failed() -> None:
             assert st["Catch"][0]["ErrorEquals"] == ["PermanentError"]
 
 
+def test_throttling_is_waited_out_for_an_hour_not_turned_into_failures() -> None:
+    """A burst against a rate-limited LLM or a busy Lambda pool: each stage keeps retrying with capped,
+    jittered backoff for over an hour (worst case) before the file fails; timeouts and Lambda.Unknown
+    (a function killed mid-invocation) are retried too."""
+    states = json.loads(ASL.read_text())["States"]
+    for name, st in states.items():
+        if st["Type"] != "Task" or name == "MarkFailed":
+            continue
+        r = st["Retry"][0]
+        assert {"Lambda.Unknown", "States.Timeout", "Lambda.TooManyRequestsException"} <= set(r["ErrorEquals"])
+        delays = [
+            min(r["IntervalSeconds"] * r["BackoffRate"] ** n, r.get("MaxDelaySeconds", 10**9))
+            for n in range(r["MaxAttempts"])
+        ]
+        assert sum(delays) >= 3600, (name, sum(delays))
+        assert max(delays) <= 900  # never a single wait of more than 15 minutes
+
+
 def test_every_next_points_at_a_state_and_the_graph_terminates() -> None:
     states = json.loads(ASL.read_text())["States"]
     for st in states.values():
