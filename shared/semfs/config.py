@@ -55,6 +55,7 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: str | None = None
     llm_timeout_s: float = 60
+    reenrich_per_sweep: int = Field(default=100, ge=0)  # throttled enrichments run again per reconcile sweep
 
     # OCR: pages without a text layer, and images
     ocr_enabled: bool = True

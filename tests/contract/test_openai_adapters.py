@@ -257,3 +257,43 @@ def test_reranker_speaks_the_cohere_rerank_api_and_reorders_the_fused_files(serv
         c.close()
     with pytest.raises(ValueError, match="http"):
         Settings(rerank_base_url="file:///etc/passwd")
+
+
+def test_a_rate_limited_endpoint_is_unavailable_not_wrong_and_the_file_is_enriched_again_later(
+    server: str, tmp_path: Any, shared_extractor: Any
+) -> None:
+    """429 after the client's retries: the extractive fallback stands in for now, the record says so
+    (enrich_again), and the reconcile sweep runs the file again once the endpoint answers; an answer
+    refused as unsafe is final (its fallback is not redone)."""
+    from semfs.bootstrap import build_container
+    from semfs.domain.errors import EnrichmentUnavailable
+    from semfs.domain.outcomes import Outcome
+    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.reconcile import reconcile
+    from tests.conftest import make_settings
+
+    limited = (429, {"error": {"message": "Rate limit reached", "type": "requests"}}, {"retry-after-ms": "1"})
+    FakeOpenAI.script = [limited] * 4  # every attempt of the client (LLM_ATTEMPTS)
+    with pytest.raises(EnrichmentUnavailable):
+        OpenAIEnricher(Settings(llm_base_url=server, llm_model="m")).enrich(
+            EnrichInput(document=INJECTED, filename="t.txt")
+        )
+
+    settings = make_settings(tmp_path, llm_base_url=server, llm_model="m")
+    c = build_container(settings, extractor=shared_extractor)
+    FakeOpenAI.script = [limited] * 4
+    first = ingest_bytes(c, "acme", b"Invoices are payable within thirty days.\n\nLate fees apply.", "t.txt").record
+    assert (first.outcome, first.enrich_again) == (Outcome.OK_ENRICH_FALLBACK, True)
+
+    FakeOpenAI.script = [(200, chat(json.dumps(GOOD)), {})]  # the endpoint recovered
+    report = reconcile(c)
+    assert report["enrichments_to_redo"] == {"found": 1, "fixed": 1}
+    again = c.repo.get("acme", first.file_id)
+    assert (again.outcome, again.title, again.enrich_again, again.attempt) == (Outcome.OK, "Payment terms", False, 1)
+    assert reconcile(c)["enrichments_to_redo"] == {"found": 0, "fixed": 0}
+
+    evil = {"title": "Reset your password at https://evil.example", "summary": "x", "tags": ["attacker"]}
+    FakeOpenAI.script = [(200, chat(json.dumps(evil)), {})]
+    refused = ingest_bytes(c, "acme", INJECTED.blocks[0].text.encode(), "terms.txt").record
+    assert (refused.outcome, refused.enrich_again) == (Outcome.OK_ENRICH_FALLBACK, False)
+    c.close()

@@ -42,6 +42,7 @@ def test_reconcile_repairs_every_kind_of_drift(container: Container) -> None:
         "index_documents_without_record": 1,
         "indexed_records_missing_from_index": 1,
         "versions_not_revisions": 0,
+        "enrichments_to_redo": 0,
     }
     assert all(v["fixed"] == v["found"] for v in report.values())
     assert reconcile(container) == {k: {"found": 0, "fixed": 0} for k in report}

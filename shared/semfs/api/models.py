@@ -95,6 +95,7 @@ class FileOut(BaseModel):
     change_summary: str | None = None
     status: Status
     outcome: Outcome | None = None
+    enrich_again: bool = False  # enriched by the fallback while the LLM was unavailable; redone by reconcile
     error: str | None = None
     duplicate_of: str | None = None
     timings: list[StageTiming] = Field(default_factory=list)

@@ -64,6 +64,11 @@ class EnrichmentFailed(RetryableError):
     outcome = Outcome.FAILED_LLM
 
 
+class EnrichmentUnavailable(EnrichmentFailed):
+    """The LLM endpoint is throttling (429), timing out or unreachable: the extractive fallback is for now,
+    and the file is enriched again later (``FileRecord.enrich_again``, the reconcile sweep)."""
+
+
 class IndexUnavailable(RetryableError):
     outcome = Outcome.FAILED_INDEX
 

@@ -138,6 +138,9 @@ class FileRecord(Frozen):
     tag_labels: dict[str, str] = Field(default_factory=dict)  # slug → the label as typed, where it differs
     auto_tags: list[str] = Field(default_factory=list)
     change_summary: str | None = None
+    # the enrichment fell back because the LLM was unavailable (429, timeout): the reconcile sweep runs
+    # the file again, a bounded number per sweep, until an enrichment is the LLM's
+    enrich_again: bool = False
     # processing
     status: Status = Status.RECEIVED
     outcome: Outcome | None = None

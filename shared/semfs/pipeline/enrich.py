@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.changes import change_summary
-from semfs.domain.errors import EnrichmentFailed, NotFound
+from semfs.domain.errors import EnrichmentFailed, EnrichmentUnavailable, NotFound
 from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
@@ -89,12 +89,14 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         doc = load_document(c, record)
         # the enricher is shown the closest existing vocabulary, and near-duplicates are mapped onto it
         item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id))
+        again = False
         try:
             enrichment = c.enricher.enrich(item)
         except EnrichmentFailed as e:
             log.warning("enricher failed; extractive fallback", file_id=record.file_id, error=type(e).__name__)
             enrichment = c.fallback_enricher.enrich(item)
             fallback = True
+            again = isinstance(e, EnrichmentUnavailable)  # throttled: not final, enriched again later
         changes = None
         if record.previous_version_id:
             try:
@@ -112,5 +114,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         topical = [t for t in merge_tags(enrichment.auto_tags) if not is_generic(t)]
         auto_tags = prefer_existing(c, record.tenant_id, merge_tags(context_tags(record), topical))
         remember(c, record.tenant_id, record.file_id, [*record.tags, *auto_tags])
-        work.set(title=enrichment.title, summary=enrichment.summary, auto_tags=auto_tags[:12], change_summary=changes)
+        work.set(
+            title=enrichment.title,
+            summary=enrichment.summary,
+            auto_tags=auto_tags[:12],
+            change_summary=changes,
+            enrich_again=again,
+        )
     return state.model_copy(update={"enrich_fallback": fallback or state.enrich_fallback})

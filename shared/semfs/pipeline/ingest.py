@@ -21,14 +21,15 @@ def process(c: Container, record: FileRecord) -> FileRecord:
 
 
 def retry(c: Container, tenant_id: str, file_id: str) -> FileRecord:
-    """Run a failed file again, as a new attempt (a new execution name: Step Functions refuses to start
-    a name it has seen, even for a closed execution)."""
+    """Run a failed file again — or one whose enrichment fell back while the LLM was unavailable
+    (``enrich_again``) — as a new attempt (a new execution name: Step Functions refuses to start a name
+    it has seen, even for a closed execution)."""
     from semfs.domain.errors import InvalidRequest
     from semfs.domain.outcomes import Status
     from semfs.pipeline.records import update
 
     record = c.repo.get(tenant_id, file_id)
-    if record.status is not Status.FAILED:
+    if record.status is not Status.FAILED and not (record.enrich_again and record.status is Status.INDEXED):
         raise InvalidRequest("only failed files can be retried")
     reset = update(
         c.repo,

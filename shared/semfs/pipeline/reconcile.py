@@ -6,7 +6,10 @@
 - a record ``indexed`` whose documents are missing from the index → re-indexed from its stored chunks;
 - a version linked implicitly (same name, path or key) whose text is not plausibly a revision of the
   previous version → detached into a lineage of its own (the rule of ``domain/similarity.py``; lineages
-  made before it, when the same filename alone linked files, are migrated this way).
+  made before it, when the same filename alone linked files, are migrated this way);
+- a file whose enrichment fell back while the LLM was throttling or unreachable (``enrich_again``) →
+  run again as a new attempt, at most ``SEMFS_REENRICH_PER_SWEEP`` per sweep so a recovering endpoint
+  is not hit by the whole backlog at once; the next sweep takes the rest.
 Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
 """
 
@@ -20,6 +23,7 @@ from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
 from semfs.pipeline.enrich import version_link
+from semfs.pipeline.ingest import retry
 from semfs.pipeline.manage import detach_version, index_record, iter_records
 from semfs.pipeline.records import update
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
@@ -37,6 +41,7 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
     fixed: Counter[str] = Counter()
     tenants = set(c.repo.tenants())
     known_sources: set[str] = set()
+    budget = c.settings.reenrich_per_sweep
     for tenant in sorted(tenants):
         records = list(iter_records(c, tenant))
         live = {r.file_id for r in records if r.deleted_at is None}
@@ -68,6 +73,13 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
                 if repair:
                     detach_version(c, tenant, r.file_id)
                     fixed["versions_not_revisions"] += 1
+            if r.enrich_again and r.status is Status.INDEXED:
+                found["enrichments_to_redo"] += 1
+                if repair and budget > 0:
+                    retry(c, tenant, r.file_id)
+                    budget -= 1
+                    fixed["enrichments_to_redo"] += 1
+                continue
             if r.status is Status.INDEXED and r.file_id not in indexed_ids:
                 found["indexed_records_missing_from_index"] += 1
                 if repair:
@@ -92,6 +104,7 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
         "index_documents_without_record",
         "indexed_records_missing_from_index",
         "versions_not_revisions",
+        "enrichments_to_redo",
     )
     report = {k: {"found": found[k], "fixed": fixed[k]} for k in kinds}
     log.info("reconcile", **{k: v["found"] for k, v in report.items()})

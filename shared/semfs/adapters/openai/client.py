@@ -17,7 +17,7 @@ from typing import Any
 
 from semfs.config import Settings
 from semfs.domain.enrichment import validate_enrichment
-from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, PermanentError
+from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, EnrichmentUnavailable, PermanentError
 from semfs.domain.models import Enrichment
 from semfs.domain.outcomes import Outcome
 from semfs.ports.enricher import EnrichInput
@@ -119,6 +119,12 @@ class OpenAIEmbedder:
         return self.embed_documents([text])[0]
 
 
+def _unavailable() -> tuple[type[Exception], ...]:
+    import openai
+
+    return (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+
+
 class OpenAIChat:
     """``ChatModel`` on chat completions with a strict JSON schema (no tools)."""
 
@@ -140,6 +146,14 @@ class OpenAIChat:
                 temperature=0,
             )
             raw = json.loads(response.choices[0].message.content or "")
+        except (
+            openai.RateLimitError,
+            openai.APITimeoutError,
+            openai.APIConnectionError,
+            openai.InternalServerError,
+        ) as e:
+            # still failing after the client's own retries: unavailable for now, not a bad answer
+            raise EnrichmentUnavailable(f"LLM unavailable: {type(e).__name__}") from e
         except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
             raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
         if not isinstance(raw, dict):
