@@ -124,17 +124,17 @@ def render(value: Any, names: Names) -> list[str]:
     return []
 
 
-def _statements(doc: Any) -> list[dict[str, Any]]:
+def statements(doc: Any) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     if isinstance(doc, dict):
         if "Effect" in doc and "Action" in doc:
             found.append(doc)
         else:
             for value in doc.values():
-                found += _statements(value)
+                found += statements(value)
     elif isinstance(doc, list):
         for value in doc:
-            found += _statements(value)
+            found += statements(value)
     return found
 
 
@@ -172,7 +172,7 @@ def function_grants(names_json: str) -> dict[str, list[tuple[list[str], list[str
         policies = template["Resources"][role]["Properties"].get("Policies", [])
         grants[folder] = [
             ([a.lower() for a in _as_list(st["Action"])], render(st.get("Resource", "*"), names))
-            for st in _statements(policies)
+            for st in statements(policies)
             if st["Effect"] == "Allow"
         ]
     return grants

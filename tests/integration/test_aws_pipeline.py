@@ -49,6 +49,14 @@ def record_of(stack: Stack) -> Any:
     return record
 
 
+def api_event(method: str, path: str) -> dict[str, Any]:
+    """An HTTP API (payload 2.0) request with a verified tenant claim, as API Gateway hands it over."""
+    event: dict[str, Any] = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+    event.update(rawPath=path, routeKey=f"{method} {path}", body=None)
+    event["requestContext"]["http"].update(method=method, path=path)
+    return event
+
+
 def search(stack: Stack, query: str, tenant: str = "acme") -> dict[str, Any]:
     event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
     event["body"] = json.dumps({"query": query, "mode": "keyword"})
@@ -298,11 +306,9 @@ def test_a_failed_file_is_retried_under_a_new_execution_name(aws_stack: Stack, m
     assert (desc["status"], record.status.value, record.outcome) == ("SUCCEEDED", "failed", Outcome.FAILED_EMBED)
     monkeypatch.setattr(embedder, "embed_documents", real)  # the cause is fixed
     # when: the API's retry
-    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
-    path = f"/files/{record.file_id}/retry"
-    event.update(rawPath=path, routeKey=f"POST {path}", body=None)
-    event["requestContext"]["http"].update(method="POST", path=path)
-    response = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    response = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("POST", f"/files/{record.file_id}/retry"), FakeContext()
+    )
     assert response["statusCode"] == 200, response
     # then: a second execution, under its own name, indexes the file
     executions = aws_stack.executions()
@@ -340,11 +346,9 @@ def test_the_api_deletes_a_file_under_its_own_role(aws_stack: Stack) -> None:
     """DELETE /files/{id}: the search API's role must cover the index delete and the FileDeleted event."""
     upload(aws_stack, KEY, TERMS)
     record = record_of(aws_stack)
-    event = json.loads((ROOT / "events" / "apigw_search.json").read_text())
-    path = f"/files/{record.file_id}"
-    event.update(rawPath=path, routeKey=f"DELETE {path}", body=None)
-    event["requestContext"]["http"].update(method="DELETE", path=path)
-    response = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    response = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("DELETE", f"/files/{record.file_id}"), FakeContext()
+    )
     assert response["statusCode"] == 200, response
     assert record_of(aws_stack).deleted_at is not None
     assert search(aws_stack, "holiday")["results"] == []

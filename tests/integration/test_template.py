@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.integration.iam_check import statements as policy_statements
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.integration
@@ -206,22 +208,9 @@ def _role_actions(translated: dict[str, Any], function: str) -> list[tuple[str, 
     policies = translated["Resources"][role]["Properties"].get("Policies", [])  # some wrapped in Fn::If
     return [
         (action, json.dumps(st.get("Resource")))
-        for st in _flatten_statements(policies)
+        for st in policy_statements(policies)
         for action in _flatten(st.get("Action", []))
     ]
-
-
-def _flatten_statements(doc: Any) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    if isinstance(doc, dict):
-        if "Effect" in doc and "Action" in doc:
-            found.append(doc)
-        for value in doc.values():
-            found += _flatten_statements(value)
-    elif isinstance(doc, list):
-        for value in doc:
-            found += _flatten_statements(value)
-    return found
 
 
 @pytest.mark.parametrize(
