@@ -1,15 +1,18 @@
 """Which fusion: the same legs of every SciFact query fused several ways, from one load.
 
 The corpus is loaded once through `semfs eval`'s path (the configured embedder); for each judged
-query the k-NN leg, the chunk BM25 leg and the card BM25 leg are fetched once (256 deep, as a
+query the k-NN leg and the chunk BM25 leg are fetched once (256 deep, as a
 search for 100 files fetches), then fused by each method offline and scored (nDCG@10, R@100):
 
 - keyword / semantic: one leg alone (the same figures `semfs eval --mode keyword|semantic` gives);
 - rrf per chunk, then grouped by file (what semfs did before per-file fusion);
-- rrf per file (k = 60), and with the card leg;
+- rrf per file (k = 60);
 - minmax per file, OpenSearch's normalization processor (min-max + arithmetic mean), equal weights,
-  and the same per chunk;
-- the k-NN leg without the file cards' vectors (what indexing no cards would give it).
+  and the same per chunk.
+
+(`semfs eval` writes no title-only cards since they were measured here to lower both legs, so the card
+leg and the with/without-card variants of that measurement are gone from this bench; docs/benchmarks.md
+keeps their figures.)
 
     .venv/bin/python bench/fusion_choice.py                 # full SciFact, the local model
     .venv/bin/python bench/fusion_choice.py --max-docs 1500
@@ -32,11 +35,7 @@ from semfs.domain.models import IndexHit, SearchFilters
 from semfs.domain.ranking import RankedFile, fuse_files, group_by_file, min_max, overfetch, rrf
 from semfs.evaluation import TENANT, _load, judged_subset, ndcg_at, recall_at
 
-Legs = tuple[list[IndexHit], list[IndexHit], list[IndexHit]]  # knn, chunk BM25, card BM25
-
-
-def _chunks(leg: list[IndexHit]) -> list[IndexHit]:
-    return [h for h in leg if not h.chunk_id.endswith(":card")]
+Legs = tuple[list[IndexHit], list[IndexHit]]  # knn, chunk BM25
 
 
 def _minmax_per_chunk(legs: list[list[IndexHit]]) -> list[RankedFile]:
@@ -53,15 +52,10 @@ def _minmax_per_chunk(legs: list[list[IndexHit]]) -> list[RankedFile]:
 METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
     "keyword": lambda legs: group_by_file(legs[1]),
     "semantic": lambda legs: group_by_file(legs[0]),
-    "rrf per chunk (before)": lambda legs: group_by_file(rrf([legs[0], legs[1]])),
-    "rrf per file": lambda legs: fuse_files([legs[0], legs[1]], "rrf"),
-    "rrf per file + cards 0.25": lambda legs: fuse_files(list(legs), "rrf", weights=[1, 1, 0.25]),
-    "minmax per file": lambda legs: fuse_files([legs[0], legs[1]], "minmax"),
-    "minmax per file + cards 0.25": lambda legs: fuse_files(list(legs), "minmax", weights=[1, 1, 0.25]),
-    "minmax per chunk": lambda legs: _minmax_per_chunk([legs[0], legs[1]]),
-    "semantic, no card vectors": lambda legs: group_by_file(_chunks(legs[0])),
-    "rrf per file, no card vectors": lambda legs: fuse_files([_chunks(legs[0]), legs[1]], "rrf"),
-    "minmax per file, no card vectors": lambda legs: fuse_files([_chunks(legs[0]), legs[1]], "minmax"),
+    "rrf per chunk (before)": lambda legs: group_by_file(rrf(list(legs))),
+    "rrf per file": lambda legs: fuse_files(list(legs), "rrf"),
+    "minmax per file": lambda legs: fuse_files(list(legs), "minmax"),
+    "minmax per chunk": lambda legs: _minmax_per_chunk(list(legs)),
 }
 
 
@@ -84,7 +78,6 @@ def main() -> None:
                 legs: Legs = (
                     c.index.knn(TENANT, vector, SearchFilters(), k),
                     c.index.keyword(TENANT, text, SearchFilters(), k),
-                    c.index.keyword(TENANT, text, SearchFilters(), k, kind="card"),
                 )
                 for name, method in METHODS.items():
                     ranked = [f for f, _, _ in method(legs)][:100]

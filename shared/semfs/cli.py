@@ -658,7 +658,6 @@ def eval_cmd(
     mode: Annotated[str, typer.Option("--mode", help="hybrid | keyword | semantic | all")] = "hybrid",
     run_out: Annotated[Path | None, typer.Option("--run-out", help="Write a TREC run file.")] = None,
     max_docs: Annotated[int | None, typer.Option("--max-docs", help="Only the first N documents (smoke runs).")] = None,
-    cards: Annotated[bool, typer.Option("--cards/--no-cards", help="Index a card per document (measure both).")] = True,
     as_json: Json = False,
 ) -> None:
     """Retrieval quality on a BEIR set: nDCG@10, MRR@10, R@10, R@100."""
@@ -673,9 +672,7 @@ def eval_cmd(
     if not (beir_dir / "queries.jsonl").exists():
         err.print(f"[red]{beir_dir} is not a BEIR folder (no queries.jsonl)[/red]")
         raise typer.Exit(2)
-    results = evaluate(
-        settings, beir_dir, modes, run_out=run_out, max_docs=max_docs, progress=None if as_json else err, cards=cards
-    )
+    results = evaluate(settings, beir_dir, modes, run_out=run_out, max_docs=max_docs, progress=None if as_json else err)
     if as_json:
         print(json.dumps(results, indent=2))
         return

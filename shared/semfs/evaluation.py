@@ -116,9 +116,9 @@ def evaluate(
     run_out: Path | None = None,
     max_docs: int | None = None,
     progress: Console | None = None,
-    cards: bool = True,
 ) -> list[dict[str, Any]]:
-    """Score ``modes`` on a BEIR folder. ``cards=False`` loads no file cards (to measure what they add)."""
+    """Score ``modes`` on a BEIR folder. No enricher runs, so a document's card would only repeat its
+    title: none is indexed (``has_card``), as for an unenriched file."""
     corpus, queries, qrels = judged_subset(beir_dir, max_docs)
     if progress is not None:
         progress.print(f"{len(corpus)} documents, {len(queries)} judged queries")
@@ -126,7 +126,7 @@ def evaluate(
         c = build_container(settings.model_copy(update={"data_dir": Path(tmp)}))
         try:
             t0 = time.perf_counter()
-            n_chunks = _load(c, corpus, progress, cards)
+            n_chunks = _load(c, corpus, progress)
             load_s = time.perf_counter() - t0
             results = [_run_mode(c, mode, queries, qrels, _run_path(run_out, mode, len(modes) > 1)) for mode in modes]
         finally:
@@ -136,7 +136,6 @@ def evaluate(
             documents=len(corpus),
             chunks=n_chunks,
             load_seconds=round(load_s, 1),
-            cards=cards,
             embedding_model=settings.resolved_embedding_model,
         )
     return results
@@ -149,7 +148,7 @@ def _run_path(run_out: Path | None, mode: str, several: bool) -> Path | None:
     return run_out.with_name(f"{run_out.stem}-{mode}{run_out.suffix}")
 
 
-def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None, cards: bool = True) -> int:
+def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -> int:
     batch_docs = 64
     step = max(batch_docs, len(corpus) // 10)
     n_chunks = 0
@@ -177,12 +176,12 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None, c
                 )
                 prepared.append((record, chunks, len(texts)))  # the card row, if any, follows the chunks
                 texts.extend(chunk_embedding_text(record.title, ch) for ch in chunks)
-                if cards and has_card(record):
+                if has_card(record):
                     texts.append(card_text(record))
             vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
             files = []
             for record, chunks, offset in prepared:
-                end = offset + len(chunks) + (1 if cards and has_card(record) else 0)
+                end = offset + len(chunks) + (1 if has_card(record) else 0)
                 docs = build_docs(record, chunks, vectors[offset:end], c.embedder.model, True)
                 files.append((TENANT, record.file_id, docs))
                 n_chunks += len(chunks)
