@@ -93,6 +93,7 @@ class Settings(BaseSettings):
     opensearch_endpoint: str | None = None
     opensearch_service: Literal["es"] = "es"  # SigV4 service name: managed domains only (see README)
     index_name: str = "semfs-chunks"
+    index_shards: int = Field(default=1, ge=1)  # primary shards of a new index (README: sizing OpenSearch)
     bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
     state_machine_arn: str | None = None
     event_bus: str = "default"

@@ -171,6 +171,24 @@ def test_index_mapping_follows_the_embedding_dimension() -> None:
     assert body["mappings"]["properties"]["text"]["analyzer"] == "english"
 
 
+def test_a_new_index_gets_the_configured_shards() -> None:
+    """Shards are fixed when an index is created: SEMFS_INDEX_SHARDS (the IndexShards parameter) decides."""
+
+    class Creating:
+        def __init__(self) -> None:
+            self.indices, self.bodies = self, []
+
+        def exists(self, index: str) -> bool:
+            return bool(self.bodies)
+
+        def create(self, index: str, body: Any) -> None:
+            self.bodies.append(body)
+
+    client = Creating()
+    OpenSearchIndex(Settings(opensearch_endpoint="https://x", index_shards=3), dim=3, client=client).ensure_index()
+    assert client.bodies[0]["settings"]["index"]["number_of_shards"] == 3
+
+
 class BulkRecorder(Recorder):
     """Answers bulk requests from a script of per-item statuses."""
 

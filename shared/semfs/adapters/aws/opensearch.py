@@ -37,11 +37,11 @@ TEXT_FIELDS = [f"{'tags_text' if f == 'tags' else f}^{w:g}" for f, w in FIELD_BO
 CARD_TEXT = {"type": "text", "analyzer": "english"}
 
 
-def index_body(dim: int, engine: str = "lucene") -> dict[str, Any]:
-    """Index settings and mappings, from the configured embedding dimension."""
+def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, Any]:
+    """Index settings and mappings, from the configured embedding dimension and shard count."""
     keyword = {"type": "keyword"}
     return {
-        "settings": {"index": {"knn": True, "number_of_shards": 1}},
+        "settings": {"index": {"knn": True, "number_of_shards": shards}},
         "mappings": {
             "dynamic": "strict",
             "properties": {
@@ -224,7 +224,7 @@ class OpenSearchIndex:
     def _create_concrete(self, model: str, dim: int, alias: bool) -> str:
         name = self._concrete(model)
         if not self._call("exists", self.client.indices.exists, index=name):
-            body = index_body(dim)
+            body = index_body(dim, shards=self._settings.index_shards)
             body["mappings"]["_meta"] = {"embedding_model": model}
             if alias:
                 body["aliases"] = {self._index: {}}
