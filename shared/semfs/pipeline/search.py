@@ -1,4 +1,5 @@
-"""Hybrid search (DESIGN §6): BM25 leg + k-NN leg, over-fetched, fused by RRF, grouped by file.
+"""Hybrid search (DESIGN §6): BM25 leg(s) + k-NN leg, over-fetched, fused per file (min-max or RRF,
+``domain/ranking.py``), optionally reranked.
 
 The tenant is a required argument of every index call; callers get it from the verified
 credential, never from the request body.
