@@ -76,9 +76,12 @@ def test_async_job_in_progress_then_succeeded_with_pagination(textract: tuple[Te
     stub.add_response(
         "start_document_text_detection",
         {"JobId": "job-1", "ResponseMetadata": {"HTTPStatusCode": 200}},  # textract-caller checks the status
-        {"DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}}},
+        {
+            "DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}},
+            "ClientRequestToken": "f_abc-a0",  # a retry with the same token gets job-1 again, unbilled
+        },
     )
-    assert ocr.start_document("content/acme/ab/abc", "application/pdf", 2) == "job-1"
+    assert ocr.start_document("content/acme/ab/abc", "application/pdf", 2, request_token="f_abc-a0") == "job-1"
     stub.add_response(
         "get_document_text_detection", {"JobStatus": "IN_PROGRESS"}, {"JobId": "job-1", "MaxResults": 1000}
     )

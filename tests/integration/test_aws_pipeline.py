@@ -229,11 +229,15 @@ class AsyncOcr:
 
     def __init__(self) -> None:
         self.polls = 0
+        self.tokens: list[str | None] = []
 
     def recognise(self, image: bytes, page: int) -> Any:
         raise AssertionError("a PDF goes to the async API")
 
-    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
+    def start_document(
+        self, blob_key: str, mime_type: str, pages: int | None, request_token: str | None = None
+    ) -> str | None:
+        self.tokens.append(request_token)
         return "job-1"
 
     def poll_document(self, job_id: str) -> Any:
@@ -263,6 +267,7 @@ def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
     assert sum(1 for e in history if e["type"] == "WaitStateEntered") == 3
     record = record_of(aws_stack)
     assert (record.outcome, record.extraction, record.ocr_engine) == (Outcome.OK, "ocr", "textract")
+    assert fake.tokens == [f"{record.file_id}-a0"]  # a retried start gets this job back, not a second bill
     assert search(aws_stack, "payment due thirty days")["results"][0]["file_id"] == record.file_id
 
 

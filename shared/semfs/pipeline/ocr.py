@@ -48,7 +48,9 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 )
             pages = [p for p in polled if p.page in wanted]
         else:
-            job = c.ocr.start_document(record.blob_key, record.mime_type, record.pages)
+            # a retried Ocr task (a timeout, a throttled poll) gets the job it already started
+            token = f"{record.file_id}-a{record.attempt}"
+            job = c.ocr.start_document(record.blob_key, record.mime_type, record.pages, request_token=token)
             if job is not None:
                 return state.model_copy(
                     update={

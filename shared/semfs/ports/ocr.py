@@ -24,10 +24,14 @@ class Ocr(Protocol):
         (``FAILED_OCR``) for an image it cannot read, ``RetryableError`` when throttled."""
         ...
 
-    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
+    def start_document(
+        self, blob_key: str, mime_type: str, pages: int | None, request_token: str | None = None
+    ) -> str | None:
         """Start an asynchronous job over a whole stored document (PDF/TIFF) of ``pages`` pages and
         return its id, or ``None`` when this engine works page by page (the caller then renders and
-        ``recognise``s). Raises ``PermanentError`` (``FAILED_OCR``) for a document over its limits."""
+        ``recognise``s). The same ``request_token`` returns the same job instead of starting (and
+        paying for) a second one: a retried stage passes the file's attempt. Raises ``PermanentError``
+        (``FAILED_OCR``) for a document over its limits."""
         ...
 
     def poll_document(self, job_id: str) -> list[OcrPage] | None:

@@ -90,7 +90,9 @@ class TextractOcr:
             OcrPage(page=page, text=found[0].text, confidence=found[0].confidence) if found else OcrPage(page, "", 0.0)
         )
 
-    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
+    def start_document(
+        self, blob_key: str, mime_type: str, pages: int | None, request_token: str | None = None
+    ) -> str | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         if mime_type not in ASYNC_TYPES:
@@ -110,6 +112,7 @@ class TextractOcr:
                 input_document=f"s3://{self._settings.bucket}/{blob_key}",
                 force_async_api=True,
                 return_job_id=True,
+                client_request_token=request_token or "",  # Textract's idempotency: the same job again
                 boto3_textract_client=self._textract,
             )
         except (ClientError, BotoCoreError) as e:

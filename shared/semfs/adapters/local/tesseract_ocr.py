@@ -103,7 +103,9 @@ class TesseractOcr:
             last_block = block
         return OcrPage(page=page, text="\n".join(blocks), confidence=sum(confs) / len(confs) if confs else 0.0)
 
-    def start_document(self, blob_key: str, mime_type: str, pages: int | None) -> str | None:
+    def start_document(
+        self, blob_key: str, mime_type: str, pages: int | None, request_token: str | None = None
+    ) -> str | None:
         return None
 
     def poll_document(self, job_id: str) -> list[OcrPage] | None:  # pragma: no cover - never starts jobs
