@@ -21,6 +21,7 @@ import contextvars
 import fnmatch
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -269,6 +270,7 @@ class Enforcer:
     names: Names
     denied: list[str] = field(default_factory=list)
     checked: int = 0
+    calls: Counter[str] = field(default_factory=Counter)  # "function service:Operation" → how many
 
     def check(self, function: str, pairs: list[tuple[str, str]]) -> str | None:
         grants = function_grants(json.dumps(self.names.physical, sort_keys=True)).get(function)
@@ -299,6 +301,7 @@ def enforced(names: dict[str, str]) -> Iterator[Enforcer]:
         function = CURRENT_FUNCTION.get()
         if function is not None:
             service = self.meta.service_model.signing_name or self.meta.service_model.endpoint_prefix
+            enforcer.calls[f"{function} {service}:{operation_name}"] += 1
             denied = enforcer.check(function, required(service, operation_name, api_params))
             if denied:
                 error = {"Error": {"Code": "AccessDenied", "Message": denied}}
@@ -309,6 +312,7 @@ def enforced(names: dict[str, str]) -> Iterator[Enforcer]:
         function = CURRENT_FUNCTION.get()
         if function is not None:
             action = f"es:ESHttp{method.capitalize()}"
+            enforcer.calls[f"{function} {action}"] += 1
             path = urlparse(url).path.lstrip("/")
             denied = enforcer.check(function, [(action, f"arn:aws:es:{REGION}:{ACCOUNT}:domain/{DOMAIN}/{path}")])
             if denied:
