@@ -10,9 +10,9 @@ search for 100 files fetches), then fused by each method offline and scored (nDC
 - minmax per file, OpenSearch's normalization processor (min-max + arithmetic mean), equal weights,
   and the same per chunk.
 
-(`semfs eval` writes no title-only cards since they were measured here to lower both legs, so the card
-leg and the with/without-card variants of that measurement are gone from this bench; docs/benchmarks.md
-keeps their figures.)
+(The card BM25 leg and the with/without title-only-card variants were measured here and dropped; the
+figures are in docs/benchmarks.md. Documents are now loaded as `semfs eval` loads them: extracted and
+enriched as a `.txt` file would be, so each has a card with its summary and tags.)
 
     .venv/bin/python bench/fusion_choice.py                 # full SciFact, the local model
     .venv/bin/python bench/fusion_choice.py --max-docs 1500

@@ -27,10 +27,12 @@ from rich.progress import Progress
 from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.models import FileRecord, SearchFilters, SearchMode
+from semfs.domain.tags import is_generic, merge_tags
 from semfs.extractors.text import extract_plain
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, has_card, make_chunks
 from semfs.pipeline.index import build_docs
 from semfs.pipeline.search import retrieve
+from semfs.ports.enricher import EnrichInput
 
 TENANT = "eval"
 
@@ -117,8 +119,8 @@ def evaluate(
     max_docs: int | None = None,
     progress: Console | None = None,
 ) -> list[dict[str, Any]]:
-    """Score ``modes`` on a BEIR folder. No enricher runs, so a document's card would only repeat its
-    title: none is indexed (``has_card``), as for an unenriched file."""
+    """Score ``modes`` on a BEIR folder. Each document is written as a ``.txt`` would be ingested: the
+    plain-text extractor, the extractive enricher (title, summary, tags, hence a card), then chunks."""
     corpus, queries, qrels = judged_subset(beir_dir, max_docs)
     if progress is not None:
         progress.print(f"{len(corpus)} documents, {len(queries)} judged queries")
@@ -160,18 +162,23 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
             texts: list[str] = []
             for doc_id, title, text in part:
                 # the document a .txt of it becomes (title line, blank line, text): what real files get
-                doc = extract_plain(f"{title}\n\n{text}").model_copy(update={"title": title or None})
+                doc = extract_plain(f"{title}\n\n{text}")
                 chunks = make_chunks(doc, c.settings)
+                # enriched as local ingestion enriches it (the extractive enricher: summary and tags)
+                enriched = c.fallback_enricher.enrich(EnrichInput(document=doc, filename=f"{doc_id}.txt"))
                 record = FileRecord(
                     file_id=doc_id,
                     tenant_id=TENANT,
                     lineage_id=doc_id,
                     sha256="-",
                     blob_key="-",
-                    filename=doc_id,
-                    normalised_name=doc_id,
+                    filename=f"{doc_id}.txt",
+                    normalised_name=f"{doc_id}.txt",
+                    mime_type="text/plain",
                     size_bytes=len(text),
-                    title=title or None,
+                    title=enriched.title,  # the detected first line, else the file's name, as for a file
+                    summary=enriched.summary,
+                    auto_tags=[t for t in merge_tags(enriched.auto_tags) if not is_generic(t)][:12],
                     status="indexed",
                 )
                 prepared.append((record, chunks, len(texts)))  # the card row, if any, follows the chunks
