@@ -144,6 +144,19 @@ def _as_list(v: Any) -> list[Any]:
 
 
 @cache
+def _code_folders() -> dict[str, str]:
+    """Each function's handler folder, from its ``CodeUri`` in template.yaml (``functions/<name>/``)."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
+    return {
+        logical: str(r["Properties"]["CodeUri"]).rstrip("/").rsplit("/", 1)[-1]
+        for logical, r in resources.items()
+        if r["Type"] == "AWS::Serverless::Function"
+    }
+
+
+@cache
 def function_grants(names_json: str) -> dict[str, list[tuple[list[str], list[str]]]]:
     """Per handler folder (``functions/<name>``): its role's Allow statements as (actions, resource patterns)."""
     names = Names(json.loads(names_json))
@@ -155,20 +168,7 @@ def function_grants(names_json: str) -> dict[str, list[tuple[list[str], list[str
     }
     grants: dict[str, list[tuple[list[str], list[str]]]] = {}
     for logical, fn in sam.items():
-        code = fn["Properties"].get("Code", {}).get("S3Key", "")
-        folder = {
-            "IngestUploadFunction": "ingest_upload",
-            "IngestEmailFunction": "ingest_email",
-            "ExtractFunction": "extract",
-            "OcrFunction": "ocr",
-            "EnrichFunction": "enrich",
-            "EmbedFunction": "embed",
-            "IndexFunction": "index",
-            "FinalizeFunction": "finalize",
-            "MarkFailedFunction": "mark_failed",
-            "SearchApiFunction": "search_api",
-            "ReembedFunction": "reembed",
-        }.get(logical, code)
+        folder = _code_folders()[logical]
         role = fn["Properties"]["Role"]["Fn::GetAtt"][0]
         policies = template["Resources"][role]["Properties"].get("Policies", [])
         grants[folder] = [
