@@ -158,6 +158,13 @@ def _source(d: IndexDoc) -> dict[str, Any]:
     return body
 
 
+def _answered(what: str, status: Any) -> Exception:
+    """An OpenSearch error status as semfs's error: throttled or unavailable is retryable, the rest is not."""
+    if status in (429, 502, 503, 504):
+        return IndexUnavailable(f"{what}: OpenSearch answered {status}")
+    return PermanentError(f"{what}: OpenSearch answered {status}", outcome=Outcome.FAILED_INDEX)
+
+
 class OpenSearchIndex:
     """SearchIndex on OpenSearch (see module docstring). Connects on first use."""
 
@@ -214,9 +221,7 @@ class OpenSearchIndex:
         except OsConnectionError as e:
             raise IndexUnavailable(f"{what}: cannot reach OpenSearch") from e
         except TransportError as e:
-            if e.status_code in (429, 502, 503, 504):
-                raise IndexUnavailable(f"{what}: OpenSearch answered {e.status_code}") from e
-            raise PermanentError(f"{what}: OpenSearch answered {e.status_code}", outcome=Outcome.FAILED_INDEX) from e
+            raise _answered(what, e.status_code) from e
 
     def _concrete(self, model: str) -> str:
         return f"{self._index}-v-{slugify(model) or 'model'}"
@@ -460,12 +465,8 @@ class OpenSearchIndex:
         result = self._call("msearch", self.client.msearch, body=body)
         legs: list[list[IndexHit]] = []
         for answer in result["responses"]:
-            if "error" in answer:
-                status = int(answer.get("status", 500))
-                what = f"msearch: OpenSearch answered {status}"
-                if status in (429, 502, 503, 504):
-                    raise IndexUnavailable(what)
-                raise PermanentError(what, outcome=Outcome.FAILED_INDEX)
+            if "error" in answer:  # _msearch answers 200 with the failed search's status inside
+                raise _answered("msearch", int(answer.get("status", 500)))
             legs.append(self._hits(answer))
         return legs
 
