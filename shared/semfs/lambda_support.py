@@ -38,7 +38,9 @@ def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 @cache
-def _idempotency_store(table: str) -> Any:
+def _idempotency_store(table: str, stage: str) -> Any:
+    """One persistence layer per stage: Powertools sets the key prefix on the layer at each call
+    (``configure``), so stages sharing one layer in one process could read each other's records."""
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
     return DynamoDBPersistenceLayer(table_name=table)
@@ -65,7 +67,7 @@ def run_paid_stage(
     guarded = idempotent_function(
         once,
         data_keyword_argument="state",
-        persistence_store=_idempotency_store(table),
+        persistence_store=_idempotency_store(table, stage.__module__),
         config=config,
         key_prefix=f"semfs.{stage.__module__}",
     )
