@@ -19,6 +19,7 @@ from semfs.ports import Container
 
 if TYPE_CHECKING:
     from semfs.ports import (
+        Admission,
         BlobStore,
         ChatModel,
         Embedder,
@@ -204,6 +205,12 @@ def build_container(
         enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))
         chat = chat or OpenAIChat(settings, _llm_key(settings))
 
+    admission: Admission | None = None
+    if settings.backend == "aws" and settings.gate_table:
+        from semfs.adapters.aws.admission import DynamoAdmission
+
+        admission = DynamoAdmission(settings)
+
     # The local interpreter runs the stages with the finished bundle, which holds the interpreter:
     # it looks the bundle up when an execution starts, after both exist.
     built: list[Container] = []
@@ -211,7 +218,7 @@ def build_container(
     if settings.backend == "aws" and settings.state_machine_arn:
         from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
 
-        starter = StepFunctionsStarter(settings)
+        starter = StepFunctionsStarter(settings, admission)
     else:
         from semfs.adapters.local.asl import LocalAslStarter
         from semfs.pipeline.stages import dispatch
@@ -241,6 +248,7 @@ def build_container(
         ocr=ocr if ocr is not None else _ocr(settings),
         chat=chat,
         reranker=_reranker(settings),
+        admission=admission,
     )
     built.append(container)
     if background_workers > 0 and settings.backend == "local":

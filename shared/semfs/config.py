@@ -96,6 +96,12 @@ class Settings(BaseSettings):
     index_shards: int = Field(default=1, ge=1)  # primary shards of a new index (README: sizing OpenSearch)
     bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
     state_machine_arn: str | None = None
+    # admission control (AWS): at most max_in_flight executions hold a slot in gate_table; the others
+    # wait in admission_queue_url and are admitted as slots free (README: staying up under load)
+    gate_table: str | None = None
+    max_in_flight: int = Field(default=50, ge=1)
+    admission_queue_url: str | None = None
+    admission_delay_s: int = Field(default=30, ge=0, le=900)  # a waiting file's next try: this + jitter
     event_bus: str = "default"
     llm_secret_arn: str | None = None
     aws_region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
@@ -134,6 +140,8 @@ class Settings(BaseSettings):
             ]
             if missing:
                 raise ValueError(f"SEMFS_BACKEND=aws needs {', '.join(missing)}")
+            if self.gate_table and self.state_machine_arn and not self.admission_queue_url:
+                raise ValueError("SEMFS_GATE_TABLE needs SEMFS_ADMISSION_QUEUE_URL: waiting files queue there")
         return self
 
     @property

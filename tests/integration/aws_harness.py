@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,7 +40,10 @@ PHYSICAL = {
     "ProcessFileStateMachine": "semfs-process-file",
     "UploadQueue": "semfs-uploads",
     "EventBus": "semfs-bus",
+    "GateTable": "semfs-gate",
+    "AdmissionQueue": "semfs-admission",
 }
+ADMISSION_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/semfs-admission"
 
 
 def load_handler(name: str) -> ModuleType:
@@ -73,6 +77,7 @@ class Stack:
     queue_arn: str = ""
     invocations: list[str] = field(default_factory=list)
     iam: Any = None  # the IAM enforcer (iam_check.Enforcer): what was checked and denied
+    closed: set[str] = field(default_factory=set)  # executions whose status change was delivered
 
     def wait(self, execution_arn: str, timeout: float = 60) -> dict[str, Any]:
         deadline = time.time() + timeout
@@ -83,11 +88,13 @@ class Stack:
             time.sleep(0.05)
         raise TimeoutError(execution_arn)
 
-    def sqs_event(self) -> dict[str, Any]:
-        """The queued S3 notifications as the Lambda SQS event source delivers them."""
-        messages = self.sqs.receive_message(
-            QueueUrl=self.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]
-        ).get("Messages", [])
+    def sqs_event(self, queue_url: str | None = None) -> dict[str, Any]:
+        """The queued messages (S3 notifications, unless another queue is named) as the Lambda SQS
+        event source delivers them. moto honours each message's DelaySeconds."""
+        queue_url = queue_url or self.queue_url
+        messages = self.sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]).get(
+            "Messages", []
+        )
         return {
             "Records": [
                 {
@@ -98,15 +105,53 @@ class Stack:
                     "messageAttributes": {},
                     "md5OfBody": m["MD5OfBody"],
                     "eventSource": "aws:sqs",
-                    "eventSourceARN": self.queue_arn,
+                    "eventSourceARN": self.queue_arn.replace("semfs-uploads", queue_url.rsplit("/", 1)[-1]),
                     "awsRegion": REGION,
                 }
                 for m in messages
             ]
         }
 
+    def admit_waiting(self) -> int:
+        """One poll of the admission queue delivered to the admit function, as its event source would
+        (what the function reports failed stays queued; the rest is deleted): how many it got."""
+        event = self.sqs_event(ADMISSION_QUEUE_URL)
+        if not event["Records"]:
+            return 0
+        out = self.handlers["admit"].lambda_handler(event, FakeContext(function_name="semfs-admit"))
+        failed = {f["itemIdentifier"] for f in out["batchItemFailures"]}
+        for r in event["Records"]:
+            if r["messageId"] not in failed:
+                self.sqs.delete_message(QueueUrl=ADMISSION_QUEUE_URL, ReceiptHandle=r["receiptHandle"])
+        return len(event["Records"])
+
+    def deliver_status_changes(self) -> int:
+        """What Step Functions sends EventBridge when an execution closes, delivered to the admit function
+        as the template's rule routes it (moto emits no such events; the shape is the documented one,
+        ``events/execution_status_change.json``). Each closed execution once: how many were delivered."""
+        delivered = 0
+        for ex in self.executions():
+            if ex["status"] == "RUNNING" or ex["executionArn"] in self.closed:
+                continue
+            desc = self.sfn.describe_execution(executionArn=ex["executionArn"])
+            event = json.loads((ROOT / "events" / "execution_status_change.json").read_text())
+            event["resources"] = [ex["executionArn"]]
+            event["detail"].update(
+                executionArn=ex["executionArn"],
+                stateMachineArn=self.state_machine_arn,
+                name=ex["name"],
+                status=ex["status"],
+                input=desc["input"],
+                output=desc.get("output"),
+            )
+            self.handlers["admit"].lambda_handler(event, FakeContext(function_name="semfs-admit"))
+            self.closed.add(ex["executionArn"])
+            delivered += 1
+        return delivered
+
     def executions(self) -> list[dict[str, Any]]:
-        return self.sfn.list_executions(stateMachineArn=self.state_machine_arn)["executions"]  # type: ignore[no-any-return]
+        pages = self.sfn.get_paginator("list_executions").paginate(stateMachineArn=self.state_machine_arn)
+        return [e for page in pages for e in page["executions"]]
 
 
 @pytest.fixture
@@ -115,6 +160,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
     from moto import mock_aws
     from moto.awslambda_simple.models import LambdaSimpleBackend
 
+    from semfs.adapters.aws.admission import gate_table_definition
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
     from semfs.adapters.aws.entities import entity_table_definition
@@ -139,6 +185,9 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "POWERTOOLS_TRACE_DISABLED": "1",
         "POWERTOOLS_METRICS_NAMESPACE": "semfs",
         "SEMFS_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:semfs-process-file",
+        "SEMFS_GATE_TABLE": "semfs-gate",
+        "SEMFS_ADMISSION_QUEUE_URL": ADMISSION_QUEUE_URL,
+        "SEMFS_ADMISSION_DELAY_S": "0",
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -146,7 +195,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
     get_container.cache_clear()
     handlers = {
         name: load_handler(name)
-        for name in [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed"]
+        for name in [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed", "admit"]
     }
     stack_ref: list[Stack] = []
 
@@ -162,6 +211,22 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             response_headers["x-amz-function-error"] = "Unhandled"
             return json.dumps({"errorType": type(e).__name__, "errorMessage": str(e)}).encode()
 
+    # moto's backends are not thread-safe (a TransactWriteItems deep-copies a table another thread is
+    # writing: "dictionary changed size during iteration"), and its Step Functions runs each execution in a
+    # thread. One lock around each call stands for the service's own consistency; Lambda.Invoke is left
+    # out, so the handlers of different executions still run at the same time.
+    from botocore.client import BaseClient
+
+    moto_lock = threading.RLock()
+    real_call = BaseClient._make_api_call
+
+    def serialised_call(self: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        if operation_name == "Invoke":
+            return real_call(self, operation_name, api_params)
+        with moto_lock:
+            return real_call(self, operation_name, api_params)
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", serialised_call)
     for name, module in handlers.items():  # each runs as its function, under its role (iam_check)
         module.lambda_handler = as_function(name, module.lambda_handler)
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
@@ -174,6 +239,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         ddb = boto3.client("dynamodb", region_name=REGION)
         ddb.create_table(**table_definition("semfs-files"))
         ddb.create_table(**entity_table_definition("semfs-entities"))
+        ddb.create_table(**gate_table_definition("semfs-gate"))
         ddb.create_table(
             TableName="semfs-idempotency",
             BillingMode="PAY_PER_REQUEST",
@@ -214,6 +280,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
                 ]
             },
         )
+        assert sqs.create_queue(QueueName="semfs-admission")["QueueUrl"] == ADMISSION_QUEUE_URL
         sqs.receive_message(QueueUrl=queue_url, WaitTimeSeconds=0)  # drain the s3:TestEvent
         sqs.purge_queue(QueueUrl=queue_url)
         stack = Stack(

@@ -196,6 +196,9 @@ def test_events_are_real_shaped() -> None:
     assert EventBridgeEvent(load("schedule_reembed.json")).detail_type == "Scheduled Event"
     for name in ("sfn_state_extract.json", "sfn_state_mark_failed.json"):
         PipelineState.model_validate(load(name))
+    closed = EventBridgeEvent(load("execution_status_change.json"))
+    assert closed.source == "aws.states" and closed.detail_type == "Step Functions Execution Status Change"
+    PipelineState.model_validate(json.loads(closed.detail["input"]))
     assert {p.name for p in Path(ROOT / "events").glob("*.json")} == {
         "sqs_s3_upload.json",
         "ses_inbound.json",
@@ -203,6 +206,7 @@ def test_events_are_real_shaped() -> None:
         "schedule_reembed.json",
         "sfn_state_extract.json",
         "sfn_state_mark_failed.json",
+        "execution_status_change.json",
     }
 
 

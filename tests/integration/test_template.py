@@ -100,7 +100,7 @@ def test_no_wildcard_actions_on_data_resources(translated: dict[str, Any]) -> No
 def test_each_function_has_its_own_role(translated: dict[str, Any]) -> None:
     functions = {n: r for n, r in translated["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     roles = [r["Properties"]["Role"] for r in functions.values()]
-    assert len(functions) == 11
+    assert len(functions) == 12
     assert len({json.dumps(r, sort_keys=True) for r in roles}) == len(functions)
 
 
@@ -138,6 +138,47 @@ def test_entity_table_in_the_template_matches_the_adapter() -> None:
     expected = entity_table_definition("x")
     assert props["KeySchema"] == expected["KeySchema"]
     assert sorted(props["AttributeDefinitions"], key=str) == sorted(expected["AttributeDefinitions"], key=str)
+
+
+def test_gate_table_in_the_template_matches_the_adapter() -> None:
+    from samtranslator.yaml_helper import yaml_parse
+
+    from semfs.adapters.aws.admission import gate_table_definition
+
+    props = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["GateTable"]["Properties"]
+    expected = gate_table_definition("x")
+    assert props["KeySchema"] == expected["KeySchema"]
+    assert props["AttributeDefinitions"] == expected["AttributeDefinitions"]
+
+
+def test_every_closed_execution_frees_its_slot() -> None:
+    """Step Functions reports each closed Standard execution to EventBridge; the admit function must hear
+    every way one closes, or a slot leaks (TIMED_OUT and ABORTED run no Catch, so no MarkFailed)."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    admit = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["AdmitFunction"]["Properties"]
+    pattern = admit["Events"]["Ended"]["Properties"]["Pattern"]
+    assert pattern["source"] == ["aws.states"]
+    assert pattern["detail-type"] == ["Step Functions Execution Status Change"]
+    assert set(pattern["detail"]["status"]) == {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
+    assert pattern["detail"]["stateMachineArn"] == [{"Ref": "ProcessFileStateMachine"}]
+
+
+def test_queue_consumers_have_a_concurrency_bound() -> None:
+    """A burst must not take the account's Lambda concurrency from the search API: each SQS event source
+    scales to at most a few pollers (the admission gate bounds the pipeline itself)."""
+    from samtranslator.yaml_helper import yaml_parse
+
+    resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
+    sources = [
+        source["Properties"]
+        for fn in resources.values()
+        if fn["Type"] == "AWS::Serverless::Function"
+        for source in (fn["Properties"].get("Events") or {}).values()
+        if source["Type"] == "SQS"
+    ]
+    assert len(sources) == 2
+    assert all(2 <= s["ScalingConfig"]["MaximumConcurrency"] <= 10 for s in sources)
 
 
 def test_state_machine_substitutions_cover_every_task() -> None:

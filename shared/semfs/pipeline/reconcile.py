@@ -9,7 +9,9 @@
   made before it, when the same filename alone linked files, are migrated this way);
 - a file whose enrichment fell back while the LLM was throttling or unreachable (``enrich_again``) →
   run again as a new attempt, at most ``SEMFS_REENRICH_PER_SWEEP`` per sweep so a recovering endpoint
-  is not hit by the whole backlog at once; the next sweep takes the rest.
+  is not hit by the whole backlog at once; the next sweep takes the rest;
+- a slot of the admission gate held by an execution that is no longer running (its status-change
+  event was lost) → freed, so the bound does not shrink.
 Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
 """
 
@@ -98,6 +100,13 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
             data_size = len(c.blobs.get(key))
             ingest_s3_object(c, key, data_size)
             fixed["objects_without_record"] += 1
+    if c.admission is not None:
+        for name in c.admission.holders():
+            if not c.starter.running(name):
+                found["slots_of_closed_executions"] += 1
+                if repair:
+                    c.admission.release(name)
+                    fixed["slots_of_closed_executions"] += 1
     kinds = (
         "objects_without_record",
         "records_without_object",
@@ -105,6 +114,7 @@ def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
         "indexed_records_missing_from_index",
         "versions_not_revisions",
         "enrichments_to_redo",
+        "slots_of_closed_executions",
     )
     report = {k: {"found": found[k], "fixed": fixed[k]} for k in kinds}
     log.info("reconcile", **{k: v["found"] for k, v in report.items()})

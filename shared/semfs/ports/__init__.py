@@ -1,5 +1,6 @@
 """Ports: one ``typing.Protocol`` per capability. The pipeline depends on these only."""
 
+from semfs.ports.admission import Admission
 from semfs.ports.blobs import BlobStore
 from semfs.ports.chat import ChatModel
 from semfs.ports.container import Container
@@ -17,6 +18,7 @@ from semfs.ports.starter import PipelineStarter
 from semfs.ports.tags import TagRepository
 
 __all__ = [
+    "Admission",
     "BlobStore",
     "ChatModel",
     "Contact",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from semfs.config import Settings
+from semfs.ports.admission import Admission
 from semfs.ports.blobs import BlobStore
 from semfs.ports.chat import ChatModel
 from semfs.ports.embedder import Embedder
@@ -48,6 +49,7 @@ class Container:
     ocr: Ocr | None = None
     chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
     reranker: Reranker | None = None  # reorders the fused top files when a /rerank endpoint is configured
+    admission: Admission | None = None  # AWS: bounds the executions in flight (locally the job queue does)
 
     def close(self) -> None:
         self.starter.close()

@@ -11,6 +11,10 @@ class PipelineStarter(Protocol):
         The local starter runs it to completion and returns the final state; AWS returns ``None``."""
         ...
 
+    def running(self, name: str) -> bool:
+        """Whether the execution ``name`` is still waiting or running (not closed, not unknown)."""
+        ...
+
     def close(self) -> None:
         """Stop any background workers after the job each is running; idempotent."""
         ...

@@ -1,24 +1,45 @@
-"""``StepFunctionsStarter``: one named Standard execution per file (the name is the idempotency key)."""
+"""``StepFunctionsStarter``: one named Standard execution per file attempt (the name is the idempotency
+key), admitted through the gate when one is configured: a file that finds every slot taken waits in the
+admission queue (``functions/admit`` starts it when a slot frees) instead of running into throttling."""
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from semfs.config import Settings
+from semfs.observability import get_logger
+from semfs.ports.admission import Admission
 
 from .clients import client, error_code, is_retryable, retryable
+
+log = get_logger(__name__)
 
 
 class StepFunctionsStarter:
     """StartExecution with a deterministic name; a name already used is a no-op."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, admission: Admission | None = None) -> None:
         assert settings.state_machine_arn
+        assert admission is None or settings.admission_queue_url, "the gate needs SEMFS_ADMISSION_QUEUE_URL"
         self._settings = settings
         self._arn = settings.state_machine_arn
+        self._admission = admission
 
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
+        if self._admission is not None and not self._admission.admit(name):
+            self._defer(name, state)
+            return None
+        try:
+            self._start(name, state)
+        except BaseException:
+            if self._admission is not None:
+                self._admission.release(name)  # nothing runs under this name: its slot is free
+            raise
+        return None
+
+    def _start(self, name: str, state: dict[str, Any]) -> None:
         from botocore.exceptions import ClientError
 
         sfn = client(self._settings, "stepfunctions")
@@ -26,11 +47,47 @@ class StepFunctionsStarter:
             sfn.start_execution(stateMachineArn=self._arn, name=name, input=json.dumps(state))
         except ClientError as e:
             if error_code(e) == "ExecutionAlreadyExists":
-                return None  # at-least-once delivery: this file's execution was already started
+                # at-least-once delivery: this attempt was already started. If it has ended since, the
+                # slot just taken again for it would never be freed.
+                if self._admission is not None and not self.running(name):
+                    self._admission.release(name)
+                return
             if is_retryable(e):
                 raise retryable(e, "StartExecution failed") from e
             raise
-        return None
+
+    def running(self, name: str) -> bool:
+        from botocore.exceptions import ClientError
+
+        execution = self._arn.replace(":stateMachine:", ":execution:", 1) + f":{name}"
+        try:
+            desc = client(self._settings, "stepfunctions").describe_execution(executionArn=execution)
+        except ClientError as e:
+            if error_code(e) == "ExecutionDoesNotExist":
+                return False
+            if is_retryable(e):
+                raise retryable(e, "DescribeExecution failed") from e
+            raise
+        return bool(desc["status"] == "RUNNING")
+
+    def _defer(self, name: str, state: dict[str, Any]) -> None:
+        """Every slot is taken: queue the start. Each try is a new message, so a file waiting through
+        many tries never reaches the queue's dead-letter count; jitter spreads the retries."""
+        from botocore.exceptions import ClientError
+
+        base = self._settings.admission_delay_s
+        delay = min(900, base + random.randint(0, base))
+        try:
+            client(self._settings, "sqs").send_message(
+                QueueUrl=self._settings.admission_queue_url,
+                MessageBody=json.dumps({"name": name, "state": state}),
+                DelaySeconds=delay,
+            )
+        except ClientError as e:
+            if is_retryable(e):
+                raise retryable(e, "queueing a file for admission failed") from e
+            raise
+        log.info("file waits for a slot", execution=name, delay_s=delay)
 
     def close(self) -> None:
         return None  # executions run in AWS

@@ -215,9 +215,17 @@ class LocalAslStarter:
         self._definition = definition
         self._retry_scale = retry_scale
         self._sleep = sleep
+        self._in_progress: set[str] = set()  # names being run now, by any thread
 
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
-        return self.run(name, state).output
+        self._in_progress.add(name)
+        try:
+            return self.run(name, state).output
+        finally:
+            self._in_progress.discard(name)
+
+    def running(self, name: str) -> bool:
+        return name in self._in_progress
 
     def close(self) -> None:
         return None  # runs in the caller's thread: nothing to stop

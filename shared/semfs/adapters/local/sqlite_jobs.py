@@ -101,6 +101,10 @@ class SqliteJobQueue:
         )
         return [_job(r) for r in rows]
 
+    def state_of(self, execution: str) -> str | None:
+        row = self._db.get().execute("SELECT state FROM jobs WHERE execution=?", (execution,)).fetchone()
+        return str(row["state"]) if row is not None else None
+
     def cancel(self, tenant_id: str, file_id: str) -> bool:
         cur = self._db.get().execute(
             "UPDATE jobs SET state='cancelled', finished_at=? WHERE tenant_id=? AND file_id=? AND state='queued'",
@@ -126,6 +130,9 @@ class QueuedStarter:
             self._queue.requeue(name, state)  # a retry: the same name, run again
         self._wake.set()
         return None  # like Step Functions: the caller reads the record for progress
+
+    def running(self, name: str) -> bool:
+        return self._queue.state_of(name) in ("queued", "running")
 
     def run_workers(self) -> None:
         """Start the worker threads (idempotent); queued jobs of a previous run are picked up first."""
