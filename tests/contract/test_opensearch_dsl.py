@@ -346,3 +346,77 @@ def test_a_large_file_is_sent_in_bulk_requests_under_the_size_limit() -> None:
     index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=1536, client=domain)
     index.replace_file("acme", "f", docs)
     assert len(domain.sizes) >= 4 and max(domain.sizes) <= Settings().bulk_max_bytes
+
+
+class SourceExcludingDomain(Recorder):
+    """Keeps documents as OpenSearch does under the mapping's ``_source.excludes``: an excluded field is
+    indexed (here: the vector, kept aside) but not stored, and an ``update`` rebuilds the document from what
+    was stored, so a partial update of a document whose vector is excluded leaves it without one. Answers
+    the two searches ``set_latest`` and ``replace_file`` send (the lineage's files, a file's document ids)."""
+
+    def __init__(self, excludes: list[str]) -> None:
+        super().__init__()
+        self.excludes = excludes
+        self.docs: dict[tuple[str, str], dict[str, Any]] = {}  # (index, id) → the stored _source
+        self.vectors: dict[tuple[str, str], Any] = {}  # (index, id) → the indexed vector
+
+    def _store(self, key: tuple[str, str], source: dict[str, Any]) -> None:
+        self.vectors[key] = source.get("embedding")
+        self.docs[key] = {k: v for k, v in source.items() if k not in self.excludes}
+
+    def search(self, **kw: Any) -> dict[str, Any]:
+        terms = [c["term"] for c in kw["body"]["query"]["bool"]["filter"]]
+        found = sorted((k, s) for k, s in self.docs.items() if all(s.get(f) == v for t in terms for f, v in t.items()))
+        if "aggs" in kw["body"]:
+            latest: dict[str, bool] = {}
+            for _, s in found:
+                latest[s["file_id"]] = latest.get(s["file_id"], False) or s["is_latest"]
+            buckets = [{"key": {"f": f}, "latest": {"value": 1.0 if v else 0.0}} for f, v in sorted(latest.items())]
+            return {"aggregations": {"files": {"buckets": buckets}}}
+        return {"hits": {"hits": [{"_index": k[0], "_id": k[1], "sort": [s["chunk_id"]]} for k, s in found]}}
+
+    def bulk(self, body: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+        items, lines = [], iter(body)
+        for action in lines:
+            op, meta = next(iter(action.items()))
+            key = (meta["_index"], meta["_id"])
+            if op == "delete":
+                self.docs.pop(key, None)
+                self.vectors.pop(key, None)
+            elif op == "index":
+                self._store(key, next(lines))
+            elif op == "update":  # rebuilt from the stored _source: the excluded vector is gone
+                self._store(key, {**self.docs[key], **next(lines)["doc"]})
+            items.append({op: {"_id": meta["_id"], "status": 200}})
+        return {"errors": False, "items": items}
+
+
+def test_a_version_change_keeps_the_vector_of_every_version() -> None:
+    """The mapping keeps vectors out of ``_source`` (they would double the disk at 10M chunks), so the
+    latest flag of an older version cannot be changed by a partial update: it is rewritten whole."""
+    from tests.builders import index_doc
+
+    excludes = index_body(3)["mappings"]["_source"]["excludes"]
+    assert excludes == ["embedding"]
+    domain = SourceExcludingDomain(excludes)
+    index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=domain)
+    v1 = index_doc("v1", 0, "thirty days", lineage_id="L", embedding=[0.0, 0.0, 1.0], embedding_model="m")
+    v2 = index_doc(
+        "v2",
+        0,
+        "forty days",
+        lineage_id="L",
+        version=2,
+        is_latest=False,
+        embedding=[0.0, 1.0, 0.0],
+        embedding_model="m",
+    )
+    index.replace_file("acme", "v1", [v1])
+    index.replace_file("acme", "v2", [v2])
+    as_recorded = {
+        "v1": [v1.model_copy(update={"is_latest": False})],
+        "v2": [v2.model_copy(update={"is_latest": True})],
+    }
+    index.set_latest("acme", "L", "v2", as_recorded.__getitem__)
+    got = {key[1]: (source["is_latest"], domain.vectors[key]) for key, source in domain.docs.items()}
+    assert got == {"v1:0": (False, [0.0, 0.0, 1.0]), "v2:0": (True, [0.0, 1.0, 0.0])}

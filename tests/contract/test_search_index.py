@@ -155,7 +155,15 @@ def test_latest_and_history(search_index: SearchIndex, vector_index: SearchIndex
     search_index.replace_file(
         "acme", "v2", [doc("v2", 0, "contract forty five days", lineage_id="L", is_latest=False, version=2)]
     )
-    search_index.set_latest("acme", "L", "v2")
+    rewritten: list[str] = []
+
+    def docs_of(file_id: str) -> list[IndexDoc]:  # what the pipeline builds from the stored chunks
+        rewritten.append(file_id)
+        text, version = {"v1": ("contract thirty days", 1), "v2": ("contract forty five days", 2)}[file_id]
+        return [doc(file_id, 0, text, lineage_id="L", is_latest=file_id == "v2", version=version)]
+
+    search_index.set_latest("acme", "L", "v2", docs_of)
+    assert set(rewritten) <= {"v1", "v2"}  # only versions whose flag changed, if any
 
     def ids(filters: SearchFilters) -> set[str]:
         if leg == "keyword":

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.errors import Conflict, RetryableError
 from semfs.domain.ids import card_id, chunk_id
-from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location
-from semfs.pipeline.embed import card_text, has_card, vectors_from_bytes
-from semfs.pipeline.records import ATTEMPTS
+from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location, utcnow
+from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, has_card, vectors_from_bytes
+from semfs.pipeline.records import ATTEMPTS, update
 from semfs.pipeline.stage import stage
 from semfs.pipeline.state import PipelineState, derived_key
 
@@ -79,6 +79,34 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
     return chunks, vectors
 
 
+def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
+    """(Re)write one indexed record's documents from its stored chunks and vectors. Re-embeds when
+    the stored vectors are from another model (or only the card, when asked)."""
+    c.index.replace_file(record.tenant_id, record.file_id, record_docs(c, record, reembed_card))
+
+
+def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) -> list[IndexDoc]:
+    """An indexed record's documents, from its stored chunks and vectors (see ``index_record``)."""
+    chunks, vectors = load_chunks(c, record)
+    model = record.embedding_model
+    if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        model = c.embedder.model
+        dim = c.embedder.dim
+        record = update(
+            c.repo,
+            record.tenant_id,
+            record.file_id,
+            lambda r: r.evolve(embedding_model=model, embedding_dim=dim, embedded_at=utcnow()),
+            seen=record,
+        )
+    elif reembed_card:
+        vectors = vectors.copy()
+        vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
+    return build_docs(record, chunks, vectors, model, record.is_latest)
+
+
 def settle_latest(c: Container, record: FileRecord) -> tuple[FileRecord | None, list[FileRecord]]:
     """Make ``record`` latest unless a newer version already is (records first, one transaction);
     returns the lineage's latest version afterwards and the lineage itself."""
@@ -95,6 +123,16 @@ def settle_latest(c: Container, record: FileRecord) -> tuple[FileRecord | None, 
     return next((v for v in lineage if v.is_latest and v.deleted_at is None), None), lineage
 
 
+def settle_index(c: Container, tenant_id: str, lineage_id: str, latest: FileRecord | None) -> None:
+    """Give the lineage's documents in the index the latest flag its records now hold; a version whose
+    flag changes is rewritten (where the index must) from its stored chunks and vectors."""
+
+    def docs_of(file_id: str) -> list[IndexDoc]:
+        return record_docs(c, c.repo.get(tenant_id, file_id))
+
+    c.index.set_latest(tenant_id, lineage_id, latest.file_id if latest else None, docs_of)
+
+
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Settle the lineage's latest version in the records, write this file's documents with that
     flag, and only when the lineage has other versions update their flags in the index too.
@@ -108,5 +146,5 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest)
         c.index.replace_file(record.tenant_id, record.file_id, docs)
         if record.version > 1 or not is_latest:
-            c.index.set_latest(record.tenant_id, record.lineage_id, latest.file_id if latest else None)
+            settle_index(c, record.tenant_id, record.lineage_id, latest)
     return state

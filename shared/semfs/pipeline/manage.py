@@ -11,8 +11,7 @@ from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord, IndexDoc, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
-from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts
-from semfs.pipeline.index import build_docs, load_chunks, settle_latest
+from semfs.pipeline.index import index_record, record_docs, settle_index, settle_latest
 from semfs.pipeline.records import update
 from semfs.ports.repository import RecordQuery
 
@@ -36,34 +35,6 @@ def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()
         if len(page) < 500:
             return
         after = page[-1].file_id
-
-
-def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
-    """(Re)write one indexed record's documents from its stored chunks and vectors. Re-embeds when
-    the stored vectors are from another model (or only the card, when asked)."""
-    c.index.replace_file(record.tenant_id, record.file_id, record_docs(c, record, reembed_card))
-
-
-def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) -> list[IndexDoc]:
-    """An indexed record's documents, from its stored chunks and vectors (see ``index_record``)."""
-    chunks, vectors = load_chunks(c, record)
-    model = record.embedding_model
-    if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
-        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
-        model = c.embedder.model
-        dim = c.embedder.dim
-        record = update(
-            c.repo,
-            record.tenant_id,
-            record.file_id,
-            lambda r: r.evolve(embedding_model=model, embedding_dim=dim, embedded_at=utcnow()),
-            seen=record,
-        )
-    elif reembed_card:
-        vectors = vectors.copy()
-        vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
-    return build_docs(record, chunks, vectors, model, record.is_latest)
 
 
 def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
@@ -201,7 +172,7 @@ def _resettle(c: Container, record: FileRecord) -> FileRecord:
     latest, lineage = settle_latest(c, record)
     record = next((v for v in lineage if v.file_id == record.file_id), record)
     index_record(c, record)
-    c.index.set_latest(record.tenant_id, record.lineage_id, latest.file_id if latest else None)
+    settle_index(c, record.tenant_id, record.lineage_id, latest)
     return record
 
 
@@ -211,7 +182,7 @@ def _resettle_lineage(c: Container, tenant_id: str, lineage_id: str) -> None:
     ]
     if remaining:
         latest, _ = settle_latest(c, max(remaining, key=lambda v: v.version))
-        c.index.set_latest(tenant_id, lineage_id, latest.file_id if latest else None)
+        settle_index(c, tenant_id, lineage_id, latest)
 
 
 def cancel(c: Container, tenant_id: str, file_id: str) -> FileRecord:

@@ -25,8 +25,9 @@ from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
 from semfs.pipeline.enrich import version_link
+from semfs.pipeline.index import index_record
 from semfs.pipeline.ingest import retry
-from semfs.pipeline.manage import detach_version, index_record, iter_records
+from semfs.pipeline.manage import detach_version, iter_records
 from semfs.pipeline.records import update
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
 from semfs.pipeline.state import load_document

@@ -20,8 +20,8 @@ from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
 from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, vectors_to_bytes
-from semfs.pipeline.index import load_chunks
-from semfs.pipeline.manage import index_record, iter_records
+from semfs.pipeline.index import index_record, load_chunks
+from semfs.pipeline.manage import iter_records
 from semfs.pipeline.records import update
 from semfs.pipeline.state import derived_key
 

@@ -136,7 +136,8 @@ def resolve(c: Container, tenant: str, tags: list[str]) -> list[str]:
 def merge(c: Container, tenant: str, source: str, target: str) -> int:
     """Rewrite ``source`` to ``target`` on every record (manual and auto tags) and its index documents;
     remember the alias. Returns how many files changed."""
-    from semfs.pipeline.manage import index_record, iter_records
+    from semfs.pipeline.index import index_record
+    from semfs.pipeline.manage import iter_records
     from semfs.pipeline.records import update
 
     source = slugify(source)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -28,8 +28,17 @@ class SearchIndex(Protocol):
         """Remove every document of ``file_id``; returns how many went. Idempotent."""
         ...
 
-    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
-        """Mark ``latest_file_id`` latest and every other version of the lineage not latest."""
+    def set_latest(
+        self,
+        tenant_id: str,
+        lineage_id: str,
+        latest_file_id: str | None,
+        docs_of: Callable[[str], Sequence[IndexDoc]],
+    ) -> None:
+        """Mark ``latest_file_id`` latest and every other version of the lineage not latest. An index that
+        cannot change a flag in place rewrites each file whose flag changes from ``docs_of(file_id)``: its
+        documents with the flag the records now hold (OpenSearch keeps vectors out of ``_source``, and an
+        update rebuilds a document from ``_source``, so a partial update would drop its vector)."""
         ...
 
     def keyword(

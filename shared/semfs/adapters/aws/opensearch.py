@@ -44,6 +44,9 @@ def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, A
         "settings": {"index": {"knn": True, "number_of_shards": shards}},
         "mappings": {
             "dynamic": "strict",
+            # the vector is indexed (HNSW graph + doc values) but not stored again as JSON in _source, where
+            # 1,536 floats take ~15 KB a chunk: more than the graph (README, sizing OpenSearch)
+            "_source": {"excludes": ["embedding"]},
             "properties": {
                 "chunk_id": keyword,
                 "kind": keyword,
@@ -411,20 +414,37 @@ class OpenSearchIndex:
             self._bulk_ops([({"delete": {"_index": index, "_id": doc_id}}, None) for index, _, doc_id in pairs])
         return len({doc_id for index, _, doc_id in pairs if index == self._active_index()})
 
-    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
+    def set_latest(
+        self,
+        tenant_id: str,
+        lineage_id: str,
+        latest_file_id: str | None,
+        docs_of: Callable[[str], Sequence[IndexDoc]],
+    ) -> None:
+        """Rewrite each version whose flag changes, whole: vectors are not in ``_source`` (the mapping
+        excludes them: they would double the disk), and OpenSearch rebuilds an updated document from
+        ``_source``, so a partial ``update`` of the flag would drop the document's vector."""
         self.ensure_index()
         body = self._scope_query(tenant_id, lineage_id=lineage_id)
-        body.update({"size": 10_000, "_source": ["file_id"]})
-        hits = self._call("search", self.client.search, index=self._all_indices(), body=body)["hits"]["hits"]
-        ops: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
-            (
-                {"update": {"_index": h["_index"], "_id": h["_id"]}},
-                {"doc": {"is_latest": h["_source"]["file_id"] == latest_file_id}},
-            )
-            for h in hits
-        ]
-        if ops:
-            self._bulk_ops(ops)
+        composite = {"size": 1000, "sources": [{"f": {"terms": {"field": "file_id"}}}]}
+        body.update(
+            {
+                "size": 0,
+                "aggs": {"files": {"composite": composite, "aggs": {"latest": {"max": {"field": "is_latest"}}}}},
+            }
+        )
+        changed: list[str] = []
+        while True:
+            agg = self._call("search", self.client.search, index=self._index, body=body)["aggregations"]["files"]
+            for b in agg["buckets"]:
+                file_id = b["key"]["f"]
+                if bool(b["latest"]["value"]) != (file_id == latest_file_id):
+                    changed.append(file_id)
+            if not agg["buckets"] or not agg.get("after_key"):
+                break
+            composite["after"] = agg["after_key"]
+        for file_id in changed:
+            self.replace_file(tenant_id, file_id, docs_of(file_id))
 
     def _hits(self, result: dict[str, Any]) -> list[IndexHit]:
         return [

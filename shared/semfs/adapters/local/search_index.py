@@ -11,7 +11,7 @@ Each search's scope is built once (``domain.scope``) and compiled by each part f
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,14 @@ class LocalSearchIndex:
         self.vectors.after_write([tenant_id])
         return n
 
-    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> None:
+    def set_latest(
+        self,
+        tenant_id: str,
+        lineage_id: str,
+        latest_file_id: str | None,
+        docs_of: Callable[[str], Sequence[IndexDoc]],
+    ) -> None:
+        # the flag is a column of the documents' table: changed in place, nothing rewritten
         self._open_keywords()
         self.store.write(
             [
