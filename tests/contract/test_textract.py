@@ -75,7 +75,7 @@ def test_async_job_in_progress_then_succeeded_with_pagination(textract: tuple[Te
     ocr = TextractOcr(Settings(bucket="semfs-test", aws_region="eu-west-1"), stub.client, FakeS3(1000))
     stub.add_response(
         "start_document_text_detection",
-        {"JobId": "job-1", "ResponseMetadata": {"HTTPStatusCode": 200}},  # textract-caller checks the status
+        {"JobId": "job-1"},
         {
             "DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}},
             "ClientRequestToken": "f_abc-a0",  # a retry with the same token gets job-1 again, unbilled
@@ -138,3 +138,42 @@ def test_limits_are_checked_before_calling(textract: tuple[TextractOcr, Stubber]
         ocr.start_document("content/acme/ab/big", "application/pdf", 10)
     with pytest.raises(PermanentError, match="more than Textract accepts"):
         ocr.start_document("content/acme/ab/long", "application/pdf", 3001)
+
+
+def test_a_long_jobs_blocks_are_let_go_page_by_page() -> None:
+    """A 3,000-page job's blocks (each with its geometry) are read one response at a time and dropped: only
+    the text is kept. Each block here counts itself alive; when a response is fetched, the blocks of the
+    responses before it must be gone."""
+    import sys
+
+    alive = {"n": 0}
+    most_alive_at_fetch: list[int] = []
+
+    class Block(dict):  # type: ignore[type-arg]
+        def __init__(self, **kw: Any) -> None:
+            super().__init__(**kw)
+            alive["n"] += 1
+
+        def __del__(self) -> None:
+            alive["n"] -= 1
+
+    class Textract:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def get_document_text_detection(self, **kw: Any) -> dict[str, Any]:
+            most_alive_at_fetch.append(alive["n"])
+            self.calls += 1
+            blocks = [Block(BlockType="LINE", Text=f"line {self.calls}.{i}", Page=self.calls) for i in range(100)]
+            blocks += [Block(BlockType="WORD", Text="w", Confidence=90.0, Page=self.calls) for _ in range(100)]
+            response: dict[str, Any] = {"JobStatus": "SUCCEEDED", "Blocks": blocks}
+            if self.calls < 5:
+                response["NextToken"] = f"t{self.calls}"
+            return response
+
+    ocr = TextractOcr(Settings(bucket="semfs-test", aws_region="eu-west-1"), Textract(), FakeS3(1000))
+    pages = ocr.poll_document("job-1")
+    assert pages is not None and [p.page for p in pages] == [1, 2, 3, 4, 5]
+    assert pages[4].text.splitlines()[0] == "line 5.0" and abs(pages[0].confidence - 0.9) < 1e-9
+    assert sys.implementation.name == "cpython"  # reference counting frees a dropped response at once
+    assert most_alive_at_fetch == [0, 0, 0, 0, 0]

@@ -1,4 +1,5 @@
-"""``TextractOcr``: Amazon Textract through amazon-textract-caller.
+"""``TextractOcr``: Amazon Textract through boto3 (two calls: a convenience wrapper was not worth its
+four packages in the Lambda layer).
 
 Single images go to the synchronous ``DetectDocumentText``; PDFs and TIFFs stored in the bucket go
 to the asynchronous ``StartDocumentTextDetection``, whose job the state machine polls (Wait → Ocr)
@@ -25,24 +26,40 @@ SYNC_FORMATS = {"PNG", "JPEG", "TIFF"}
 ASYNC_TYPES = {"application/pdf", "image/tiff"}
 
 
+class PageTexts:
+    """Text per page, gathered block by block: a response's blocks (with their geometry, most of their
+    size) are dropped once read, so a 3,000-page job holds its text, never all its blocks at once."""
+
+    def __init__(self, default_page: int = 1) -> None:
+        self._default = default_page
+        self._lines: dict[int, list[str]] = {}
+        self._confidence: dict[int, tuple[float, int]] = {}  # page → (sum, count) of WORD confidences
+
+    def add(self, blocks: list[dict[str, Any]]) -> None:
+        for block in blocks:
+            page = int(block.get("Page", self._default))
+            if block.get("BlockType") == "LINE":
+                self._lines.setdefault(page, []).append(block.get("Text", ""))
+            elif block.get("BlockType") == "WORD":
+                total, n = self._confidence.get(page, (0.0, 0))
+                self._confidence[page] = (total + float(block.get("Confidence", 0)) / 100, n + 1)
+
+    def pages(self) -> list[OcrPage]:
+        def mean(p: int) -> float:
+            total, n = self._confidence.get(p, (0.0, 0))
+            return total / n if n else 0.0
+
+        return [
+            OcrPage(page=p, text="\n".join(self._lines.get(p, [])), confidence=mean(p))
+            for p in sorted(set(self._lines) | set(self._confidence))
+        ]
+
+
 def pages_from_blocks(blocks: list[dict[str, Any]], default_page: int = 1) -> list[OcrPage]:
     """LINE blocks → text per page; WORD confidences → the page's mean confidence (0..1)."""
-    lines: dict[int, list[str]] = {}
-    confs: dict[int, list[float]] = {}
-    for block in blocks:
-        page = int(block.get("Page", default_page))
-        if block.get("BlockType") == "LINE":
-            lines.setdefault(page, []).append(block.get("Text", ""))
-        elif block.get("BlockType") == "WORD":
-            confs.setdefault(page, []).append(float(block.get("Confidence", 0)) / 100)
-    return [
-        OcrPage(
-            page=p,
-            text="\n".join(lines.get(p, [])),
-            confidence=sum(confs.get(p, [])) / len(confs[p]) if confs.get(p) else 0.0,
-        )
-        for p in sorted(set(lines) | set(confs))
-    ]
+    texts = PageTexts(default_page)
+    texts.add(blocks)
+    return texts.pages()
 
 
 class TextractOcr:
@@ -79,10 +96,8 @@ class TextractOcr:
                 image = buf.getvalue()
         if len(image) > SYNC_MAX_BYTES:
             raise PermanentError(f"page {page} is larger than Textract accepts", outcome=Outcome.FAILED_OCR)
-        from textractcaller.t_call import call_textract
-
         try:
-            response = call_textract(input_document=image, boto3_textract_client=self._textract)
+            response = self._textract.detect_document_text(Document={"Bytes": image})
         except (ClientError, BotoCoreError) as e:
             raise self._fail(e, "DetectDocumentText failed") from e
         found = pages_from_blocks(response.get("Blocks", []), default_page=page)
@@ -105,16 +120,13 @@ class TextractOcr:
         head = s3.head_object(Bucket=self._settings.bucket, Key=blob_key)
         if head["ContentLength"] > ASYNC_MAX_BYTES:
             raise PermanentError("the document is larger than Textract accepts", outcome=Outcome.FAILED_OCR)
-        from textractcaller.t_call import call_textract
-
+        request: dict[str, Any] = {
+            "DocumentLocation": {"S3Object": {"Bucket": self._settings.bucket, "Name": blob_key}}
+        }
+        if request_token:
+            request["ClientRequestToken"] = request_token  # Textract's idempotency: the same job again
         try:
-            response = call_textract(
-                input_document=f"s3://{self._settings.bucket}/{blob_key}",
-                force_async_api=True,
-                return_job_id=True,
-                client_request_token=request_token or "",  # Textract's idempotency: the same job again
-                boto3_textract_client=self._textract,
-            )
+            response = self._textract.start_document_text_detection(**request)
         except (ClientError, BotoCoreError) as e:
             raise self._fail(e, "StartDocumentTextDetection failed") from e
         return str(response["JobId"])
@@ -122,7 +134,7 @@ class TextractOcr:
     def poll_document(self, job_id: str) -> list[OcrPage] | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
-        blocks: list[dict[str, Any]] = []
+        texts = PageTexts()
         token: str | None = None
         try:
             while True:
@@ -136,9 +148,10 @@ class TextractOcr:
                 if status not in ("SUCCEEDED", "PARTIAL_SUCCESS"):
                     reason = response.get("StatusMessage", status)
                     raise PermanentError(f"Textract job failed: {reason}"[:200], outcome=Outcome.FAILED_OCR)
-                blocks += response.get("Blocks", [])
+                texts.add(response.get("Blocks", []))
                 token = response.get("NextToken")
+                del response  # this page of results is read: let it go before the next is fetched
                 if not token:
-                    return pages_from_blocks(blocks)
+                    return texts.pages()
         except (ClientError, BotoCoreError) as e:
             raise self._fail(e, "GetDocumentTextDetection failed") from e
