@@ -73,6 +73,7 @@ class Stack:
     state_machine_arn: str
     handlers: dict[str, ModuleType]
     sqs: Any = None
+    ddb: Any = None
     queue_url: str = ""
     queue_arn: str = ""
     invocations: list[str] = field(default_factory=list)
@@ -128,24 +129,30 @@ class Stack:
     def deliver_status_changes(self) -> int:
         """What Step Functions sends EventBridge when an execution closes, delivered to the admit function
         as the template's rule routes it (moto emits no such events; the shape is the documented one,
-        ``events/execution_status_change.json``). Each closed execution once: how many were delivered."""
+        ``events/execution_status_change.json``). Looked for among the executions holding a slot (at most
+        the bound, however many files there are): how many were delivered."""
+        gate = self.ddb.get_item(TableName="semfs-gate", Key={"id": {"S": "process-file"}}, ConsistentRead=True)
         delivered = 0
-        for ex in self.executions():
-            if ex["status"] == "RUNNING" or ex["executionArn"] in self.closed:
+        for name in gate.get("Item", {}).get("holders", {}).get("SS", []):
+            arn = self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{name}"
+            try:
+                desc = self.sfn.describe_execution(executionArn=arn)
+            except self.sfn.exceptions.ExecutionDoesNotExist:
+                continue  # admitted, not started yet
+            if desc["status"] == "RUNNING" or arn in self.closed:
                 continue
-            desc = self.sfn.describe_execution(executionArn=ex["executionArn"])
             event = json.loads((ROOT / "events" / "execution_status_change.json").read_text())
-            event["resources"] = [ex["executionArn"]]
+            event["resources"] = [arn]
             event["detail"].update(
-                executionArn=ex["executionArn"],
+                executionArn=arn,
                 stateMachineArn=self.state_machine_arn,
-                name=ex["name"],
-                status=ex["status"],
+                name=name,
+                status=desc["status"],
                 input=desc["input"],
                 output=desc.get("output"),
             )
             self.handlers["admit"].lambda_handler(event, FakeContext(function_name="semfs-admit"))
-            self.closed.add(ex["executionArn"])
+            self.closed.add(arn)
             delivered += 1
         return delivered
 
@@ -289,6 +296,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             state_machine_arn=sm["stateMachineArn"],
             handlers=handlers,
             sqs=sqs,
+            ddb=ddb,
             queue_url=queue_url,
             queue_arn=queue_arn,
             iam=enforcer,

@@ -118,7 +118,7 @@ class RunningSampler:
             )
             self.most = max(self.most, sum(len(p["executions"]) for p in pages))
             self.samples += 1
-            time.sleep(0.005)
+            time.sleep(0.01)
 
     def __enter__(self) -> RunningSampler:
         self._thread.start()
@@ -153,13 +153,17 @@ def run_until_settled(stack: Stack, files: int, timeout: float) -> dict[str, int
     deadline = time.monotonic() + timeout
     admitted = 0
     while time.monotonic() < deadline:
-        admitted += stack.admit_waiting()
-        stack.deliver_status_changes()
+        got = stack.admit_waiting()
+        admitted += got
+        freed = stack.deliver_status_changes()
+        if got or freed:
+            continue
+        # nothing waiting and nothing closed just now: is every file done?
         records = container().repo.query(RecordQuery(tenant_id="acme", limit=files + 1))
         if len(records) == files and all(r.status.terminal for r in records):
             stack.deliver_status_changes()
             return {"polled_messages": admitted}
-        time.sleep(0.02)
+        time.sleep(0.05)
     raise TimeoutError(f"files still in flight after {timeout} s")
 
 

