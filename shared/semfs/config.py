@@ -101,6 +101,7 @@ class Settings(BaseSettings):
     gate_table: str | None = None
     max_in_flight: int = Field(default=50, ge=1)
     admission_queue_url: str | None = None
+    maintenance_queue_url: str | None = None  # AWS: a re-embed that ran out of time queues its next pass here
     admission_delay_s: int = Field(default=30, ge=0, le=900)  # a waiting file's next try: this + jitter
     event_bus: str = "default"
     llm_secret_arn: str | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,17 @@ def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     app.append_context(container=get_container())  # type: ignore[no-untyped-call]
     return app.resolve(event, context)
+
+
+def continue_later(task: dict[str, Any]) -> None:
+    """Queue the next pass of a maintenance task (the maintenance queue brings it back to its function)."""
+    from semfs.adapters.aws.clients import client
+
+    settings = get_container().settings
+    if not settings.maintenance_queue_url:
+        logger.warning("no maintenance queue: the next scheduled pass goes on", task=task.get("task"))
+        return
+    client(settings, "sqs").send_message(QueueUrl=settings.maintenance_queue_url, MessageBody=json.dumps(task))
 
 
 @cache

@@ -42,8 +42,10 @@ PHYSICAL = {
     "EventBus": "semfs-bus",
     "GateTable": "semfs-gate",
     "AdmissionQueue": "semfs-admission",
+    "MaintenanceQueue": "semfs-maintenance",
 }
 ADMISSION_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/semfs-admission"
+MAINTENANCE_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/semfs-maintenance"
 
 
 def load_handler(name: str) -> ModuleType:
@@ -195,6 +197,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_GATE_TABLE": "semfs-gate",
         "SEMFS_ADMISSION_QUEUE_URL": ADMISSION_QUEUE_URL,
         "SEMFS_ADMISSION_DELAY_S": "0",
+        "SEMFS_MAINTENANCE_QUEUE_URL": MAINTENANCE_QUEUE_URL,
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -288,6 +291,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             },
         )
         assert sqs.create_queue(QueueName="semfs-admission")["QueueUrl"] == ADMISSION_QUEUE_URL
+        assert sqs.create_queue(QueueName="semfs-maintenance")["QueueUrl"] == MAINTENANCE_QUEUE_URL
         sqs.receive_message(QueueUrl=queue_url, WaitTimeSeconds=0)  # drain the s3:TestEvent
         sqs.purge_queue(QueueUrl=queue_url)
         stack = Stack(

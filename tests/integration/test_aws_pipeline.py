@@ -175,6 +175,43 @@ def test_reembed_handler_reports_progress(aws_stack: Stack) -> None:
     assert (out["total"], out["done"], out["switched"]) == (0, 0, False)
 
 
+def test_a_model_switch_goes_on_pass_after_pass_until_it_switches(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-embed pass stops when its invocation is nearly out of time and queues its continuation: at 1M
+    files no single 900 s invocation could finish (before, a scheduled pass did 500 files and waited a day)."""
+    from semfs.lambda_support import get_container
+    from tests.integration.aws_harness import MAINTENANCE_QUEUE_URL
+
+    for n in range(3):
+        aws_stack.s3.put_object(
+            Bucket="semfs-test", Key=f"uploads/acme/notes/note-{n}.md", Body=f"# Note {n}\n\nPayment terms, note {n}."
+        )
+    assert aws_stack.handlers["ingest_upload"].lambda_handler(aws_stack.sqs_event(), FakeContext()) == {
+        "batchItemFailures": []
+    }
+    for e in aws_stack.executions():
+        assert aws_stack.wait(e["executionArn"])["status"] == "SUCCEEDED"
+    monkeypatch.setenv("SEMFS_EMBEDDING_MODEL", "hash-384-v2")
+    get_container.cache_clear()
+
+    class NearlyOutOfTime(FakeContext):
+        def get_remaining_time_in_millis(self) -> int:
+            return 60_500  # the handler keeps 60 s back: half a second of work per pass
+
+    handler = aws_stack.handlers["reembed"].lambda_handler
+    schedule = {**json.loads((ROOT / "events" / "schedule_reembed.json").read_text()), "limit": 2}
+    passes = [handler(schedule, NearlyOutOfTime())]  # at most 2 files a pass, or half a second
+    while not passes[-1]["switched"]:
+        event = aws_stack.sqs_event(MAINTENANCE_QUEUE_URL)  # what the Continue event source delivers
+        assert len(event["Records"]) == 1, passes
+        passes.append(handler(event, NearlyOutOfTime()))
+        assert len(passes) <= 4
+    assert len(passes) >= 2 and sum(p["done"] for p in passes) == 3 and all(p["done"] >= 1 for p in passes)
+    assert get_container().index.active_model() == "hash-384-v2"
+    assert search(aws_stack, "payment terms")["results"]
+
+
 def test_events_are_real_shaped() -> None:
     from aws_lambda_powertools.utilities.data_classes import (
         APIGatewayProxyEventV2,

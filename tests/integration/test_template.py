@@ -177,7 +177,7 @@ def test_queue_consumers_have_a_concurrency_bound() -> None:
         for source in (fn["Properties"].get("Events") or {}).values()
         if source["Type"] == "SQS"
     ]
-    assert len(sources) == 2
+    assert len(sources) == 3
     assert all(2 <= s["ScalingConfig"]["MaximumConcurrency"] <= 10 for s in sources)
 
 

@@ -59,9 +59,16 @@ def progress(c: Container) -> dict[str, Any] | None:
 
 
 def reembed(
-    c: Container, *, file_ids: Sequence[str] = (), tag: str | None = None, limit: int | None = None
+    c: Container,
+    *,
+    file_ids: Sequence[str] = (),
+    tag: str | None = None,
+    limit: int | None = None,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
-    """Re-embed stale files with the configured model; switch when every file is done."""
+    """Re-embed stale files with the configured model; switch when every file is done. A pass stops after
+    ``limit`` files or at ``deadline`` (``time.monotonic()``; at least one file is done first), and the
+    next pass goes on from what is staged: in AWS the function queues its own continuation."""
     target = c.embedder.model
     active = c.index.active_model()
     switching = active is not None and active != target
@@ -80,6 +87,8 @@ def reembed(
     started = time.monotonic()
     done = 0
     for record in todo[: limit if limit is not None else len(todo)]:
+        if done and deadline is not None and time.monotonic() >= deadline:
+            break
         chunks, _ = load_chunks(c, record)
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
         vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
