@@ -178,6 +178,11 @@ _STATUS_TEXT = {
 }
 
 
+# what the web page may show inline (``?inline=1``): formats a browser displays without running anything of
+# the file's. HTML, SVG and the rest are only ever downloaded.
+INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"})
+
+
 def make_wsgi_app(
     container: Container, keys: ApiKeys, static_dir: Path | None = None, max_body: int | None = None
 ) -> Callable[..., Iterable[bytes]]:
@@ -213,14 +218,19 @@ def make_wsgi_app(
             return _json_error(404, "not_found", "no such path")
         query = str(environ.get("QUERY_STRING", ""))
         if path.startswith("/download/"):
-            return _download(path.removeprefix("/download/"))
+            return _download(path.removeprefix("/download/"), inline="inline=1" in query.split("&"))
+        if static_dir is not None and method == "GET" and path == "/favicon.ico":
+            path = "/static/favicon.svg"  # browsers ask for it before any key is known: no auth, no 401
         if static_dir is not None and method == "GET" and (path == "/" or path.startswith("/static/")):
             target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
             if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():
-                ctype = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}.get(
-                    target.suffix, "application/octet-stream"
-                )
-                return 200, [("Content-Type", f"{ctype}; charset=utf-8")], target.read_bytes()
+                ctype = {
+                    ".html": "text/html; charset=utf-8",
+                    ".js": "text/javascript; charset=utf-8",
+                    ".css": "text/css; charset=utf-8",
+                    ".svg": "image/svg+xml",
+                }.get(target.suffix, "application/octet-stream")
+                return 200, [("Content-Type", ctype)], target.read_bytes()
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = str(environ["CONTENT_TYPE"])
@@ -259,15 +269,23 @@ def make_wsgi_app(
             out += [(k, v) for v in values]
         return int(response["statusCode"]), out, data
 
-    def _download(token: str) -> tuple[int, list[tuple[str, str]], bytes]:
+    def _download(token: str, inline: bool) -> tuple[int, list[tuple[str, str]], bytes]:
+        mime = "application/octet-stream"
         try:
             name, data, ref = container.blobs.open_download(token)
             if ref is not None:  # a link stops working when its file is deleted
                 tenant, _, file_id = ref.partition("/")
-                if container.repo.get(tenant, file_id).deleted_at is not None:
+                record = container.repo.get(tenant, file_id)
+                if record.deleted_at is not None:
                     raise NotFound("deleted")
+                mime = record.mime_type
         except NotFound:
             return _json_error(404, "not_found", "this download link is invalid, has expired or its file is gone")
+        if inline and mime in INLINE_TYPES:  # the page's preview: the browser shows it, nothing runs in it
+            headers = [("Content-Type", mime), ("Content-Disposition", f"inline; filename*=UTF-8''{quote(name)}")]
+            if mime != "application/pdf":  # (Chromium's PDF viewer does not open in a sandbox)
+                headers.append(("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'"))
+            return 200, headers, data
         return (
             200,
             [

@@ -81,7 +81,7 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     browser.get(base + "/")
     browser.find_element(By.ID, "api-key").send_keys(key)
     browser.find_element(By.CSS_SELECTOR, "#key-form button").click()
-    wait.until(ec.text_to_be_present_in_element((By.ID, "key-state"), "key set"))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "key-state"), "Signed in · tenant default"))
 
     # upload
     path = tmp_path / "travel-policy.md"
@@ -126,7 +126,7 @@ def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) 
     base, key = site
     browser.get(base + "/")
     browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
-    browser.get(base + "/")
+    browser.get(base + "/#/search")
     browser.find_element(By.ID, "q").send_keys("hostile title")
     browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
     title = WebDriverWait(browser, 30).until(
@@ -159,6 +159,7 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
     server = _signed_in(browser, c, port)
     try:
         wait = WebDriverWait(browser, 30)
+        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=search]").click()
         browser.find_element(By.ID, "q").send_keys("sourdough loaf")
         browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
         wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title"))).click()
@@ -214,3 +215,169 @@ def test_status_shows_the_queue_and_cancels_a_queued_file(
         slow.gate.set()
         server.shutdown()
         c.close()
+
+
+SHOTS = Path(__file__).resolve().parents[2] / ".artifacts" / "screenshots"
+
+
+def _shot(browser: Any, name: str) -> None:
+    """A screenshot as a test artifact (.artifacts/screenshots/, ignored by git): what a person saw."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def _pdf(text: str) -> bytes:
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf, pagesize=A4)
+    pdf.setFont("Helvetica", 14)
+    for n, line in enumerate(text.splitlines()):
+        pdf.drawString(72, 760 - 22 * n, line)
+    pdf.save()
+    return buf.getvalue()
+
+
+@pytest.fixture
+def library(tmp_path: Path, shared_extractor: object) -> Iterator[tuple[Any, int]]:
+    """25 notes and a PDF, served on a free port (the browser signs in itself)."""
+    port = _free_port()
+    c = build_container(make_settings(tmp_path, http_port=port), extractor=shared_extractor)  # type: ignore[arg-type]
+    for n in range(25):
+        ingest_bytes(
+            c,
+            "default",
+            f"# Note {n:02d}\n\nMinutes of meeting {n:02d} about the harbour.".encode(),
+            f"note-{n:02d}.md",
+        )
+    ingest_bytes(
+        c, "default", _pdf("Pallet manifest 2291\nTwelve pallets of tiles, due on Friday."), "manifest-2291.pdf"
+    )
+    yield c, port
+    c.close()
+
+
+def test_documents_are_listed_sorted_paged_and_addressable(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
+        wait.until(lambda d: len(rows()) == 20)  # the start page lists files without a query
+        assert "Signed in · tenant default" in browser.find_element(By.ID, "key-state").text
+        browser.find_element(By.CSS_SELECTOR, "#d-sort option[value=name]").click()
+        wait.until(lambda d: "sort=name" in d.current_url and "manifest-2291.pdf" in rows()[0].text)
+        first_page = [r.find_element(By.CSS_SELECTOR, ".doc-title").text for r in rows()]
+        assert first_page[1:4] == ["Note 00", "Note 01", "Note 02"]  # by file name: manifest-…, note-00, …
+        assert "PDF" in rows()[0].text and "Markdown" in rows()[1].text  # types as people name them
+        _shot(browser, "documents")
+        browser.find_element(By.ID, "docs-next").click()
+        wait.until(lambda d: "page=2" in d.current_url and len(rows()) == 6)
+        assert browser.find_element(By.ID, "docs-page").text == "files 21–26"
+        assert browser.find_element(By.ID, "docs-next").get_attribute("disabled") == "true"
+        browser.back()  # the URL is the state: back returns to page 1, sorted by name
+        wait.until(lambda d: len(rows()) == 20 and "page=2" not in d.current_url)
+        browser.get(browser.current_url.replace("sort=name", "sort=name&page=2"))  # a shared link opens as it was
+        wait.until(lambda d: len(rows()) == 6)
+        rows()[0].find_element(By.CSS_SELECTOR, ".doc-title").click()
+        wait.until(lambda d: "#/file/" in d.current_url and d.find_element(By.ID, "file-title").text)
+    finally:
+        server.shutdown()
+
+
+def test_without_a_key_the_page_says_how_to_get_one_and_a_wrong_key_is_refused(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    keys = ApiKeys(c.settings.api_keys_file)
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(base + "/favicon.ico") as icon:  # asked before any key: no 401
+            assert (icon.status, icon.headers["Content-Type"]) == (200, "image/svg+xml")
+        browser.get(base + "/")
+        wait = WebDriverWait(browser, 30)
+        signin = wait.until(lambda d: d.find_element(By.ID, "signin"))
+        wait.until(lambda d: signin.is_displayed())
+        assert "semfs keys create" in signin.text
+        _shot(browser, "sign-in")
+        browser.find_element(By.ID, "api-key").send_keys("semfs_not-a-key")
+        browser.find_element(By.CSS_SELECTOR, "#key-form button[type=submit]").click()
+        wait.until(lambda d: "refused" in d.find_element(By.ID, "signin-error").text)
+        assert browser.execute_script("return localStorage.getItem('semfs-key')") is None
+        assert browser.find_element(By.ID, "key-state").text == "not signed in"
+        _shot(browser, "wrong-key")
+        # a key that stopped working mid-session: Ask and Status say so instead of waiting forever
+        browser.execute_script("localStorage.setItem('semfs-key', 'semfs_revoked')")
+        browser.get(base + "/#/ask")
+        browser.find_element(By.ID, "question").send_keys("When are the pallets due?")
+        browser.find_element(By.CSS_SELECTOR, "#ask-form button").click()
+        wait.until(lambda d: "401" in d.find_element(By.ID, "answer").text)
+        browser.get(base + "/#/status")
+        wait.until(lambda d: "401" in d.find_element(By.ID, "status-state").text)
+    finally:
+        server.shutdown()
+
+
+def test_a_pdf_is_previewed_inline_beside_its_text(library: tuple[Any, int], browser: Any) -> None:
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    (pdf,) = [r for r in c.repo.query(RecordQuery(tenant_id="default")) if r.filename.endswith(".pdf")]
+    server = _signed_in(browser, c, port)
+    try:
+        browser.get(f"http://127.0.0.1:{port}/#/file/{pdf.file_id}")
+        wait = WebDriverWait(browser, 30)
+        frame = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#preview iframe"))
+        src = frame.get_attribute("src")
+        assert src and "inline=1" in src
+        with urllib.request.urlopen(src) as shown:
+            assert shown.headers["Content-Type"] == "application/pdf"
+            assert shown.headers["Content-Disposition"].startswith("inline;")
+            assert shown.read().startswith(b"%PDF")
+        wait.until(lambda d: "Twelve pallets" in d.find_element(By.ID, "file-text").text)
+        assert "PDF" in browser.find_element(By.ID, "file-meta").text
+        _shot(browser, "file-pdf")
+    finally:
+        server.shutdown()
+
+
+def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    browser.set_window_size(390, 844)
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
+        assert browser.execute_script(wide) <= 0
+        _shot(browser, "phone-documents")
+        browser.find_elements(By.CSS_SELECTOR, "#docs-table .doc-title")[0].click()
+        wait.until(lambda d: d.find_element(By.ID, "file-title").text)
+        assert browser.execute_script(wide) <= 0
+        _shot(browser, "phone-file")
+        for view in ("search", "ask", "upload", "status"):
+            browser.get(f"http://127.0.0.1:{port}/#/{view}")
+            wait.until(lambda d, v=view: d.find_element(By.ID, f"view-{v}").is_displayed())
+            assert browser.execute_script(wide) <= 0, view
+    finally:
+        server.shutdown()

@@ -174,3 +174,29 @@ def test_download_links_use_the_serving_port_and_die_with_the_file(host: Host) -
     with pytest.raises(urllib.error.HTTPError) as gone:
         urllib.request.urlopen(link["url"], timeout=10)
     assert gone.value.code == 404 and json.loads(gone.value.read())["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "shown"),
+    [
+        ("notes.txt", b"Plain notes about the harbour.", "text/plain"),
+        ("page.html", b"<html><body><script>alert(1)</script>Harbour page</body></html>", None),
+        # semfs reads an SVG as text: it is shown as its source (text/plain, nosniff, sandboxed), never drawn
+        ("drawing.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "text/plain"),
+    ],
+)
+def test_only_formats_that_run_nothing_are_shown_inline(host: Host, name: str, data: bytes, shown: str | None) -> None:
+    """The page previews a file with ``?inline=1``: a PDF, an image or plain text is shown in the browser;
+    HTML, SVG and every other format stay a download, so nothing a file carries runs on semfs's origin."""
+    body, ctype = _multipart(name, data)
+    _, created = host.call("POST", "/files", body, ctype)
+    _until(lambda: host.call("GET", f"/files/{created['file_id']}")[1]["status"] in ("indexed", "skipped"))
+    _, link = host.call("GET", f"/files/{created['file_id']}/download")
+    with urllib.request.urlopen(link["url"] + "?inline=1", timeout=10) as r:
+        disposition, content_type = r.headers["Content-Disposition"], r.headers["Content-Type"]
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+        if shown:
+            assert (content_type, disposition.split(";")[0]) == (shown, "inline")
+            assert "sandbox" in r.headers["Content-Security-Policy"]
+        else:
+            assert (content_type, disposition.split(";")[0]) == ("application/octet-stream", "attachment")

@@ -463,8 +463,10 @@ def tag_merge(request: TagMerge) -> MergeOut:
 
 @app.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))
 def status() -> StatusOut:
-    rows = manage.status_rows(container(), current_tenant())
-    return StatusOut.model_validate({"counts": [{"status": s, "outcome": o, "count": n} for s, o, n in rows]})
+    tenant = current_tenant()
+    rows = manage.status_rows(container(), tenant)
+    counts = [{"status": s, "outcome": o, "count": n} for s, o, n in rows]
+    return StatusOut.model_validate({"tenant": tenant, "counts": counts})
 
 
 def openapi_document() -> dict[str, Any]:

@@ -162,6 +162,7 @@ class Deleted(BaseModel):
 
 class Citation(BaseModel):
     file_id: str
+    filename: str = Field(default="", description="The cited file's name")
     version: int
     chunk_id: str
     location: dict[str, Any]
@@ -216,6 +217,7 @@ class StatusCount(BaseModel):
 
 
 class StatusOut(BaseModel):
+    tenant: str = Field(description="The tenant the caller's credentials belong to (the web page's sign-in check)")
     counts: list[StatusCount]
 
 

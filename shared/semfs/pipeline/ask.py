@@ -30,10 +30,12 @@ class Citation:
     chunk_id: str
     location: Location
     quote: str
+    filename: str = ""  # what a person recognises the cited file by
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "file_id": self.file_id,
+            "filename": self.filename,
             "version": self.version,
             "chunk_id": self.chunk_id,
             "location": self.location.model_dump(exclude_none=True),
@@ -74,7 +76,7 @@ def _extractive(c: Container, question: str, chunks: list[IndexDoc]) -> tuple[st
     chosen = [x for x in scored if x[1] >= MIN_TERM_OVERLAP and (x[0] >= MIN_SENTENCE_SCORE or x[1] >= 0.99)][:3]
     if not chosen:
         return "the passages in scope do not support an answer"
-    citations = [Citation(d.file_id, d.version, d.chunk_id, d.location, s) for _, _, d, s in chosen]
+    citations = [Citation(d.file_id, d.version, d.chunk_id, d.location, s, d.filename) for _, _, d, s in chosen]
     return " ".join(s for _, _, _, s in chosen), citations
 
 
@@ -120,7 +122,7 @@ def _with_llm(chat: ChatModel, question: str, chunks: list[IndexDoc]) -> tuple[s
         quote = " ".join(str(cite.get("quote", "")).split())
         if doc is None or not quote or quote not in " ".join(doc.text.split()):
             return "a citation was not a retrieved passage in scope, or its quote is not in it"
-        citations.append(Citation(doc.file_id, doc.version, doc.chunk_id, doc.location, quote))
+        citations.append(Citation(doc.file_id, doc.version, doc.chunk_id, doc.location, quote, doc.filename))
     answer = str(raw.get("answer", "")).strip()
     if not answer or not citations:
         return "the passages in scope do not support an answer"

@@ -3,31 +3,160 @@
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text != null) e.textContent = text; if (cls) e.className = cls; return e; };
 let currentFile = null;
+let pendingCite = null;
+const PAGE = 20;
 
 function key() { return localStorage.getItem("semfs-key") || ""; }
 async function api(method, path, body, raw) {
   const headers = { Authorization: "Bearer " + key() };
   let payload = raw;
   if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
-  const res = await fetch(path, { method, headers, body: payload });
+  let res;
+  try { res = await fetch(path, { method, headers, body: payload }); }
+  catch (err) { throw new Error("semfs is not answering (" + err.message + ")"); }
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401) signedOut("This key was refused. Check it, or ask for a new one.");
   if (!res.ok) throw new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
   return data;
 }
 
+// ---- formatting: what people read instead of raw MIME types, byte counts and timestamps
+const TYPES = {
+  "application/pdf": "PDF", "text/plain": "Text", "text/markdown": "Markdown", "text/html": "Web page",
+  "text/csv": "CSV", "message/rfc822": "Email", "application/vnd.ms-outlook": "Outlook message",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
+  "application/msword": "Word (old)", "application/vnd.ms-excel": "Excel (old)",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
+  "application/vnd.ms-powerpoint": "PowerPoint (old)", "application/rtf": "RTF", "application/epub+zip": "EPUB",
+  "application/vnd.oasis.opendocument.text": "OpenDocument text", "application/json": "JSON",
+  "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument sheet", "application/zip": "ZIP",
+  "image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image", "image/webp": "WebP image",
+};
+const typeLabel = (mime) => TYPES[mime] || (mime || "").split("/").pop() || "file";
+function sizeLabel(bytes) {
+  if (bytes == null) return "";
+  const units = ["B", "KB", "MB", "GB"]; let n = bytes; let u = 0;
+  while (n >= 1024 && u < units.length - 1) { n /= 1024; u += 1; }
+  return (u === 0 ? String(n) : n.toFixed(n < 10 ? 1 : 0)) + " " + units[u];
+}
+const dateLabel = (iso) => iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+
+// ---- sign-in: the key is checked against the API, and a refused one is said plainly
+function signedOut(message) {
+  $("signin").classList.remove("hidden");
+  $("signin-error").textContent = message || "";
+  $("key-state").textContent = message ? "not signed in" : "";
+  $("sign-out").classList.add("hidden");
+  $("api-key").classList.remove("hidden"); $("sign-in").classList.remove("hidden");
+  document.body.classList.add("signed-out");
+}
+async function checkKey() {
+  if (!key()) { signedOut(""); return false; }
+  try {
+    const data = await api("GET", "/status");
+    $("signin").classList.add("hidden"); $("signin-error").textContent = "";
+    $("key-state").textContent = "Signed in · tenant " + data.tenant;
+    $("sign-out").classList.remove("hidden");
+    $("api-key").classList.add("hidden"); $("sign-in").classList.add("hidden");
+    document.body.classList.remove("signed-out");
+    return true;
+  } catch (err) {
+    if (!$("signin-error").textContent) signedOut(String(err.message));
+    return false;
+  }
+}
+$("key-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const typed = $("api-key").value.trim(); if (!typed) return;
+  localStorage.setItem("semfs-key", typed); $("api-key").value = "";
+  if (await checkKey()) route(); else localStorage.removeItem("semfs-key");
+});
+$("sign-out").addEventListener("click", () => { localStorage.removeItem("semfs-key"); signedOut(""); });
+
+// ---- views and the URL: every view has an address (#/documents?sort=name&page=2, #/file/<id>, …),
+// so links can be shared and back/forward work
 function show(view) {
   document.querySelectorAll(".view").forEach((v) => v.classList.add("hidden"));
   $("view-" + view).classList.remove("hidden");
-  document.querySelectorAll("nav button").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
-  if (view === "status") loadStatus();
+  document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
 }
-document.querySelectorAll("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.view)));
+function go(view, params) {
+  const q = new URLSearchParams(params || {}).toString();
+  const target = "#/" + view + (q ? "?" + q : "");
+  if (location.hash === target) route(); else location.hash = target;
+}
+function route() {
+  const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
+  const params = new URLSearchParams(query || "");
+  const [view, id] = (path || "documents").split("/");
+  if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
+  const known = ["documents", "search", "ask", "upload", "status"];
+  const name = known.includes(view) ? view : "documents";
+  show(name);
+  if (name === "documents") loadDocs(params);
+  if (name === "status") loadStatus();
+  if (name === "search" && params.get("q") && $("q").value !== params.get("q")) { $("q").value = params.get("q"); }
+}
+document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEventListener("click", () => go(b.dataset.view)));
+window.addEventListener("hashchange", route);
 
-$("key-form").addEventListener("submit", (e) => {
-  e.preventDefault(); localStorage.setItem("semfs-key", $("api-key").value.trim()); $("api-key").value = "";
-  $("key-state").textContent = key() ? "key set" : "";
-});
-$("key-state").textContent = key() ? "key set" : "";
+// ---- documents: every file (latest versions), sorted, paged, filtered by names
+function docsParams() {
+  const p = { sort: $("d-sort").value };
+  for (const [k, id] of [["tag", "d-tag"], ["source", "d-source"], ["thread", "d-thread"], ["contact", "d-contact"]]) {
+    if ($(id).value.trim()) p[k] = $(id).value.trim();
+  }
+  if ($("d-history").checked) p.history = "1";
+  return p;
+}
+$("docs-form").addEventListener("submit", (e) => { e.preventDefault(); go("documents", docsParams()); });
+$("d-sort").addEventListener("change", () => go("documents", docsParams()));
+$("docs-prev").addEventListener("click", () => go("documents", { ...docsParams(), page: String(Math.max(1, docsPage - 1)) }));
+$("docs-next").addEventListener("click", () => go("documents", { ...docsParams(), page: String(docsPage + 1) }));
+let docsPage = 1;
+async function loadDocs(params) {
+  $("d-sort").value = params.get("sort") || "newest";
+  $("d-tag").value = params.get("tag") || ""; $("d-source").value = params.get("source") || "";
+  $("d-thread").value = params.get("thread") || ""; $("d-contact").value = params.get("contact") || "";
+  $("d-history").checked = params.get("history") === "1";
+  if (["tag", "source", "thread", "contact", "history"].some((k) => params.get(k))) $("d-filters").open = true;
+  docsPage = Math.max(1, parseInt(params.get("page") || "1", 10) || 1);
+  const q = new URLSearchParams({ limit: String(PAGE), sort: $("d-sort").value, cursor: String((docsPage - 1) * PAGE) });
+  for (const [k, field] of [["tag", "tag"], ["source", "source_type"], ["thread", "thread_id"], ["contact", "contact_id"]]) {
+    if (params.get(k)) q.set(field, params.get(k));
+  }
+  if (params.get("history") === "1") q.set("include_history", "true");
+  const body = $("docs-table").tBodies[0];
+  $("docs-state").textContent = "Loading…";
+  if (!key()) { body.replaceChildren(); $("docs-state").textContent = "Sign in to see your files."; return; }
+  try {
+    const data = await api("GET", "/files?" + q.toString());
+    body.replaceChildren(...data.files.map(docRow));
+    const first = (docsPage - 1) * PAGE + 1;
+    const filtered = ["tag", "source", "thread", "contact"].some((k) => params.get(k));
+    $("docs-state").textContent = data.files.length ? "" : (filtered || docsPage > 1
+      ? "No files match these filters." : "No files yet: upload some (Upload), or put them in the drop folder.");
+    $("docs-page").textContent = data.files.length ? "files " + first + "–" + (first + data.files.length - 1) : "";
+    $("docs-prev").disabled = docsPage === 1; $("docs-next").disabled = !data.next_cursor;
+  } catch (err) { body.replaceChildren(); $("docs-state").textContent = String(err.message); }
+  api("GET", "/tags").then((t) => $("tag-names").replaceChildren(...(t.tags || []).map((x) => {
+    const o = el("option"); o.value = x.tag; o.textContent = x.label || x.tag; return o;
+  }))).catch(() => {});
+}
+function docRow(f) {
+  const tr = el("tr");
+  const name = el("td"); const a = el("a", f.title || f.filename, "doc-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
+  name.append(a);
+  if (f.title && f.title !== f.filename) name.append(el("div", f.filename, "muted"));
+  if (f.version > 1) name.append(el("span", "v" + f.version, "badge"));
+  if (f.status !== "indexed") name.append(el("span", f.outcome || f.status, "badge warn"));
+  const tags = el("td");
+  for (const t of (f.tags || []).slice(0, 4)) tags.append(el("span", (f.tag_labels || {})[t] || t, "tag"));
+  for (const t of (f.auto_tags || []).slice(0, Math.max(0, 3 - (f.tags || []).length))) tags.append(el("span", t, "tag auto"));
+  tr.append(name, el("td", typeLabel(f.mime_type)), el("td", sizeLabel(f.size_bytes)), el("td", dateLabel(f.created_at)), tags);
+  return tr;
+}
 
 function snippetNode(s) {
   const p = el("p", null, "snippet"); let pos = 0;
@@ -59,8 +188,8 @@ $("search-form").addEventListener("submit", async (e) => {
     const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: 20, filters });
     $("search-state").textContent = data.results.length + " result(s)" + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
     for (const r of data.results) {
-      const li = el("li"); const title = el("span", r.title || r.filename, "result-title");
-      title.addEventListener("click", () => openFile(r.file_id));
+      const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
+      title.href = "#/file/" + encodeURIComponent(r.file_id);
       li.append(title, el("span", r.filename, "badge"), el("span", r.source_type, "badge"));
       if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
       if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
@@ -72,18 +201,24 @@ $("search-form").addEventListener("submit", async (e) => {
   } catch (err) { $("search-state").textContent = String(err); }
 });
 
-async function openFile(id, cite) {
-  const f = await api("GET", "/files/" + encodeURIComponent(id));
-  currentFile = f; show("file");
+function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURIComponent(id)); }
+async function loadFile(id) {
+  const cite = pendingCite; pendingCite = null;
+  show("file"); $("file-state").textContent = "";
+  let f;
+  try { f = await api("GET", "/files/" + encodeURIComponent(id)); }
+  catch (err) { $("file-title").textContent = ""; $("file-state").textContent = String(err.message); return; }
+  currentFile = f;
   $("file-title").textContent = f.title || f.filename;
-  $("file-meta").textContent = f.filename + " · v" + f.version + " · " + f.mime_type + " · " + (f.outcome || f.status);
+  $("file-meta").textContent = [f.filename, "v" + f.version, typeLabel(f.mime_type), sizeLabel(f.size_bytes),
+    dateLabel(f.created_at), f.outcome || f.status].filter(Boolean).join(" · ");
   $("file-summary").textContent = f.summary || "";
   renderTags(f);
   const prov = $("file-provenance"); prov.replaceChildren();
   for (const [k, v] of [["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
                         ["thread", f.thread_id], ["contacts", (f.contact_ids || []).join(", ")],
                         ["from", (f.provenance || {}).sender], ["subject", (f.provenance || {}).subject],
-                        ["agent", (f.provenance || {}).agent], ["created", f.created_at]]) {
+                        ["agent", (f.provenance || {}).agent], ["created", dateLabel(f.created_at)]]) {
     if (v) prov.append(el("dt", k), el("dd", v));
   }
   const versions = await api("GET", "/files/" + encodeURIComponent(id) + "/versions");
@@ -98,6 +233,7 @@ async function openFile(id, cite) {
     if (v.change_summary) li.append(el("pre", v.change_summary, "muted"));
     return li;
   }));
+  preview(f);
   const text = await api("GET", "/files/" + encodeURIComponent(id) + "/text").catch(() => ({ blocks: [] }));
   $("file-text").replaceChildren(...text.blocks.slice(0, 200).map((b) => {
     const p = el("p", b.text); p.dataset.location = locationLabel(b.location); p.title = p.dataset.location; return p;
@@ -110,6 +246,27 @@ async function openFile(id, cite) {
     if (target) { target.classList.add("cited"); target.scrollIntoView({ block: "center" }); }
   }
 }
+async function preview(f) {
+  const box = $("preview"); box.replaceChildren();
+  const inline = f.mime_type === "application/pdf" || /^image\/(png|jpeg|gif|webp)$/.test(f.mime_type);
+  if (!inline) return;  // the extracted text beside it is the view of every other format
+  const link = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/download").catch(() => null);
+  if (!link || !currentFile || currentFile.file_id !== f.file_id) return;
+  const url = link.url + (link.url.includes("?") ? "&" : "?") + "inline=1";
+  if (f.mime_type === "application/pdf") {
+    const frame = el("iframe"); frame.src = url; frame.title = "Preview of " + f.filename; box.append(frame);
+  } else {
+    const img = el("img"); img.src = url; img.alt = "Preview of " + f.filename; box.append(img);
+  }
+}
+$("delete-file").addEventListener("click", async () => {
+  if (!currentFile) return;
+  if (!window.confirm("Delete " + currentFile.filename + "? It leaves search at once; this cannot be undone from here.")) return;
+  try {
+    await api("DELETE", "/files/" + encodeURIComponent(currentFile.file_id));
+    go("documents");
+  } catch (err) { $("file-state").textContent = String(err.message); }
+});
 function renderTags(f) {
   $("file-tags").replaceChildren(...(f.tags || []).map((t) => {
     const span = el("span", (f.tag_labels || {})[t] || t, "tag"); const x = el("button", "×"); x.title = "remove " + t;
@@ -133,20 +290,23 @@ $("tag-form").addEventListener("submit", async (e) => {
   currentFile = await api("PATCH", "/files/" + currentFile.file_id, { add_tags: [t], remove_tags: [] });
   $("new-tag").value = ""; renderTags(currentFile);
 });
-$("back").addEventListener("click", () => show("search"));
+$("back").addEventListener("click", () => { if (history.length > 1) history.back(); else go("documents"); });
 $("download").addEventListener("click", async (e) => {
   e.preventDefault(); const link = await api("GET", "/files/" + currentFile.file_id + "/download"); window.location = link.url;
 });
 
 $("ask-form").addEventListener("submit", async (e) => {
   e.preventDefault(); $("answer").textContent = "Thinking…"; $("citations").replaceChildren();
-  const data = await api("POST", "/ask", { question: $("question").value });
+  let data;
+  try { data = await api("POST", "/ask", { question: $("question").value }); }
+  catch (err) { $("answer").textContent = String(err.message); return; }
   if (data.status !== "answered") { $("answer").textContent = "No answer: " + data.reason; return; }
   $("answer").textContent = data.answer;
   for (const c of data.citations) {
     const li = el("li"); const a = el("a", "“" + c.quote + "”", "citation"); a.href = "#";
     a.addEventListener("click", (ev) => { ev.preventDefault(); openFile(c.file_id, c); });
-    li.append(a, el("span", " — " + locationLabel(c.location), "muted")); $("citations").append(li);
+    li.append(a, el("span", " — " + (c.filename || c.file_id) + " (v" + c.version + "), " + locationLabel(c.location), "muted"));
+    $("citations").append(li);
   }
 });
 
@@ -169,6 +329,10 @@ $("upload-form").addEventListener("submit", async (e) => {
 });
 
 async function loadStatus() {
+  $("status-state").textContent = "";
+  try { await renderStatus(); } catch (err) { $("status-state").textContent = String(err.message); }
+}
+async function renderStatus() {
   const data = await api("GET", "/status");
   $("status-table").tBodies[0].replaceChildren(...data.counts.map((c) => {
     const tr = el("tr"); tr.append(el("td", c.status), el("td", c.outcome || "-"), el("td", String(c.count))); return tr;
@@ -190,3 +354,5 @@ async function loadStatus() {
     li.append(" ", b); return li;
   }));
 }
+
+checkKey().then(route);
