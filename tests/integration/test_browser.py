@@ -89,7 +89,8 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     browser.find_element(By.CSS_SELECTOR, "nav button[data-view=upload]").click()
     browser.find_element(By.ID, "upload-file").send_keys(str(path))
     browser.find_element(By.CSS_SELECTOR, "#upload-form button").click()
-    wait.until(ec.text_to_be_present_in_element((By.ID, "upload-state"), "travel-policy.md: OK"))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "upload-list"), "OK"))
+    assert "travel-policy.md" in browser.find_element(By.ID, "upload-list").text
 
     # find it
     browser.find_element(By.CSS_SELECTOR, "nav button[data-view=search]").click()
@@ -379,5 +380,84 @@ def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], brows
             browser.get(f"http://127.0.0.1:{port}/#/{view}")
             wait.until(lambda d, v=view: d.find_element(By.ID, f"view-{v}").is_displayed())
             assert browser.execute_script(wide) <= 0, view
+    finally:
+        server.shutdown()
+
+
+def test_many_files_upload_with_their_fields_and_progress_and_a_failure_is_retried(
+    library: tuple[Any, int], browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    paths = []
+    for name, data in [
+        ("berth-plan.md", b"# Berth plan\n\nThe Nordlys berths at quay 4 on Monday."),
+        ("crane-rota.md", b"# Crane rota\n\nCrane 2 is serviced on Tuesday morning."),
+        ("broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> broken"),
+    ]:
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 60)
+        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=upload]").click()
+        browser.find_element(By.ID, "upload-file").send_keys("\n".join(paths))  # several at once
+        browser.find_element(By.ID, "upload-tags").send_keys("harbour-ops")
+        browser.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+        wait.until(lambda d: "3 file(s) done" in d.find_element(By.ID, "upload-state").text)
+        rows = {
+            r.find_element(By.CLASS_NAME, "upload-name").text: r
+            for r in browser.find_elements(By.CSS_SELECTOR, "#upload-list li")
+        }
+        assert set(rows) == {"berth-plan.md", "crane-rota.md", "broken.pdf"}
+        assert rows["berth-plan.md"].get_attribute("data-state") == "done"
+        assert rows["berth-plan.md"].find_element(By.TAG_NAME, "progress").get_attribute("value") == "6"
+        broken = rows["broken.pdf"]
+        assert broken.get_attribute("data-state") == "failed" and "FAILED" in broken.text  # the reason shown
+        _shot(browser, "upload")
+        broken.find_element(By.CSS_SELECTOR, "button[data-retry]").click()  # a retry answers, and fails again
+        wait.until(lambda d: broken.find_elements(By.CSS_SELECTOR, "button[data-retry]") and "FAILED" in broken.text)
+        uploaded = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+        assert uploaded["crane-rota.md"].tags == ["harbour-ops"]  # the fields went with every file
+        assert uploaded["broken.pdf"].attempt == 1
+    finally:
+        server.shutdown()
+
+
+def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.pipeline.register import Provenance
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(f"http://127.0.0.1:{port}/#/status")
+        count = lambda d: sum(  # noqa: E731
+            int(r.find_elements(By.TAG_NAME, "td")[2].text)
+            for r in d.find_elements(By.CSS_SELECTOR, "#status-table tbody tr")
+        )
+        wait.until(lambda d: count(d) == 26)
+        # a file arrives while the page is open: the counts follow without a reload
+        ingest_bytes(
+            c, "default", b"# Tide table\n\nHigh tide at 06:10 on Friday.", "tides.md", Provenance(tags=["tides"])
+        )
+        wait.until(lambda d: count(d) == 27)
+        _shot(browser, "status")
+        # Ask, scoped to one tag: only that file may be cited
+        browser.get(f"http://127.0.0.1:{port}/#/ask")
+        browser.find_element(By.CSS_SELECTOR, "#ask-scope summary").click()
+        browser.find_element(By.ID, "a-tag").send_keys("tides")
+        browser.find_element(By.ID, "question").send_keys("When is high tide on Friday?")
+        browser.find_element(By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
+        cites = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#citations li"))
+        assert all("tides.md (v1)" in li.text for li in cites)
+        _shot(browser, "ask")
     finally:
         server.shutdown()

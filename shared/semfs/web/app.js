@@ -215,15 +215,27 @@ async function loadFile(id) {
   $("file-summary").textContent = f.summary || "";
   renderTags(f);
   const prov = $("file-provenance"); prov.replaceChildren();
+  const filtered = (label, param, value) => {  // a link to every file of that thread / contact
+    const a = el("a", label); a.href = "#/documents?" + new URLSearchParams({ [param]: value }).toString(); return a;
+  };
+  if (f.thread_id) {
+    const dd = el("dd"); dd.append(filtered((f.provenance || {}).subject || "every file of this thread", "thread", f.thread_id));
+    prov.append(el("dt", "thread"), dd);
+  }
+  if ((f.contact_ids || []).length) {
+    const dd = el("dd"); (f.contact_ids || []).forEach((cid, i) => { if (i) dd.append(", "); dd.append(filtered(cid.replace(/^c_/, ""), "contact", cid)); });
+    prov.append(el("dt", "contacts"), dd);
+  }
   for (const [k, v] of [["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
-                        ["thread", f.thread_id], ["contacts", (f.contact_ids || []).join(", ")],
                         ["from", (f.provenance || {}).sender], ["subject", (f.provenance || {}).subject],
                         ["agent", (f.provenance || {}).agent], ["created", dateLabel(f.created_at)]]) {
     if (v) prov.append(el("dt", k), el("dd", v));
   }
   const versions = await api("GET", "/files/" + encodeURIComponent(id) + "/versions");
   $("file-versions").replaceChildren(...versions.versions.map((v) => {
-    const li = el("li", "v" + v.version + " · " + v.filename + (v.is_latest ? " · latest" : ""));
+    const li = el("li");
+    if (v.file_id === f.file_id) li.append("v" + v.version + " · " + v.filename + (v.is_latest ? " · latest" : ""));
+    else { const a = el("a", "v" + v.version + " · " + v.filename + (v.is_latest ? " · latest" : "")); a.href = "#/file/" + encodeURIComponent(v.file_id); li.append(a); }
     if (v.version > 1) {  // a wrongly linked version becomes a document of its own
       const b = el("button", "Not the same document: detach");
       b.dataset.detach = v.file_id;
@@ -298,7 +310,12 @@ $("download").addEventListener("click", async (e) => {
 $("ask-form").addEventListener("submit", async (e) => {
   e.preventDefault(); $("answer").textContent = "Thinking…"; $("citations").replaceChildren();
   let data;
-  try { data = await api("POST", "/ask", { question: $("question").value }); }
+  const filters = {};
+  if ($("a-tag").value.trim()) filters.tags = [$("a-tag").value.trim()];
+  if ($("a-source").value) filters.source_type = $("a-source").value;
+  const request = { question: $("question").value, filters };
+  if ($("a-thread").value.trim()) request.thread_id = $("a-thread").value.trim();
+  try { data = await api("POST", "/ask", request); }
   catch (err) { $("answer").textContent = String(err.message); return; }
   if (data.status !== "answered") { $("answer").textContent = "No answer: " + data.reason; return; }
   $("answer").textContent = data.answer;
@@ -310,27 +327,85 @@ $("ask-form").addEventListener("submit", async (e) => {
   }
 });
 
-$("upload-form").addEventListener("submit", async (e) => {
-  e.preventDefault(); const form = new FormData(); const file = $("upload-file").files[0];
-  form.append("file", file, file.name);
-  if ($("upload-previous").value) form.append("previous_version_id", $("upload-previous").value.trim());
-  if ($("upload-tags").value) form.append("tags", $("upload-tags").value);
-  $("upload-state").textContent = "Uploading…";
+// ---- upload: many files at once (drop or choose), each followed through the pipeline's stages
+const STAGES = ["received", "extracting", "ocr", "enriching", "embedding", "indexing", "indexed"];
+const FINAL = ["indexed", "failed", "skipped", "deleted"];
+const drop = $("drop");
+["dragenter", "dragover"].forEach((t) => drop.addEventListener(t, (e) => { e.preventDefault(); drop.classList.add("over"); }));
+["dragleave", "drop"].forEach((t) => drop.addEventListener(t, (e) => { e.preventDefault(); drop.classList.remove("over"); }));
+drop.addEventListener("drop", (e) => uploadAll([...e.dataTransfer.files]));
+drop.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("upload-file").click(); } });
+$("upload-file").addEventListener("change", () => {
+  const n = $("upload-file").files.length; $("upload-state").textContent = n ? n + " file(s) chosen: Upload sends them" : "";
+});
+$("upload-form").addEventListener("submit", (e) => { e.preventDefault(); uploadAll([...$("upload-file").files]); });
+async function uploadAll(files) {
+  if (!files.length) { $("upload-state").textContent = "Choose or drop at least one file."; return; }
+  if (files.length > 1 && $("upload-previous").value.trim()) {
+    $("upload-state").textContent = "“New version of” takes one file at a time."; return;
+  }
+  $("upload-state").textContent = files.length + " file(s): uploading one after another";
+  const rows = files.map((file) => uploadRow(file.name));
+  for (let i = 0; i < files.length; i += 1) await uploadOne(files[i], rows[i]);
+  $("upload-file").value = "";
+  const failed = rows.filter((r) => r.dataset.state === "failed").length;
+  $("upload-state").textContent = files.length + " file(s) done" + (failed ? ", " + failed + " not indexed" : "");
+}
+function uploadRow(name) {
+  const li = el("li", null, "upload"); const bar = el("progress"); bar.max = STAGES.length - 1; bar.value = 0;
+  bar.setAttribute("aria-label", name + " progress");
+  li.append(el("span", name, "upload-name"), bar, el("span", "waiting", "upload-stage"));
+  $("upload-list").prepend(li); return li;
+}
+async function uploadOne(file, li) {
+  const stage = li.querySelector(".upload-stage"); const bar = li.querySelector("progress");
+  const form = new FormData(); form.append("file", file, file.name);
+  for (const [field, id] of [["tags", "upload-tags"], ["thread_id", "upload-thread"], ["contact_ids", "upload-contacts"],
+                             ["previous_version_id", "upload-previous"]]) {
+    if ($(id).value.trim()) form.append(field, $(id).value.trim());
+  }
+  stage.textContent = "uploading…";
   try {
     let rec = await api("POST", "/files", undefined, form);
-    const done = (r) => ["indexed", "failed", "skipped", "deleted"].includes(r.status);
-    while (!done(rec)) {  // queued by semfs serve: follow it through the stages
-      $("upload-state").textContent = rec.filename + ": " + rec.status + "…";
+    while (!FINAL.includes(rec.status)) {  // queued by semfs serve: follow it through the stages
+      bar.value = Math.max(0, STAGES.indexOf(rec.status)); stage.textContent = rec.status + "…";
       await new Promise((ok) => setTimeout(ok, 500));
       rec = await api("GET", "/files/" + encodeURIComponent(rec.file_id));
     }
-    $("upload-state").textContent = rec.filename + ": " + (rec.outcome || rec.status) + (rec.error ? " — " + rec.error : "") + " (" + rec.file_id + ")";
-  } catch (err) { $("upload-state").textContent = String(err); }
-});
+    showResult(li, rec);
+  } catch (err) { li.dataset.state = "failed"; stage.textContent = String(err.message); bar.value = 0; }
+}
+function showResult(li, rec) {
+  const stage = li.querySelector(".upload-stage"); const bar = li.querySelector("progress");
+  li.dataset.state = rec.status === "indexed" ? "done" : "failed";
+  bar.value = rec.status === "indexed" ? bar.max : 0;
+  const link = el("a", rec.outcome || rec.status); link.href = "#/file/" + encodeURIComponent(rec.file_id);
+  stage.replaceChildren(link);
+  if (rec.error) stage.append(" — " + rec.error);
+  if (rec.status === "failed") {
+    const b = el("button", "Retry"); b.dataset.retry = rec.file_id;
+    b.addEventListener("click", async () => {
+      stage.textContent = "retrying…";
+      try {
+        let r = await api("POST", "/files/" + encodeURIComponent(rec.file_id) + "/retry");
+        while (!FINAL.includes(r.status)) { await new Promise((ok) => setTimeout(ok, 500)); r = await api("GET", "/files/" + r.file_id); }
+        showResult(li, r);
+      } catch (err) { stage.textContent = String(err.message); }
+    });
+    stage.append(" ", b);
+  }
+}
 
+// ---- status: live while it is open (polled every 3 s)
+let statusTimer = null;
+window.addEventListener("hashchange", () => { if (!location.hash.startsWith("#/status")) { clearInterval(statusTimer); statusTimer = null; } });
 async function loadStatus() {
   $("status-state").textContent = "";
-  try { await renderStatus(); } catch (err) { $("status-state").textContent = String(err.message); }
+  try {
+    await renderStatus();
+    $("status-updated").textContent = "updated " + new Date().toLocaleTimeString() + " · refreshes every 3 s";
+  } catch (err) { $("status-state").textContent = String(err.message); clearInterval(statusTimer); statusTimer = null; return; }
+  if (!statusTimer) statusTimer = setInterval(() => { if (!document.hidden) loadStatus(); }, 3000);
 }
 async function renderStatus() {
   const data = await api("GET", "/status");
@@ -350,7 +425,13 @@ async function renderStatus() {
   const failed = await api("GET", "/files?status=failed&limit=50");
   $("failed").replaceChildren(...failed.files.map((f) => {
     const li = el("li", f.filename + " — " + f.outcome + ": " + (f.error || "")); const b = el("button", "Retry");
-    b.addEventListener("click", async () => { await api("POST", "/files/" + f.file_id + "/retry"); loadStatus(); });
+    b.dataset.retry = f.file_id;
+    b.addEventListener("click", async () => {
+      b.disabled = true; b.textContent = "Retrying…";
+      try { const r = await api("POST", "/files/" + f.file_id + "/retry"); li.firstChild.textContent = f.filename + " — " + r.status + "… "; }
+      catch (err) { b.textContent = String(err.message); return; }
+      loadStatus();
+    });
     li.append(" ", b); return li;
   }));
 }
