@@ -118,13 +118,16 @@ def test_concurrent_writers_both_land(repository: FileRepository, request: pytes
 
 def test_query_filters_and_paginates(repository: FileRepository) -> None:
     for i in range(7):
-        repository.create(rec(f"f{i}", status=Status.INDEXED if i % 2 else Status.FAILED, tags=["x"] if i < 2 else []))
+        mime = "application/pdf" if i == 6 else "text/plain"
+        status = Status.INDEXED if i % 2 else Status.FAILED
+        repository.create(rec(f"f{i}", status=status, tags=["x"] if i < 2 else [], mime_type=mime))
     page1 = repository.query(RecordQuery(tenant_id="acme", limit=3))
     page2 = repository.query(RecordQuery(tenant_id="acme", limit=3, after=page1[-1].file_id))
     assert [r.file_id for r in page1 + page2] == [f"f{i}" for i in range(6)]
     indexed = repository.query(RecordQuery(tenant_id="acme", statuses=[Status.INDEXED]))
     assert {r.file_id for r in indexed} == {"f1", "f3", "f5"}
     assert {r.file_id for r in repository.query(RecordQuery(tenant_id="acme", tag="x"))} == {"f0", "f1"}
+    assert [r.file_id for r in repository.query(RecordQuery(tenant_id="acme", mime_type="application/pdf"))] == ["f6"]
 
 
 def test_counts_and_unfinished(repository: FileRepository) -> None:

@@ -398,3 +398,19 @@ def test_repeated_form_fields_keep_every_value_and_filters_take_names(api: Api) 
     assert status == 201 and created["tags"] == ["alpha", "beta"]
     status, found = api.call("POST", "/search", {"query": "garage permits", "filters": {"thread_id": "Parking 2027"}})
     assert [r["file_id"] for r in found["results"]] == [created["file_id"]]
+
+
+def test_facets_count_what_a_listing_holds_with_names_a_person_reads(api: Api) -> None:
+    _, counts = api.call("GET", "/files/facets")
+    assert counts["total"] == 2 and counts["capped"] is False  # acme's two files; globex's is not counted
+    assert {"value": "hr", "label": "hr", "count": 1} in counts["tag"]
+    (thread,) = counts["thread"]
+    assert (thread["label"], thread["count"]) == ("HR", 1)  # the thread's subject, not its id
+    assert {t["label"] for t in counts["type"]} >= {"text/markdown"}
+    assert sum(s["count"] for s in counts["source"]) == 2
+    # the same filters as GET /files, threads by name: only the handbook is left
+    _, narrowed = api.call("GET", "/files/facets?thread_id=HR")
+    assert narrowed["total"] == 1
+    _, listed = api.call("GET", f"/files?thread_id={thread['value']}")
+    assert [f["filename"] for f in listed["files"]] == ["handbook.md"]
+    assert api.call("GET", "/files/facets", key="globex")[1]["total"] == 1

@@ -461,3 +461,29 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
         _shot(browser, "ask")
     finally:
         server.shutdown()
+
+
+def test_facets_count_the_listing_and_narrow_it(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
+        pdf = wait.until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "#facets button[data-facet=type][data-value='application/pdf']")
+        )
+        assert pdf.text == "PDF" and pdf.find_element(By.XPATH, "..").text.endswith("1")
+        markdown = browser.find_element(By.CSS_SELECTOR, "#facets button[data-value='text/markdown']")
+        assert markdown.find_element(By.XPATH, "..").text.endswith("25")
+        _shot(browser, "facets")
+        pdf.click()
+        wait.until(lambda d: "type=application%2Fpdf" in d.current_url and len(rows()) == 1)
+        chip = browser.find_element(By.CSS_SELECTOR, "#active-filters .chip")
+        assert chip.text.startswith("type: PDF")
+        chip.find_element(By.TAG_NAME, "button").click()
+        wait.until(lambda d: len(rows()) == 20 and "type=" not in d.current_url)
+    finally:
+        server.shutdown()

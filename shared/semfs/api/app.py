@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from importlib.metadata import version as package_version
 from pathlib import Path
@@ -38,6 +39,7 @@ from semfs.api.models import (
     Deleted,
     Download,
     ErrorOut,
+    Facets,
     FileList,
     FileOut,
     FileText,
@@ -218,6 +220,34 @@ def context_route(request: ContextRequest) -> ContextOut:
     return ContextOut.model_validate({"items": items})
 
 
+def _file_query(
+    tag: str | None,
+    source_type: SourceType | None,
+    mime_type: str | None,
+    thread_id: str | None,
+    contact_id: str | None,
+    status: Status | None,
+    since: date | None,
+    include_history: bool,
+    include_duplicates: bool,
+) -> RecordQuery:
+    """The records a file listing (and its facet counts) covers; threads and contacts by name or id."""
+    tenant = current_tenant()
+    c = container()
+    return RecordQuery(
+        tenant_id=tenant,
+        statuses=[status] if status else [],
+        tag=tag,
+        source_type=source_type,
+        mime_type=mime_type,
+        thread_id=names.thread_id(c, tenant, thread_id),
+        contact_id=names.contact_id(c, tenant, contact_id),
+        latest_only=not include_history,
+        exclude_duplicates=not include_duplicates,
+        created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+    )
+
+
 @app.get("/files", summary="List files", responses=ok(FileList))
 def list_files(
     limit: int = 50,
@@ -225,6 +255,7 @@ def list_files(
     sort: Literal["newest", "oldest", "name", "size"] = "newest",
     tag: str | None = None,
     source_type: SourceType | None = None,
+    mime_type: str | None = None,
     thread_id: str | None = None,
     contact_id: str | None = None,
     status: Status | None = None,
@@ -241,25 +272,30 @@ def list_files(
         offset = int(cursor) if cursor else 0
     except ValueError as e:
         raise BadRequestError("cursor must be the next_cursor of a previous page") from e
-    tenant = current_tenant()
-    c = container()
-    query = RecordQuery(
-        tenant_id=tenant,
-        statuses=[status] if status else [],
-        tag=tag,
-        source_type=source_type,
-        thread_id=names.thread_id(c, tenant, thread_id),
-        contact_id=names.contact_id(c, tenant, contact_id),
-        latest_only=not include_history,
-        exclude_duplicates=not include_duplicates,
-        created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
-        order=sort,
-        offset=offset,
-        limit=limit + 1,
-    )
-    records = c.repo.query(query)
+    scope = _file_query(tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates)
+    records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
     more = len(records) > limit
     return FileList(files=[_public(r) for r in records[:limit]], next_cursor=str(offset + limit) if more else None)
+
+
+@app.get(
+    "/files/facets", summary="How many files have each tag, type, source, thread, contact, month", responses=ok(Facets)
+)
+def file_facets(
+    tag: str | None = None,
+    source_type: SourceType | None = None,
+    mime_type: str | None = None,
+    thread_id: str | None = None,
+    contact_id: str | None = None,
+    status: Status | None = None,
+    since: date | None = None,
+    include_history: bool = False,
+    include_duplicates: bool = True,
+) -> Facets:
+    """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
+    thread's subject, a contact's name), to narrow a listing by what is there."""
+    scope = _file_query(tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates)
+    return Facets.model_validate(manage.facets(container(), scope))
 
 
 @app.get("/files/<file_id>", summary="One file", responses=ok(FileOut))

@@ -135,6 +135,23 @@ class FileList(BaseModel):
     next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null on the last.")
 
 
+class FacetValue(BaseModel):
+    value: str = Field(description="What the filter takes (a tag, a MIME type, a thread or contact id, YYYY-MM)")
+    label: str = Field(description="What a person reads: a thread's subject, a contact's name")
+    count: int
+
+
+class Facets(BaseModel):
+    total: int = Field(description="Files counted")
+    capped: bool = Field(description="True when only the first 10,000 matching files were counted")
+    tag: list[FacetValue]
+    type: list[FacetValue]
+    source: list[FacetValue]
+    thread: list[FacetValue]
+    contact: list[FacetValue]
+    month: list[FacetValue]
+
+
 class Versions(BaseModel):
     versions: list[FileOut]
 

@@ -27,6 +27,54 @@ def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | No
     return sorted(((s, o, n) for (s, o), n in counts.items()), key=lambda r: (r[0], r[1] or ""))
 
 
+FACET_CAP = 10_000  # records a facet count reads at most (the page says when it counted only these)
+
+
+def facets(c: Container, query: RecordQuery, top: int = 12) -> dict[str, Any]:
+    """Counts of the files ``query`` matches, per tag, type, source, thread, contact and month, each with
+    a label a person reads (a thread's subject, a contact's name). Reads the matching records page by
+    page, at most ``FACET_CAP`` of them (``capped`` then says so)."""
+    from dataclasses import replace
+
+    counters: dict[str, Counter[str]] = {k: Counter() for k in ("tag", "type", "source", "thread", "contact", "month")}
+    subjects: dict[str, str] = {}
+    seen = 0
+    page = replace(query, order="id", limit=500, offset=0, after=None)
+    while seen < FACET_CAP:
+        records = c.repo.query(page)
+        for r in records[: FACET_CAP - seen]:
+            counters["tag"].update(list(dict.fromkeys([*r.tags, *r.auto_tags])))  # a person's tags first, among ties
+            counters["type"][r.mime_type] += 1
+            counters["source"][r.source_type] += 1
+            if r.thread_id:
+                counters["thread"][r.thread_id] += 1
+                named = (r.provenance or {}).get("thread_subject") or (r.provenance or {}).get("subject")
+                if named and r.thread_id not in subjects:
+                    subjects[r.thread_id] = str(named)  # an upload's thread has no mail thread to name it
+            counters["contact"].update(list(dict.fromkeys(r.contact_ids)))
+            counters["month"][r.created_at.strftime("%Y-%m")] += 1
+        seen += min(len(records), FACET_CAP - seen)
+        if len(records) < 500:
+            break
+        page = replace(page, after=records[-1].file_id)
+    labels: dict[str, dict[str, str]] = {"thread": {}, "contact": {}}
+    for thread_id, _ in counters["thread"].most_common(top):
+        thread = c.mail.thread(query.tenant_id, thread_id)
+        labels["thread"][thread_id] = (thread.subject if thread else "") or subjects.get(thread_id, thread_id)
+    if counters["contact"]:
+        people = {p.contact_id: p.name or p.email for p in c.mail.contacts(query.tenant_id)}
+        labels["contact"] = {k: people.get(k, k) for k, _ in counters["contact"].most_common(top)}
+    out: dict[str, Any] = {"total": seen, "capped": seen >= FACET_CAP}
+    for name, counter in counters.items():
+        ordered = (
+            sorted(counter.items(), key=lambda kv: kv[0], reverse=True) if name == "month" else counter.most_common()
+        )
+        out[name] = [
+            {"value": value, "label": labels.get(name, {}).get(value, value), "count": n} for value, n in ordered[:top]
+        ]
+    return out
+
+
 def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:
     after: str | None = None
     while True:

@@ -18,6 +18,7 @@ class RecordQuery:
     lineage_id: str | None = None
     thread_id: str | None = None
     source_type: str | None = None
+    mime_type: str | None = None
     tag: str | None = None
     contact_id: str | None = None
     source_key: str | None = None

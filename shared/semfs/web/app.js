@@ -102,8 +102,11 @@ document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEv
 window.addEventListener("hashchange", route);
 
 // ---- documents: every file (latest versions), sorted, paged, filtered by names
+const FILTERS = [["tag", "tag"], ["source", "source_type"], ["type", "mime_type"], ["thread", "thread_id"], ["contact", "contact_id"]];
+let docsFilters = {};  // the listing's filters as the URL has them (type comes from a facet, not a field)
 function docsParams() {
   const p = { sort: $("d-sort").value };
+  if (docsFilters.type) p.type = docsFilters.type;
   for (const [k, id] of [["tag", "d-tag"], ["source", "d-source"], ["thread", "d-thread"], ["contact", "d-contact"]]) {
     if ($(id).value.trim()) p[k] = $(id).value.trim();
   }
@@ -123,10 +126,13 @@ async function loadDocs(params) {
   if (["tag", "source", "thread", "contact", "history"].some((k) => params.get(k))) $("d-filters").open = true;
   docsPage = Math.max(1, parseInt(params.get("page") || "1", 10) || 1);
   const q = new URLSearchParams({ limit: String(PAGE), sort: $("d-sort").value, cursor: String((docsPage - 1) * PAGE) });
-  for (const [k, field] of [["tag", "tag"], ["source", "source_type"], ["thread", "thread_id"], ["contact", "contact_id"]]) {
-    if (params.get(k)) q.set(field, params.get(k));
+  const scope = new URLSearchParams();
+  docsFilters = {};
+  for (const [k, field] of FILTERS) {
+    if (params.get(k)) { q.set(field, params.get(k)); scope.set(field, params.get(k)); docsFilters[k] = params.get(k); }
   }
-  if (params.get("history") === "1") q.set("include_history", "true");
+  if (params.get("history") === "1") { q.set("include_history", "true"); scope.set("include_history", "true"); }
+  renderActive(params);
   const body = $("docs-table").tBodies[0];
   $("docs-state").textContent = "Loading…";
   if (!key()) { body.replaceChildren(); $("docs-state").textContent = "Sign in to see your files."; return; }
@@ -134,15 +140,46 @@ async function loadDocs(params) {
     const data = await api("GET", "/files?" + q.toString());
     body.replaceChildren(...data.files.map(docRow));
     const first = (docsPage - 1) * PAGE + 1;
-    const filtered = ["tag", "source", "thread", "contact"].some((k) => params.get(k));
+    const filtered = FILTERS.some(([k]) => params.get(k));
     $("docs-state").textContent = data.files.length ? "" : (filtered || docsPage > 1
       ? "No files match these filters." : "No files yet: upload some (Upload), or put them in the drop folder.");
     $("docs-page").textContent = data.files.length ? "files " + first + "–" + (first + data.files.length - 1) : "";
     $("docs-prev").disabled = docsPage === 1; $("docs-next").disabled = !data.next_cursor;
   } catch (err) { body.replaceChildren(); $("docs-state").textContent = String(err.message); }
+  api("GET", "/files/facets?" + scope.toString()).then(renderFacets).catch(() => $("facets").replaceChildren());
   api("GET", "/tags").then((t) => $("tag-names").replaceChildren(...(t.tags || []).map((x) => {
     const o = el("option"); o.value = x.tag; o.textContent = x.label || x.tag; return o;
   }))).catch(() => {});
+}
+const FACETS = [["tag", "Tags", "tag"], ["type", "Type", "type"], ["source", "Source", "source"],
+                ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"]];
+function renderFacets(data) {
+  const box = $("facets"); box.replaceChildren();
+  for (const [field, title, param] of FACETS) {
+    const values = data[field] || [];
+    if (!values.length || (values.length === 1 && docsFilters[param])) continue;
+    const group = el("section", null, "facet"); group.append(el("h3", title));
+    const list = el("ul");
+    for (const v of values) {
+      const li = el("li"); const b = el("button", field === "type" ? typeLabel(v.value) : v.label, "facet-value");
+      b.type = "button"; b.dataset.facet = param; b.dataset.value = v.value;
+      b.addEventListener("click", () => go("documents", { ...docsParams(), [param]: v.value }));
+      li.append(b, el("span", String(v.count), "count")); list.append(li);
+    }
+    group.append(list); box.append(group);
+  }
+  if (data.capped) box.append(el("p", "counted over the first 10,000 files", "muted"));
+}
+function renderActive(params) {
+  const box = $("active-filters"); box.replaceChildren();
+  for (const [k] of FILTERS) {
+    if (!params.get(k)) continue;
+    const label = k === "type" ? typeLabel(params.get(k)) : params.get(k);
+    const chip = el("span", k + ": " + label, "tag chip"); const x = el("button", "×"); x.title = "remove this filter";
+    x.setAttribute("aria-label", "remove filter " + k);
+    x.addEventListener("click", () => { const p = docsParams(); delete p[k]; docsFilters = {}; go("documents", p); });
+    chip.append(x); box.append(chip);
+  }
 }
 function docRow(f) {
   const tr = el("tr");

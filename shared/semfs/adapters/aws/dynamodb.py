@@ -229,6 +229,8 @@ class DynamoFileRepository:
                 continue
             if q.thread_id and r.thread_id != q.thread_id:
                 continue
+            if q.mime_type and r.mime_type != q.mime_type:
+                continue
             if q.source_type and r.source_type != q.source_type:
                 continue
             if q.tag and q.tag not in r.tags and q.tag not in r.auto_tags:

@@ -217,6 +217,9 @@ class SqliteFileRepository:
         if q.source_type:
             where.append("source_type = ?")
             params.append(q.source_type)
+        if q.mime_type:
+            where.append("json_extract(data, '$.mime_type') = ?")
+            params.append(q.mime_type)
         if q.tag:
             where.append(
                 "(EXISTS (SELECT 1 FROM json_each(data, '$.tags') WHERE value = ?)"
