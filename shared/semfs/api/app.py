@@ -272,7 +272,9 @@ def list_files(
         offset = int(cursor) if cursor else 0
     except ValueError as e:
         raise BadRequestError("cursor must be the next_cursor of a previous page") from e
-    scope = _file_query(tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates)
+    scope = _file_query(
+        tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates
+    )
     records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
     more = len(records) > limit
     return FileList(files=[_public(r) for r in records[:limit]], next_cursor=str(offset + limit) if more else None)
@@ -294,7 +296,9 @@ def file_facets(
 ) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
-    scope = _file_query(tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates)
+    scope = _file_query(
+        tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates
+    )
     return Facets.model_validate(manage.facets(container(), scope))
 
 
