@@ -487,3 +487,22 @@ def test_facets_count_the_listing_and_narrow_it(library: tuple[Any, int], browse
         wait.until(lambda d: len(rows()) == 20 and "type=" not in d.current_url)
     finally:
         server.shutdown()
+
+
+def test_empty_states_say_what_to_do(tmp_path: Path, shared_extractor: object, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    port = _free_port()
+    c = build_container(make_settings(tmp_path, http_port=port), extractor=shared_extractor)  # type: ignore[arg-type]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        wait.until(lambda d: "No files yet" in d.find_element(By.ID, "docs-state").text)
+        _shot(browser, "empty")
+        browser.get(f"http://127.0.0.1:{port}/#/search?q=harbour%20cranes")  # a search is a link
+        wait.until(lambda d: "No file matches “harbour cranes”" in d.find_element(By.ID, "search-state").text)
+        assert browser.find_element(By.ID, "q").get_attribute("value") == "harbour cranes"
+    finally:
+        server.shutdown()
+        c.close()

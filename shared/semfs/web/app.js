@@ -96,7 +96,9 @@ function route() {
   show(name);
   if (name === "documents") loadDocs(params);
   if (name === "status") loadStatus();
-  if (name === "search" && params.get("q") && $("q").value !== params.get("q")) { $("q").value = params.get("q"); }
+  if (name === "search" && params.get("q")) {
+    $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid"; runSearch();
+  }
 }
 document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEventListener("click", () => go(b.dataset.view)));
 window.addEventListener("hashchange", route);
@@ -212,8 +214,11 @@ function locationLabel(loc) {
   return parts.join(", ") || (loc.paragraph ? "paragraph " + loc.paragraph : "document");
 }
 
-$("search-form").addEventListener("submit", async (e) => {
+$("search-form").addEventListener("submit", (e) => {  // the query goes in the URL: a search is a link
   e.preventDefault();
+  go("search", { q: $("q").value, mode: $("mode").value });
+});
+async function runSearch() {
   const tags = $("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
   const filters = { tags, include_history: $("f-history").checked };
   for (const [field, id] of [["source_type", "f-source"], ["contact_id", "f-contact"], ["thread_id", "f-thread"],
@@ -223,7 +228,9 @@ $("search-form").addEventListener("submit", async (e) => {
   $("search-state").textContent = "Searching…"; $("results").replaceChildren();
   try {
     const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: 20, filters });
-    $("search-state").textContent = data.results.length + " result(s)" + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
+    $("search-state").textContent = (data.results.length ? data.results.length + " result(s)"
+      : "No file matches “" + $("q").value + "”. Try other words, or keyword mode for exact names and numbers.")
+      + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
     for (const r of data.results) {
       const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
       title.href = "#/file/" + encodeURIComponent(r.file_id);
@@ -235,8 +242,8 @@ $("search-form").addEventListener("submit", async (e) => {
       for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
       $("results").append(li);
     }
-  } catch (err) { $("search-state").textContent = String(err); }
-});
+  } catch (err) { $("search-state").textContent = String(err.message); }
+}
 
 function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURIComponent(id)); }
 async function loadFile(id) {
