@@ -506,3 +506,34 @@ def test_empty_states_say_what_to_do(tmp_path: Path, shared_extractor: object, b
     finally:
         server.shutdown()
         c.close()
+
+
+def test_tags_are_added_and_removed_on_many_files_at_once(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        boxes = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody input[type=checkbox]")  # noqa: E731
+        wait.until(lambda d: len(boxes()) == 20)
+        for box in boxes()[:3]:
+            box.click()
+        assert browser.find_element(By.ID, "bulk-count").text == "3 selected"
+        browser.find_element(By.ID, "bulk-tag").send_keys("Quay 4")
+        browser.find_element(By.ID, "bulk-add").click()
+        wait.until(lambda d: "Tagged 3 file(s)" in d.find_element(By.ID, "bulk-state").text)
+        tagged = c.repo.query(RecordQuery(tenant_id="default", tag="quay-4", limit=100))
+        assert len(tagged) == 3  # normalised as every manual tag is
+        _shot(browser, "bulk-tags")
+        browser.find_element(By.ID, "select-all").click()
+        browser.find_element(By.ID, "bulk-tag").clear()
+        browser.find_element(By.ID, "bulk-tag").send_keys("quay-4")
+        browser.find_element(By.ID, "bulk-remove").click()
+        wait.until(lambda d: "Untagged 20 file(s)" in d.find_element(By.ID, "bulk-state").text)
+        assert c.repo.query(RecordQuery(tenant_id="default", tag="quay-4", limit=100)) == []
+    finally:
+        server.shutdown()

@@ -141,6 +141,7 @@ async function loadDocs(params) {
   try {
     const data = await api("GET", "/files?" + q.toString());
     body.replaceChildren(...data.files.map(docRow));
+    $("select-all").checked = false; selectionChanged();
     const first = (docsPage - 1) * PAGE + 1;
     const filtered = FILTERS.some(([k]) => params.get(k));
     $("docs-state").textContent = data.files.length ? "" : (filtered || docsPage > 1
@@ -183,8 +184,39 @@ function renderActive(params) {
     chip.append(x); box.append(chip);
   }
 }
+// ---- bulk tag edit over the selected rows
+const selected = () => [...document.querySelectorAll("#docs-table tbody input[type=checkbox]:checked")].map((x) => x.value);
+function selectionChanged() {
+  const n = selected().length;
+  $("bulk-form").classList.toggle("hidden", n === 0);
+  $("bulk-count").textContent = n + " selected";
+}
+$("select-all").addEventListener("change", () => {
+  document.querySelectorAll("#docs-table tbody input[type=checkbox]").forEach((x) => { x.checked = $("select-all").checked; });
+  selectionChanged();
+});
+async function bulkTag(adding) {
+  const tag = $("bulk-tag").value.trim(); const ids = selected();
+  if (!tag || !ids.length) { $("bulk-state").textContent = "Type a tag first."; return; }
+  let done = 0;
+  for (const id of ids) {
+    try {
+      await api("PATCH", "/files/" + encodeURIComponent(id), adding ? { add_tags: [tag], remove_tags: [] } : { add_tags: [], remove_tags: [tag] });
+      done += 1; $("bulk-state").textContent = done + " of " + ids.length + "…";
+    } catch (err) { $("bulk-state").textContent = String(err.message); return; }
+  }
+  $("bulk-state").textContent = (adding ? "Tagged " : "Untagged ") + done + " file(s) “" + tag + "”";
+  const message = $("bulk-state").textContent;
+  await loadDocs(new URLSearchParams(location.hash.split("?")[1] || ""));
+  $("bulk-state").textContent = message;
+}
+$("bulk-form").addEventListener("submit", (e) => { e.preventDefault(); bulkTag(true); });
+$("bulk-remove").addEventListener("click", () => bulkTag(false));
+
 function docRow(f) {
   const tr = el("tr");
+  const pick = el("td"); const box = el("input"); box.type = "checkbox"; box.value = f.file_id;
+  box.setAttribute("aria-label", "select " + f.filename); box.addEventListener("change", selectionChanged); pick.append(box);
   const name = el("td"); const a = el("a", f.title || f.filename, "doc-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
   name.append(a);
   if (f.title && f.title !== f.filename) name.append(el("div", f.filename, "muted"));
@@ -193,7 +225,7 @@ function docRow(f) {
   const tags = el("td");
   for (const t of (f.tags || []).slice(0, 4)) tags.append(el("span", (f.tag_labels || {})[t] || t, "tag"));
   for (const t of (f.auto_tags || []).slice(0, Math.max(0, 3 - (f.tags || []).length))) tags.append(el("span", t, "tag auto"));
-  tr.append(name, el("td", typeLabel(f.mime_type)), el("td", sizeLabel(f.size_bytes)), el("td", dateLabel(f.created_at)), tags);
+  tr.append(pick, name, el("td", typeLabel(f.mime_type)), el("td", sizeLabel(f.size_bytes)), el("td", dateLabel(f.created_at)), tags);
   return tr;
 }
 
