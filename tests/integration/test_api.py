@@ -414,3 +414,19 @@ def test_facets_count_what_a_listing_holds_with_names_a_person_reads(api: Api) -
     _, listed = api.call("GET", f"/files?thread_id={thread['value']}")
     assert [f["filename"] for f in listed["files"]] == ["handbook.md"]
     assert api.call("GET", "/files/facets", key="globex")[1]["total"] == 1
+
+
+def test_one_file_names_its_thread_and_contacts(api: Api) -> None:
+    c = api.container
+    rec = ingest_bytes(
+        c,
+        "acme",
+        b"# Pallets\n\nTwelve pallets of tiles.",
+        "pallets.md",
+        Provenance(thread_subject="Invoice 2291 and pallet manifest", contacts=["hans.becker@northwind.example"]),
+    ).record
+    _, got = api.call("GET", f"/files/{rec.file_id}")
+    assert got["thread_subject"] == "Invoice 2291 and pallet manifest"
+    assert got["contact_names"] == {rec.contact_ids[0]: "hans.becker@northwind.example"}
+    _, listed = api.call("GET", "/files")
+    assert all(f["contact_names"] == {} for f in listed["files"])  # a listing carries ids only

@@ -537,3 +537,32 @@ def test_tags_are_added_and_removed_on_many_files_at_once(library: tuple[Any, in
         assert c.repo.query(RecordQuery(tenant_id="default", tag="quay-4", limit=100)) == []
     finally:
         server.shutdown()
+
+
+UNNAMED = """return [...document.querySelectorAll('input, select, button, textarea')]
+  .filter((e) => e.type !== 'hidden' && !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                 && !e.textContent.trim() && !e.title)
+  .map((e) => e.id || e.outerHTML.slice(0, 80));"""
+
+
+def test_every_control_has_a_name_and_the_views_answer_the_keyboard(library: tuple[Any, int], browser: Any) -> None:
+    """What a screen reader announces: every field, select and button has a label or a name. And the views
+    are reached from the keyboard: Tab to a view's button, Enter opens it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
+        assert browser.execute_script(UNNAMED) == []
+        for _ in range(12):  # Tab (from the page itself) until the Upload button has the focus
+            browser.switch_to.active_element.send_keys(Keys.TAB)
+            if browser.switch_to.active_element.get_attribute("data-view") == "upload":
+                break
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        wait.until(lambda d: d.find_element(By.ID, "view-upload").is_displayed() and "#/upload" in d.current_url)
+    finally:
+        server.shutdown()

@@ -304,7 +304,14 @@ def file_facets(
 
 @app.get("/files/<file_id>", summary="One file", responses=ok(FileOut))
 def get_file(file_id: str) -> FileOut:
-    return _public(_record(file_id))
+    """The record, with the names of its thread and contacts (the listing carries ids only)."""
+    record = _record(file_id)
+    subject, people = names.labels(container(), record.tenant_id, record.thread_id, record.contact_ids)
+    prov = record.provenance or {}
+    fallback = prov.get("thread_subject") or prov.get("subject")
+    return _public(record).model_copy(
+        update={"thread_subject": subject or (str(fallback) if fallback else None), "contact_names": people}
+    )
 
 
 @app.get("/files/<file_id>/versions", summary="Every version of the file's document", responses=ok(Versions))

@@ -86,6 +86,10 @@ class FileOut(BaseModel):
     upload_context: str | None = None
     contact_ids: list[str] = Field(default_factory=list)
     thread_id: str | None = None
+    thread_subject: str | None = Field(default=None, description="GET /files/{id} only: the thread's subject")
+    contact_names: dict[str, str] = Field(
+        default_factory=dict, description="GET /files/{id} only: contact id → the contact's name or address"
+    )
     provenance: dict[str, Any] = Field(default_factory=dict)
     title: str | None = None
     summary: str | None = None

@@ -31,6 +31,17 @@ def thread_id(c: Container, tenant: str, name: str | None) -> str | None:
     return thread_id_for(tenant, name)
 
 
+def labels(c: Container, tenant: str, thread: str | None, contacts: list[str]) -> tuple[str | None, dict[str, str]]:
+    """The names people read for ids: a thread's subject (a mail thread's, else what an upload named it
+    — the caller passes that as the fallback) and each contact's name, else address."""
+    subject = None
+    if thread:
+        found = c.mail.thread(tenant, thread)
+        subject = found.subject if found and found.subject else None
+    people = {p.contact_id: p.name or p.email for p in c.mail.contacts(tenant)} if contacts else {}
+    return subject, {cid: people[cid] for cid in contacts if cid in people}
+
+
 def contact_id(c: Container, tenant: str, name: str | None) -> str | None:
     """``c_…`` as given; an address → its contact id; else a contact whose display name matches."""
     if not name or not name.strip():

@@ -172,6 +172,9 @@ function renderFacets(data) {
     group.append(list); box.append(group);
   }
   if (data.capped) box.append(el("p", "counted over the first 10,000 files", "muted"));
+  for (const [field, list] of [["thread", "thread-names"], ["contact", "contact-names"]]) {  // names to type
+    $(list).replaceChildren(...(data[field] || []).map((v) => { const o = el("option"); o.value = v.label; return o; }));
+  }
 }
 function renderActive(params) {
   const box = $("active-filters"); box.replaceChildren();
@@ -295,11 +298,12 @@ async function loadFile(id) {
     const a = el("a", label); a.href = "#/documents?" + new URLSearchParams({ [param]: value }).toString(); return a;
   };
   if (f.thread_id) {
-    const dd = el("dd"); dd.append(filtered((f.provenance || {}).subject || "every file of this thread", "thread", f.thread_id));
+    const dd = el("dd"); dd.append(filtered(f.thread_subject || "every file of this thread", "thread", f.thread_id));
     prov.append(el("dt", "thread"), dd);
   }
   if ((f.contact_ids || []).length) {
-    const dd = el("dd"); (f.contact_ids || []).forEach((cid, i) => { if (i) dd.append(", "); dd.append(filtered(cid.replace(/^c_/, ""), "contact", cid)); });
+    const dd = el("dd");
+    (f.contact_ids || []).forEach((cid, i) => { if (i) dd.append(", "); dd.append(filtered((f.contact_names || {})[cid] || cid, "contact", cid)); });
     prov.append(el("dt", "contacts"), dd);
   }
   for (const [k, v] of [["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
