@@ -450,10 +450,11 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
         )
         wait.until(lambda d: count(d) == 27)
         _shot(browser, "status")
-        # Ask, scoped to one tag: only that file may be cited
-        browser.get(f"http://127.0.0.1:{port}/#/ask")
-        browser.find_element(By.CSS_SELECTOR, "#ask-scope summary").click()
-        browser.find_element(By.ID, "a-tag").send_keys("tides")
+        # Ask about the files the Documents view shows (here: one tag): only those may be cited
+        browser.get(f"http://127.0.0.1:{port}/#/documents?tag=tides")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 1)
+        browser.find_element(By.ID, "docs-ask").click()
+        wait.until(lambda d: d.find_element(By.ID, "a-tag").get_attribute("value") == "tides")
         browser.find_element(By.ID, "question").send_keys("When is high tide on Friday?")
         browser.find_element(By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
         cites = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#citations li"))

@@ -96,6 +96,11 @@ function route() {
   show(name);
   if (name === "documents") loadDocs(params);
   if (name === "status") loadStatus();
+  if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
+    $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";
+    $("a-source").value = params.get("source") || "";
+    if (params.get("tag") || params.get("thread") || params.get("source")) $("ask-scope").open = true;
+  }
   if (name === "search" && params.get("q")) {
     $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid"; runSearch();
   }
@@ -117,6 +122,11 @@ function docsParams() {
 }
 $("docs-form").addEventListener("submit", (e) => { e.preventDefault(); go("documents", docsParams()); });
 $("d-sort").addEventListener("change", () => go("documents", docsParams()));
+$("docs-ask").addEventListener("click", () => {
+  const p = docsParams(); const scope = {};
+  for (const k of ["tag", "thread", "source"]) if (p[k]) scope[k] = p[k];
+  go("ask", scope);
+});
 $("docs-prev").addEventListener("click", () => go("documents", { ...docsParams(), page: String(Math.max(1, docsPage - 1)) }));
 $("docs-next").addEventListener("click", () => go("documents", { ...docsParams(), page: String(docsPage + 1) }));
 let docsPage = 1;
