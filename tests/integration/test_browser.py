@@ -52,7 +52,7 @@ def browser() -> Iterator[Any]:
     assert chrome and driver_bin, ".ci/run installs Debian's chromium and chromium-driver"
     options = webdriver.ChromeOptions()
     options.binary_location = chrome
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_bin), options=options)
     driver.set_page_load_timeout(30)

@@ -33,6 +33,7 @@ const TYPES = {
   "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument sheet", "application/zip": "ZIP",
   "image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image", "image/webp": "WebP image",
 };
+const SOURCES = { upload: "Upload", email_attachment: "Mail attachment", email_body: "Mail body", agent_generated: "Agent" };
 const typeLabel = (mime) => TYPES[mime] || (mime || "").split("/").pop() || "file";
 function sizeLabel(bytes) {
   if (bytes == null) return "";
@@ -174,7 +175,8 @@ function renderFacets(data) {
     const group = el("section", null, "facet"); group.append(el("h3", title));
     const list = el("ul");
     for (const v of values) {
-      const li = el("li"); const b = el("button", field === "type" ? typeLabel(v.value) : v.label, "facet-value");
+      const li = el("li"); const shown = field === "type" ? typeLabel(v.value) : field === "source" ? SOURCES[v.value] || v.label : v.label;
+      const b = el("button", shown, "facet-value");
       b.type = "button"; b.dataset.facet = param; b.dataset.value = v.value;
       b.addEventListener("click", () => go("documents", { ...docsParams(), [param]: v.value }));
       li.append(b, el("span", String(v.count), "count")); list.append(li);
