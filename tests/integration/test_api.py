@@ -414,6 +414,13 @@ def test_facets_count_what_a_listing_holds_with_names_a_person_reads(api: Api) -
     _, listed = api.call("GET", f"/files?thread_id={thread['value']}")
     assert [f["filename"] for f in listed["files"]] == ["handbook.md"]
     assert api.call("GET", "/files/facets", key="globex")[1]["total"] == 1
+    (month,) = counts["month"]  # YYYY-MM, and the listing takes it as a date range
+    year, mon = map(int, month["value"].split("-"))
+    after = f"{year + mon // 12}-{mon % 12 + 1:02d}-01"
+    _, inside = api.call("GET", f"/files?since={month['value']}-01&until={after}")
+    assert len(inside["files"]) == 2
+    _, before = api.call("GET", f"/files?until={month['value']}-01")
+    assert before["files"] == []
 
 
 def test_one_file_names_its_thread_and_contacts(api: Api) -> None:

@@ -486,6 +486,10 @@ def test_facets_count_the_listing_and_narrow_it(library: tuple[Any, int], browse
         assert chip.text.startswith("type: PDF")
         chip.find_element(By.TAG_NAME, "button").click()
         wait.until(lambda d: len(rows()) == 20 and "type=" not in d.current_url)
+        month = browser.find_element(By.CSS_SELECTOR, "#facets button[data-facet=month]")  # added this month
+        assert month.find_element(By.XPATH, "..").text.endswith("26")
+        month.click()
+        wait.until(lambda d: "since=" in d.current_url and "until=" in d.current_url and len(rows()) == 20)
     finally:
         server.shutdown()
 

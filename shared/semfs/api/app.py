@@ -228,6 +228,7 @@ def _file_query(
     contact_id: str | None,
     status: Status | None,
     since: date | None,
+    until: date | None,
     include_history: bool,
     include_duplicates: bool,
 ) -> RecordQuery:
@@ -245,6 +246,7 @@ def _file_query(
         latest_only=not include_history,
         exclude_duplicates=not include_duplicates,
         created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+        created_to=datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None,
     )
 
 
@@ -260,6 +262,7 @@ def list_files(
     contact_id: str | None = None,
     status: Status | None = None,
     since: date | None = None,
+    until: date | None = None,
     include_history: bool = False,
     include_duplicates: bool = True,
 ) -> FileList:
@@ -273,7 +276,7 @@ def list_files(
     except ValueError as e:
         raise BadRequestError("cursor must be the next_cursor of a previous page") from e
     scope = _file_query(
-        tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates
+        tag, source_type, mime_type, thread_id, contact_id, status, since, until, include_history, include_duplicates
     )
     records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
     more = len(records) > limit
@@ -291,13 +294,14 @@ def file_facets(
     contact_id: str | None = None,
     status: Status | None = None,
     since: date | None = None,
+    until: date | None = None,
     include_history: bool = False,
     include_duplicates: bool = True,
 ) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
     scope = _file_query(
-        tag, source_type, mime_type, thread_id, contact_id, status, since, include_history, include_duplicates
+        tag, source_type, mime_type, thread_id, contact_id, status, since, until, include_history, include_duplicates
     )
     return Facets.model_validate(manage.facets(container(), scope))
 

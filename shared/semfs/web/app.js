@@ -110,11 +110,12 @@ document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEv
 window.addEventListener("hashchange", route);
 
 // ---- documents: every file (latest versions), sorted, paged, filtered by names
-const FILTERS = [["tag", "tag"], ["source", "source_type"], ["type", "mime_type"], ["thread", "thread_id"], ["contact", "contact_id"]];
+const FILTERS = [["tag", "tag"], ["source", "source_type"], ["type", "mime_type"], ["thread", "thread_id"], ["contact", "contact_id"],
+                 ["since", "since"], ["until", "until"]];
 let docsFilters = {};  // the listing's filters as the URL has them (type comes from a facet, not a field)
 function docsParams() {
   const p = { sort: $("d-sort").value };
-  if (docsFilters.type) p.type = docsFilters.type;
+  for (const k of ["type", "since", "until"]) if (docsFilters[k]) p[k] = docsFilters[k];
   for (const [k, id] of [["tag", "d-tag"], ["source", "d-source"], ["thread", "d-thread"], ["contact", "d-contact"]]) {
     if ($(id).value.trim()) p[k] = $(id).value.trim();
   }
@@ -166,7 +167,7 @@ async function loadDocs(params) {
   }))).catch(() => {});
 }
 const FACETS = [["tag", "Tags", "tag"], ["type", "Type", "type"], ["source", "Source", "source"],
-                ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"]];
+                ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"], ["month", "Added", "month"]];
 function renderFacets(data) {
   const box = $("facets"); box.replaceChildren();
   for (const [field, title, param] of FACETS) {
@@ -175,10 +176,12 @@ function renderFacets(data) {
     const group = el("section", null, "facet"); group.append(el("h3", title));
     const list = el("ul");
     for (const v of values) {
-      const li = el("li"); const shown = field === "type" ? typeLabel(v.value) : field === "source" ? SOURCES[v.value] || v.label : v.label;
+      const li = el("li"); const shown = field === "type" ? typeLabel(v.value) : field === "source" ? SOURCES[v.value] || v.label
+        : field === "month" ? new Date(v.value + "-01T00:00:00Z").toLocaleDateString(undefined, { month: "short", year: "numeric", timeZone: "UTC" })
+          : v.label;
       const b = el("button", shown, "facet-value");
       b.type = "button"; b.dataset.facet = param; b.dataset.value = v.value;
-      b.addEventListener("click", () => go("documents", { ...docsParams(), [param]: v.value }));
+      b.addEventListener("click", () => go("documents", { ...docsParams(), ...facetFilter(param, v.value) }));
       li.append(b, el("span", String(v.count), "count")); list.append(li);
     }
     group.append(list); box.append(group);
@@ -187,6 +190,12 @@ function renderFacets(data) {
   for (const [field, list] of [["thread", "thread-names"], ["contact", "contact-names"]]) {  // names to type
     $(list).replaceChildren(...(data[field] || []).map((v) => { const o = el("option"); o.value = v.label; return o; }));
   }
+}
+function facetFilter(param, value) {
+  if (param !== "month") return { [param]: value };
+  const [y, m] = value.split("-").map(Number);  // a month: from its first day to the next month's
+  const next = m === 12 ? (y + 1) + "-01" : y + "-" + String(m + 1).padStart(2, "0");
+  return { since: value + "-01", until: next + "-01" };
 }
 function renderActive(params) {
   const box = $("active-filters"); box.replaceChildren();
