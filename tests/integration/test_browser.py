@@ -571,3 +571,22 @@ def test_every_control_has_a_name_and_the_views_answer_the_keyboard(library: tup
         wait.until(lambda d: d.find_element(By.ID, "view-upload").is_displayed() and "#/upload" in d.current_url)
     finally:
         server.shutdown()
+
+
+def test_search_results_go_on_past_the_first_twenty(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        results = lambda: browser.find_elements(By.CSS_SELECTOR, "#results li .result-title")  # noqa: E731
+        browser.get(f"http://127.0.0.1:{port}/#/search?q=meeting%20about%20the%20harbour&mode=keyword")
+        wait.until(lambda d: len(results()) == 20)
+        browser.find_element(By.ID, "search-more").click()
+        wait.until(lambda d: len(results()) == 25 and "n=40" in d.current_url)
+        assert not browser.find_elements(By.ID, "search-more")  # all 25 notes are there: nothing more
+        _shot(browser, "search")
+    finally:
+        server.shutdown()

@@ -103,7 +103,8 @@ function route() {
     if (params.get("tag") || params.get("thread") || params.get("source")) $("ask-scope").open = true;
   }
   if (name === "search" && params.get("q")) {
-    $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid"; runSearch();
+    $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid";
+    searchLimit = Math.min(100, parseInt(params.get("n") || "20", 10) || 20); runSearch();
   }
 }
 document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEventListener("click", () => go(b.dataset.view)));
@@ -274,6 +275,7 @@ $("search-form").addEventListener("submit", (e) => {  // the query goes in the U
   e.preventDefault();
   go("search", { q: $("q").value, mode: $("mode").value });
 });
+let searchLimit = 20;
 async function runSearch() {
   const tags = $("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
   const filters = { tags, include_history: $("f-history").checked };
@@ -283,7 +285,7 @@ async function runSearch() {
   }
   $("search-state").textContent = "Searching…"; $("results").replaceChildren();
   try {
-    const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: 20, filters });
+    const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: searchLimit, filters });
     $("search-state").textContent = (data.results.length ? data.results.length + " result(s)"
       : "No file matches “" + $("q").value + "”. Try other words, or keyword mode for exact names and numbers.")
       + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
@@ -297,6 +299,11 @@ async function runSearch() {
       if (r.summary) li.append(el("p", r.summary, "muted"));
       for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
       $("results").append(li);
+    }
+    if (data.results.length === searchLimit && searchLimit < 100) {  // there may be more: ask for the next 20
+      const more = el("button", "More results"); more.type = "button"; more.id = "search-more";
+      more.addEventListener("click", () => go("search", { q: $("q").value, mode: $("mode").value, n: String(searchLimit + 20) }));
+      const li = el("li", null, "more"); li.append(more); $("results").append(li);
     }
   } catch (err) { $("search-state").textContent = String(err.message); }
 }
