@@ -292,7 +292,7 @@ async function runSearch() {
     for (const r of data.results) {
       const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
       title.href = "#/file/" + encodeURIComponent(r.file_id);
-      li.append(title, el("span", r.filename, "badge"), el("span", r.source_type, "badge"));
+      li.append(title, el("span", r.filename, "badge"), el("span", SOURCES[r.source_type] || r.source_type, "badge"));
       if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
       if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
       if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
