@@ -327,6 +327,12 @@ def test_without_a_key_the_page_says_how_to_get_one_and_a_wrong_key_is_refused(
         wait.until(lambda d: "401" in d.find_element(By.ID, "answer").text)
         browser.get(base + "/#/status")
         wait.until(lambda d: "401" in d.find_element(By.ID, "status-state").text)
+        # a good key arrives without a reload (another tab signed in): the next view notices it
+        good = keys.create("default")
+        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", good)
+        browser.execute_script("location.hash = '#/documents'")
+        wait.until(lambda d: d.find_element(By.ID, "key-state").text == "Signed in · tenant default")
+        assert not signin.is_displayed()
     finally:
         server.shutdown()
 
@@ -439,10 +445,11 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
     try:
         wait = WebDriverWait(browser, 30)
         browser.get(f"http://127.0.0.1:{port}/#/status")
-        count = lambda d: sum(  # noqa: E731
-            int(r.find_elements(By.TAG_NAME, "td")[2].text)
-            for r in d.find_elements(By.CSS_SELECTOR, "#status-table tbody tr")
+        total = (
+            "return [...document.querySelectorAll('#status-table tbody tr')]"
+            ".reduce((n, r) => n + Number(r.cells[2].textContent), 0)"
         )
+        count = lambda d: d.execute_script(total)  # noqa: E731 - one read of the table, which re-renders every 3 s
         wait.until(lambda d: count(d) == 26)
         # a file arrives while the page is open: the counts follow without a reload
         ingest_bytes(

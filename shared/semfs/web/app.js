@@ -31,6 +31,8 @@ const TYPES = {
   "application/vnd.ms-powerpoint": "PowerPoint (old)", "application/rtf": "RTF", "application/epub+zip": "EPUB",
   "application/vnd.oasis.opendocument.text": "OpenDocument text", "application/json": "JSON",
   "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument sheet", "application/zip": "ZIP",
+  "text/x-source": "Source code", "text/x-python": "Python", "application/yaml": "YAML", "text/yaml": "YAML",
+  "application/xml": "XML", "text/xml": "XML", "application/x-ipynb+json": "Notebook",
   "image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image", "image/webp": "WebP image",
 };
 const SOURCES = { upload: "Upload", email_attachment: "Mail attachment", email_body: "Mail body", agent_generated: "Agent" };
@@ -88,6 +90,10 @@ function go(view, params) {
   if (location.hash === target) route(); else location.hash = target;
 }
 function route() {
+  // a key that arrived since (another tab signed in) is checked first; a refused one is said, and the view opens
+  if (document.body.classList.contains("signed-out") && key()) checkKey().then(render); else render();
+}
+function render() {
   const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
@@ -250,7 +256,9 @@ function docRow(f) {
   const tags = el("td");
   for (const t of (f.tags || []).slice(0, 4)) tags.append(el("span", (f.tag_labels || {})[t] || t, "tag"));
   for (const t of (f.auto_tags || []).slice(0, Math.max(0, 3 - (f.tags || []).length))) tags.append(el("span", t, "tag auto"));
-  tr.append(pick, name, el("td", typeLabel(f.mime_type)), el("td", sizeLabel(f.size_bytes)), el("td", dateLabel(f.created_at)), tags);
+  const added = el("td", f.created_at ? new Date(f.created_at).toLocaleDateString(undefined, { dateStyle: "medium" }) : "");
+  added.title = dateLabel(f.created_at);
+  tr.append(pick, name, el("td", typeLabel(f.mime_type)), el("td", sizeLabel(f.size_bytes)), added, tags);
   return tr;
 }
 
