@@ -204,11 +204,10 @@ def test_status_shows_the_queue_and_cancels_a_queued_file(
     try:
         wait = WebDriverWait(browser, 30)
         browser.find_element(By.CSS_SELECTOR, "nav button[data-view=status]").click()
-        button = wait.until(
-            ec.element_to_be_clickable((By.CSS_SELECTOR, f"#jobs button[data-cancel='{waiting.file_id}']"))
-        )
-        assert "slow-first.md" in browser.find_element(By.ID, "jobs").text
-        button.click()
+        cancel = f"#jobs button[data-cancel='{waiting.file_id}']"
+        wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, cancel)))
+        assert "slow-first.md" in browser.execute_script("return document.getElementById('jobs').textContent")
+        browser.execute_script("document.querySelector(arguments[0]).click()", cancel)  # the list re-renders every 3 s
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#jobs button[data-cancel]"))
         assert c.repo.get("default", waiting.file_id).outcome.value == "SKIPPED_CANCELLED"  # type: ignore[union-attr]
         assert running.file_id
