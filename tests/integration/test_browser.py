@@ -596,3 +596,28 @@ def test_search_results_go_on_past_the_first_twenty(library: tuple[Any, int], br
         _shot(browser, "search")
     finally:
         server.shutdown()
+
+
+def test_the_files_a_listing_shows_are_searched_by_relevance(library: tuple[Any, int], browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.pipeline.register import Provenance
+
+    c, port = library
+    ingest_bytes(
+        c, "default", b"# Harbour fees\n\nMinutes of the harbour fee meeting.", "fees.md", Provenance(tags=["fees"])
+    )
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 30)
+        browser.get(f"http://127.0.0.1:{port}/#/documents?tag=fees")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 1)
+        browser.find_element(By.ID, "d-q").send_keys("harbour meeting minutes")
+        browser.find_element(By.CSS_SELECTOR, "#docs-search button").click()
+        wait.until(lambda d: "#/search" in d.current_url and "tag=fees" in d.current_url)
+        titles = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results li .result-title"))
+        assert [t.text for t in titles] == ["Harbour fees"]  # 25 other harbour notes, none with the tag
+        assert browser.find_element(By.ID, "f-tags").get_attribute("value") == "fees"
+    finally:
+        server.shutdown()

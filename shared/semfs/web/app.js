@@ -110,6 +110,10 @@ function render() {
   }
   if (name === "search" && params.get("q")) {
     $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid";
+    // filters handed over by the Documents view ("Search these files"), in the URL like the query
+    $("f-tags").value = params.get("tag") || $("f-tags").value; $("f-source").value = params.get("source") || $("f-source").value;
+    $("f-thread").value = params.get("thread") || $("f-thread").value; $("f-contact").value = params.get("contact") || $("f-contact").value;
+    if (["tag", "source", "thread", "contact"].some((k) => params.get(k))) $("s-filters").open = true;
     searchLimit = Math.min(100, parseInt(params.get("n") || "20", 10) || 20); runSearch();
   }
 }
@@ -131,6 +135,12 @@ function docsParams() {
 }
 $("docs-form").addEventListener("submit", (e) => { e.preventDefault(); go("documents", docsParams()); });
 $("d-sort").addEventListener("change", () => go("documents", docsParams()));
+$("docs-search").addEventListener("submit", (e) => {  // relevance within what the list shows
+  e.preventDefault(); if (!$("d-q").value.trim()) return;
+  const p = docsParams(); const scope = { q: $("d-q").value.trim(), mode: "hybrid" };
+  for (const k of ["tag", "source", "thread", "contact"]) if (p[k]) scope[k] = p[k];
+  go("search", scope);
+});
 $("docs-ask").addEventListener("click", () => {
   const p = docsParams(); const scope = {};
   for (const k of ["tag", "thread", "source"]) if (p[k]) scope[k] = p[k];
