@@ -14,7 +14,7 @@ from typing import Any
 
 from semfs.config import Settings
 
-from .clients import client, error_code, is_retryable, retryable
+from .clients import call, error_code
 
 GATE_ID = "process-file"
 
@@ -39,13 +39,20 @@ class DynamoAdmission:
     def _update(self, **kwargs: Any) -> bool:
         from botocore.exceptions import ClientError
 
+        key = {"id": {"S": GATE_ID}}
         try:
-            client(self._settings, "dynamodb").update_item(TableName=self._table, Key={"id": {"S": GATE_ID}}, **kwargs)
+            call(
+                self._settings,
+                "dynamodb",
+                "update_item",
+                "the admission gate",
+                TableName=self._table,
+                Key=key,
+                **kwargs,
+            )
         except ClientError as e:
             if error_code(e) == "ConditionalCheckFailedException":
                 return False
-            if is_retryable(e):
-                raise retryable(e, "the admission gate") from e
             raise
         return True
 
@@ -64,16 +71,14 @@ class DynamoAdmission:
         self._update(UpdateExpression="DELETE holders :one", ExpressionAttributeValues={":one": {"SS": [name]}})
 
     def holders(self) -> list[str]:
-        from botocore.exceptions import ClientError
-
-        try:
-            item = (
-                client(self._settings, "dynamodb")
-                .get_item(TableName=self._table, Key={"id": {"S": GATE_ID}}, ConsistentRead=True)
-                .get("Item", {})
-            )
-        except ClientError as e:
-            if is_retryable(e):
-                raise retryable(e, "the admission gate") from e
-            raise
-        return sorted(item.get("holders", {}).get("SS", []))
+        key = {"id": {"S": GATE_ID}}
+        found = call(
+            self._settings,
+            "dynamodb",
+            "get_item",
+            "the admission gate",
+            TableName=self._table,
+            Key=key,
+            ConsistentRead=True,
+        )
+        return sorted(found.get("Item", {}).get("holders", {}).get("SS", []))

@@ -56,6 +56,19 @@ def client(settings: Settings, service: str) -> Any:
     return _session_client(service, settings.aws_region, settings.aws_endpoint_url)
 
 
+def call(settings: Settings, service: str, op: str, what: str, **kwargs: Any) -> Any:
+    """One SDK call: throttling and connection trouble raise ``RetryableError``; any other ``ClientError``
+    is raised as it is, for the caller to read its code."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return getattr(client(settings, service), op)(**kwargs)
+    except (ClientError, BotoCoreError) as e:
+        if is_retryable(e):
+            raise retryable(e, what) from e
+        raise
+
+
 def error_code(error: Exception) -> str:
     response = getattr(error, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))

@@ -12,7 +12,7 @@ from semfs.config import Settings
 from semfs.observability import get_logger
 from semfs.ports.admission import Admission
 
-from .clients import client, error_code, is_retryable, retryable
+from .clients import call, error_code
 
 log = get_logger(__name__)
 
@@ -42,51 +42,56 @@ class StepFunctionsStarter:
     def _start(self, name: str, state: dict[str, Any]) -> None:
         from botocore.exceptions import ClientError
 
-        sfn = client(self._settings, "stepfunctions")
         try:
-            sfn.start_execution(stateMachineArn=self._arn, name=name, input=json.dumps(state))
+            call(
+                self._settings,
+                "stepfunctions",
+                "start_execution",
+                "StartExecution failed",
+                stateMachineArn=self._arn,
+                name=name,
+                input=json.dumps(state),
+            )
         except ClientError as e:
-            if error_code(e) == "ExecutionAlreadyExists":
-                # at-least-once delivery: this attempt was already started. If it has ended since, the
-                # slot just taken again for it would never be freed.
-                if self._admission is not None and not self.running(name):
-                    self._admission.release(name)
-                return
-            if is_retryable(e):
-                raise retryable(e, "StartExecution failed") from e
-            raise
+            if error_code(e) != "ExecutionAlreadyExists":
+                raise
+            # at-least-once delivery: this attempt was already started. If it has ended since, the
+            # slot just taken again for it would never be freed.
+            if self._admission is not None and not self.running(name):
+                self._admission.release(name)
 
     def running(self, name: str) -> bool:
         from botocore.exceptions import ClientError
 
         execution = self._arn.replace(":stateMachine:", ":execution:", 1) + f":{name}"
         try:
-            desc = client(self._settings, "stepfunctions").describe_execution(executionArn=execution)
+            desc = call(
+                self._settings,
+                "stepfunctions",
+                "describe_execution",
+                "DescribeExecution failed",
+                executionArn=execution,
+            )
         except ClientError as e:
             if error_code(e) == "ExecutionDoesNotExist":
                 return False
-            if is_retryable(e):
-                raise retryable(e, "DescribeExecution failed") from e
             raise
         return bool(desc["status"] == "RUNNING")
 
     def _defer(self, name: str, state: dict[str, Any]) -> None:
         """Every slot is taken: queue the start. Each try is a new message, so a file waiting through
         many tries never reaches the queue's dead-letter count; jitter spreads the retries."""
-        from botocore.exceptions import ClientError
-
         base = self._settings.admission_delay_s
         delay = min(900, base + random.randint(0, base))
-        try:
-            client(self._settings, "sqs").send_message(
-                QueueUrl=self._settings.admission_queue_url,
-                MessageBody=json.dumps({"name": name, "state": state}),
-                DelaySeconds=delay,
-            )
-        except ClientError as e:
-            if is_retryable(e):
-                raise retryable(e, "queueing a file for admission failed") from e
-            raise
+        call(
+            self._settings,
+            "sqs",
+            "send_message",
+            "queueing a file for admission failed",
+            QueueUrl=self._settings.admission_queue_url,
+            MessageBody=json.dumps({"name": name, "state": state}),
+            DelaySeconds=delay,
+        )
         log.info("file waits for a slot", execution=name, delay_s=delay)
 
     def close(self) -> None:
