@@ -310,11 +310,10 @@ def file_facets(
 def get_file(file_id: str) -> FileOut:
     """The record, with the names of its thread and contacts (the listing carries ids only)."""
     record = _record(file_id)
-    subject, people = names.labels(container(), record.tenant_id, record.thread_id, record.contact_ids)
-    prov = record.provenance or {}
-    fallback = prov.get("thread_subject") or prov.get("subject")
+    threads = {record.thread_id: names.record_subject(record)} if record.thread_id else {}
+    subjects, people = names.labels(container(), record.tenant_id, threads, record.contact_ids)
     return _public(record).model_copy(
-        update={"thread_subject": subject or (str(fallback) if fallback else None), "contact_names": people}
+        update={"thread_subject": subjects.get(record.thread_id or ""), "contact_names": people}
     )
 
 

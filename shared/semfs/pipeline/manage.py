@@ -11,6 +11,7 @@ from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord, IndexDoc, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
+from semfs.pipeline import names
 from semfs.pipeline.index import index_record, record_docs, settle_index, settle_latest
 from semfs.pipeline.records import update
 from semfs.ports.repository import RecordQuery
@@ -37,7 +38,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> dict[str, Any]:
     from dataclasses import replace
 
     counters: dict[str, Counter[str]] = {k: Counter() for k in ("tag", "type", "source", "thread", "contact", "month")}
-    subjects: dict[str, str] = {}
+    subjects: dict[str, str | None] = {}
     seen = 0
     page = replace(query, order="id", limit=500, offset=0, after=None)
     while seen < FACET_CAP:
@@ -48,29 +49,24 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> dict[str, Any]:
             counters["source"][r.source_type] += 1
             if r.thread_id:
                 counters["thread"][r.thread_id] += 1
-                named = (r.provenance or {}).get("thread_subject") or (r.provenance or {}).get("subject")
-                if named and r.thread_id not in subjects:
-                    subjects[r.thread_id] = str(named)  # an upload's thread has no mail thread to name it
+                subjects.setdefault(r.thread_id, names.record_subject(r))  # an upload's thread has no mail thread
             counters["contact"].update(list(dict.fromkeys(r.contact_ids)))
             counters["month"][r.created_at.strftime("%Y-%m")] += 1
         seen += min(len(records), FACET_CAP - seen)
         if len(records) < 500:
             break
         page = replace(page, after=records[-1].file_id)
-    labels: dict[str, dict[str, str]] = {"thread": {}, "contact": {}}
-    for thread_id, _ in counters["thread"].most_common(top):
-        thread = c.mail.thread(query.tenant_id, thread_id)
-        labels["thread"][thread_id] = (thread.subject if thread else "") or subjects.get(thread_id, thread_id)
-    if counters["contact"]:
-        people = {p.contact_id: p.name or p.email for p in c.mail.contacts(query.tenant_id)}
-        labels["contact"] = {k: people.get(k, k) for k, _ in counters["contact"].most_common(top)}
+    top_threads = {t: subjects.get(t) for t, _ in counters["thread"].most_common(top)}
+    top_contacts = [k for k, _ in counters["contact"].most_common(top)]
+    thread_names, people = names.labels(c, query.tenant_id, top_threads, top_contacts)
+    named: dict[str, dict[str, str]] = {"thread": thread_names, "contact": people}
     out: dict[str, Any] = {"total": seen, "capped": seen >= FACET_CAP}
     for name, counter in counters.items():
         ordered = (
             sorted(counter.items(), key=lambda kv: kv[0], reverse=True) if name == "month" else counter.most_common()
         )
         out[name] = [
-            {"value": value, "label": labels.get(name, {}).get(value, value), "count": n} for value, n in ordered[:top]
+            {"value": value, "label": named.get(name, {}).get(value, value), "count": n} for value, n in ordered[:top]
         ]
     return out
 

@@ -6,6 +6,7 @@ manifest"`` and ``--contact hans.becker@…`` find what the ids would.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from semfs.domain.ids import thread_id_for
@@ -13,6 +14,7 @@ from semfs.extractors.email import normalise_subject
 from semfs.pipeline.register import contact_id_for
 
 if TYPE_CHECKING:
+    from semfs.domain.models import FileRecord
     from semfs.ports import Container
 
 
@@ -31,15 +33,26 @@ def thread_id(c: Container, tenant: str, name: str | None) -> str | None:
     return thread_id_for(tenant, name)
 
 
-def labels(c: Container, tenant: str, thread: str | None, contacts: list[str]) -> tuple[str | None, dict[str, str]]:
-    """The names people read for ids: a thread's subject (a mail thread's, else what an upload named it
-    — the caller passes that as the fallback) and each contact's name, else address."""
-    subject = None
-    if thread:
-        found = c.mail.thread(tenant, thread)
-        subject = found.subject if found and found.subject else None
+def record_subject(record: FileRecord) -> str | None:
+    """The subject a record's provenance gives its thread: what an upload named it, or its mail's subject."""
+    prov = record.provenance or {}
+    named = prov.get("thread_subject") or prov.get("subject")
+    return str(named) if named else None
+
+
+def labels(
+    c: Container, tenant: str, threads: Mapping[str, str | None], contacts: Sequence[str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The names people read for ids: each thread's subject (its mail thread's, else the subject given beside
+    its id, e.g. ``record_subject``) and each contact's name, else address. Ids with no name are left out."""
+    subjects = {}
+    for thread_id, fallback in threads.items():
+        found = c.mail.thread(tenant, thread_id)
+        subject = (found.subject if found else "") or fallback
+        if subject:
+            subjects[thread_id] = subject
     people = {p.contact_id: p.name or p.email for p in c.mail.contacts(tenant)} if contacts else {}
-    return subject, {cid: people[cid] for cid in contacts if cid in people}
+    return subjects, {cid: people[cid] for cid in contacts if cid in people}
 
 
 def contact_id(c: Container, tenant: str, name: str | None) -> str | None:
