@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         Extractor,
         FileRepository,
         JobQueue,
+        JobWaits,
         MailRepository,
         Ocr,
         PipelineStarter,
@@ -206,10 +207,13 @@ def build_container(
         chat = chat or OpenAIChat(settings, _llm_key(settings))
 
     admission: Admission | None = None
+    job_waits: JobWaits | None = None
     if settings.backend == "aws" and settings.gate_table:
         from semfs.adapters.aws.admission import DynamoAdmission
+        from semfs.adapters.aws.callbacks import DynamoJobWaits
 
         admission = DynamoAdmission(settings)
+        job_waits = DynamoJobWaits(settings)
 
     # The local interpreter runs the stages with the finished bundle, which holds the interpreter:
     # it looks the bundle up when an execution starts, after both exist.
@@ -249,6 +253,7 @@ def build_container(
         chat=chat,
         reranker=_reranker(settings),
         admission=admission,
+        job_waits=job_waits,
     )
     built.append(container)
     if background_workers > 0 and settings.backend == "local":

@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     ocr_dpi: int = Field(default=300, ge=72, le=600)
     ocr_poll_seconds: int = Field(default=5, ge=0)  # the state machine's wait between Textract polls
     ocr_max_polls: int = Field(default=360, ge=1)
+    # Textract announces a document job's end on this SNS topic, publishing as this role (AWS; the
+    # template sets both): the execution waits for the notice, and polls once if none came in this time
+    textract_topic_arn: str | None = None
+    textract_role_arn: str | None = None
+    ocr_notice_timeout_s: int = Field(default=900, ge=1)
     # mean word confidence under which an OCR'd file is flagged (ocr_low_confidence) for a person to check
     ocr_min_confidence: float = Field(default=0.6, ge=0, le=1)
 

@@ -100,6 +100,28 @@ def test_async_job_in_progress_then_succeeded_with_pagination(textract: tuple[Te
     assert pages is not None and [(p.page, p.text) for p in pages] == [(1, "Page one text"), (2, "Page two text")]
 
 
+def test_a_job_names_the_topic_its_end_is_announced_on(textract: tuple[TextractOcr, Stubber]) -> None:
+    """With the template's topic and role, Textract publishes the job's end (the execution waits for
+    it); without them nothing is announced and the state machine polls."""
+    _, stub = textract
+    topic = "arn:aws:sns:eu-west-1:123456789012:semfs-textract"
+    role = "arn:aws:iam::123456789012:role/semfs-textract-publish"
+    settings = Settings(bucket="semfs-test", aws_region="eu-west-1", textract_topic_arn=topic, textract_role_arn=role)
+    ocr = TextractOcr(settings, stub.client, FakeS3(1000))
+    assert ocr.announces_jobs
+    stub.add_response(
+        "start_document_text_detection",
+        {"JobId": "job-2"},
+        {
+            "DocumentLocation": {"S3Object": {"Bucket": "semfs-test", "Name": "content/acme/ab/abc"}},
+            "ClientRequestToken": "f_abc-a1",
+            "NotificationChannel": {"SNSTopicArn": topic, "RoleArn": role},
+        },
+    )
+    assert ocr.start_document("content/acme/ab/abc", "application/pdf", 2, request_token="f_abc-a1") == "job-2"
+    assert not TextractOcr(Settings(bucket="semfs-test", textract_topic_arn=topic), stub.client).announces_jobs
+
+
 def test_images_are_not_sent_to_the_async_api(textract: tuple[TextractOcr, Stubber]) -> None:
     ocr, _ = textract
     assert ocr.start_document("content/acme/ab/abc", "image/png", 1) is None

@@ -23,6 +23,7 @@ ACCOUNT = "123456789012"
 STAGE_FUNCTIONS = {
     "Extract": "extract",
     "Ocr": "ocr",
+    "OcrWait": "ocr_wait",
     "Enrich": "enrich",
     "Embed": "embed",
     "Index": "index",

@@ -4,6 +4,7 @@ the real stage handlers → an indexed record in DynamoDB and chunks in OpenSear
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,11 @@ def upload_event(key: str, size: int) -> dict[str, Any]:
 
 def upload(stack: Stack, key: str, data: bytes) -> dict[str, Any]:
     """PUT into moto S3 → its notification in moto SQS → the ingest_upload handler → Step Functions."""
+    return stack.wait(start_upload(stack, key, data))
+
+
+def start_upload(stack: Stack, key: str, data: bytes) -> str:
+    """What ``upload`` does, up to the execution's start: its ARN."""
     stack.s3.put_object(Bucket="semfs-test", Key=key, Body=data)
     event = stack.sqs_event()
     assert len(event["Records"]) == 1
@@ -38,7 +44,7 @@ def upload(stack: Stack, key: str, data: bytes) -> dict[str, Any]:
     out = stack.handlers["ingest_upload"].lambda_handler(event, FakeContext())
     assert out == {"batchItemFailures": []}
     (execution,) = stack.executions()
-    return stack.wait(execution["executionArn"])
+    return str(execution["executionArn"])
 
 
 def record_of(stack: Stack) -> Any:
@@ -84,6 +90,7 @@ def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
         "ocr_job_id",
         "ocr_polls",
         "ocr_wait_seconds",
+        "ocr_notice",
         "partial",
         "deadline",
         "enrich_fallback",
@@ -217,6 +224,7 @@ def test_events_are_real_shaped() -> None:
         APIGatewayProxyEventV2,
         EventBridgeEvent,
         SESEvent,
+        SNSEvent,
         SQSEvent,
     )
 
@@ -236,6 +244,8 @@ def test_events_are_real_shaped() -> None:
     closed = EventBridgeEvent(load("execution_status_change.json"))
     assert closed.source == "aws.states" and closed.detail_type == "Step Functions Execution Status Change"
     PipelineState.model_validate(json.loads(closed.detail["input"]))
+    notice = json.loads(next(iter(SNSEvent(load("textract_notification.json")).records)).sns.message)
+    assert notice["Status"] == "SUCCEEDED" and notice["API"] == "StartDocumentTextDetection" and notice["JobId"]
     assert {p.name for p in Path(ROOT / "events").glob("*.json")} == {
         "sqs_s3_upload.json",
         "ses_inbound.json",
@@ -244,6 +254,7 @@ def test_events_are_real_shaped() -> None:
         "sfn_state_extract.json",
         "sfn_state_mark_failed.json",
         "execution_status_change.json",
+        "textract_notification.json",
     }
 
 
@@ -267,6 +278,7 @@ class AsyncOcr:
     """Stands in for Textract's async API: the job runs for two polls, then returns its pages."""
 
     engine = "textract"
+    announces_jobs = False
 
     def __init__(self) -> None:
         self.polls = 0
@@ -310,6 +322,127 @@ def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
     assert (record.outcome, record.extraction, record.ocr_engine) == (Outcome.OK, "ocr", "textract")
     assert fake.tokens == [f"{record.file_id}-a0"]  # a retried start gets this job back, not a second bill
     assert search(aws_stack, "payment due thirty days")["results"][0]["file_id"] == record.file_id
+
+
+class AnnouncingOcr(AsyncOcr):
+    """Textract with a notification topic: the job runs until ``finish()``, then says it ended."""
+
+    announces_jobs = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finished = False
+
+    def finish(self) -> None:
+        self.finished = True
+
+    def poll_document(self, job_id: str) -> Any:
+        from semfs.ports.ocr import OcrPage
+
+        self.polls += 1
+        if not self.finished:
+            return None
+        return [OcrPage(page=1, text="Invoice 2026-117\nPayment is due within thirty days.", confidence=0.97)]
+
+
+def notice(job_id: str = "job-1") -> dict[str, Any]:
+    """Textract's end-of-job message as SNS delivers it to the OcrWait function."""
+    event: dict[str, Any] = json.loads((ROOT / "events" / "textract_notification.json").read_text())
+    message = json.loads(event["Records"][0]["Sns"]["Message"])
+    event["Records"][0]["Sns"]["Message"] = json.dumps({**message, "JobId": job_id})
+    return event
+
+
+def waiting_token(stack: Stack, job_id: str = "job-1", timeout: float = 30) -> str | None:
+    """The task token recorded for ``job_id`` once WaitForOcrNotice has run its function."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        item = stack.ddb.get_item(TableName="semfs-gate", Key={"id": {"S": f"job#{job_id}"}}).get("Item", {})
+        if "task_token" in item:
+            return str(item["task_token"]["S"])
+        time.sleep(0.05)
+    return None
+
+
+def with_ocr(monkeypatch: pytest.MonkeyPatch, fake: Any) -> None:
+    from semfs.bootstrap import build_container
+    from semfs.config import Settings
+
+    container = build_container(Settings(backend="aws"), ocr=fake)  # the root, with the OCR double
+    monkeypatch.setattr("semfs.lambda_support.get_container", lambda: container)
+
+
+def test_a_textract_job_is_waited_for_by_its_end_notice_not_polled(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: the execution waits on a task token until Textract's SNS notice, instead of calling Ocr
+    every few seconds; nothing polls the job before it has ended."""
+    from tests import ocr_corpus as oc
+
+    fake = AnnouncingOcr()
+    with_ocr(monkeypatch, fake)
+    arn = start_upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
+    assert waiting_token(aws_stack) is not None  # paused in WaitForOcrNotice
+    assert aws_stack.sfn.describe_execution(executionArn=arn)["status"] == "RUNNING"
+    fake.finish()
+    aws_stack.handlers["ocr_wait"].lambda_handler(notice(), FakeContext(function_name="semfs-ocr_wait"))
+    desc = aws_stack.wait(arn)
+    assert desc["status"] == "SUCCEEDED"
+    assert aws_stack.invocations == ["extract", "ocr", "ocr_wait", "ocr", "enrich", "embed", "index", "finalize"]
+    assert fake.polls == 1  # once, after the notice
+    history = aws_stack.sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
+    assert not any(e["type"] in ("WaitStateEntered", "TaskTimedOut") for e in history)
+    record = record_of(aws_stack)
+    assert (record.outcome, record.extraction) == (Outcome.OK, "ocr")
+    # SNS delivers at least once: the same notice again resumes nothing and is not an error
+    aws_stack.handlers["ocr_wait"].lambda_handler(notice(), FakeContext(function_name="semfs-ocr_wait"))
+
+
+def test_a_notice_that_comes_before_the_waiter_still_resumes_the_execution(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-page job can end before WaitForOcrNotice has recorded its token: the token, arriving
+    second, finds the notice and resumes the execution itself."""
+    import threading
+
+    from tests import ocr_corpus as oc
+
+    fake = AnnouncingOcr()
+    with_ocr(monkeypatch, fake)
+    module = aws_stack.handlers["ocr_wait"]
+    real = module.lambda_handler
+    entered, go_on = threading.Event(), threading.Event()
+
+    def held(event: Any, context: Any) -> Any:  # the waiter's invocation, held until the notice is in
+        entered.set()
+        assert go_on.wait(30)
+        return real(event, context)
+
+    monkeypatch.setattr(module, "lambda_handler", held)
+    arn = start_upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
+    assert entered.wait(30)
+    fake.finish()
+    real(notice(), FakeContext(function_name="semfs-ocr_wait"))  # no waiter yet: recorded, nothing resumed
+    go_on.set()
+    desc = aws_stack.wait(arn)  # the notice timeout is 900 s: only the waiter's own resume ends this
+    assert desc["status"] == "SUCCEEDED"
+    assert record_of(aws_stack).outcome == Outcome.OK
+
+
+def test_a_lost_notice_is_a_timeout_then_ocr_looks_at_the_job(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import ocr_corpus as oc
+
+    monkeypatch.setenv("SEMFS_OCR_NOTICE_TIMEOUT_S", "1")
+    fake = AnnouncingOcr()
+    fake.finish()  # the job ends, its notice never arrives
+    with_ocr(monkeypatch, fake)
+    desc = upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
+    assert desc["status"] == "SUCCEEDED"
+    assert aws_stack.invocations == ["extract", "ocr", "ocr_wait", "ocr", "enrich", "embed", "index", "finalize"]
+    history = aws_stack.sfn.get_execution_history(executionArn=desc["executionArn"], maxResults=1000)["events"]
+    assert sum(1 for e in history if e["type"] == "TaskTimedOut") == 1
 
 
 def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:

@@ -43,7 +43,7 @@ def test_cfn_lint_on_the_translated_template(translated: dict[str, Any], tmp_pat
 
 def test_statelint_on_the_definition_as_deployed(tmp_path: Path) -> None:
     definition = (ROOT / "shared" / "semfs" / "statemachine" / "process_file.asl.json").read_text()
-    for state in ("Extract", "Ocr", "Enrich", "Embed", "Index", "Finalize", "MarkFailed"):
+    for state in ("Extract", "Ocr", "OcrWait", "Enrich", "Embed", "Index", "Finalize", "MarkFailed"):
         definition = definition.replace(
             f"${{{state}FunctionArn}}", f"arn:aws:lambda:eu-west-1:123456789012:function:semfs-{state}"
         )
@@ -100,7 +100,7 @@ def test_no_wildcard_actions_on_data_resources(translated: dict[str, Any]) -> No
 def test_each_function_has_its_own_role(translated: dict[str, Any]) -> None:
     functions = {n: r for n, r in translated["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     roles = [r["Properties"]["Role"] for r in functions.values()]
-    assert len(functions) == 12
+    assert len(functions) == 13
     assert len({json.dumps(r, sort_keys=True) for r in roles}) == len(functions)
 
 
@@ -186,7 +186,8 @@ def test_state_machine_substitutions_cover_every_task() -> None:
 
     sm = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["ProcessFileStateMachine"]["Properties"]
     asl = json.loads((ROOT / sm["DefinitionUri"]).read_text())
-    resources = {s["Resource"][2:-1] for s in asl["States"].values() if s["Type"] == "Task"}
+    tasks = [s for s in asl["States"].values() if s["Type"] == "Task"]
+    resources = {s.get("Parameters", {}).get("FunctionName", s["Resource"])[2:-1] for s in tasks}
     assert resources == set(sm["DefinitionSubstitutions"])
     assert sm["Type"] == "STANDARD"
 

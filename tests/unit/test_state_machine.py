@@ -18,10 +18,55 @@ ASL = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "statemachine" 
 
 def test_every_task_maps_to_a_stage_and_every_stage_is_used() -> None:
     definition = load_definition(ASL, frozenset(STAGES))
-    tasks = {n for n, s in definition["States"].items() if s["Type"] == "Task"}
+    tasks = {n for n, s in definition["States"].items() if s["Type"] == "Task" and s["Resource"] != asl.CALLBACK}
     assert tasks == set(STAGES)
     for name in tasks:
         assert definition["States"][name]["Resource"] == f"${{{name}FunctionArn}}"
+
+
+def test_a_textract_job_is_waited_for_by_its_notice_and_a_lost_notice_is_a_look_and_another_wait() -> None:
+    states = json.loads(ASL.read_text())["States"]
+    wait = states["WaitForOcrNotice"]
+    assert wait["Resource"] == "arn:aws:states:::lambda:invoke.waitForTaskToken"
+    assert wait["Parameters"] == {
+        "FunctionName": "${OcrWaitFunctionArn}",
+        "Payload": {"job_id.$": "$.ocr_job_id", "token.$": "$$.Task.Token"},
+    }
+    assert wait["TimeoutSecondsPath"] == "$.ocr_wait_seconds" and wait["ResultPath"] is None
+    assert wait["Next"] == "Ocr"  # the notice resumes it: Ocr reads the finished job
+    assert "States.Timeout" not in wait["Retry"][0]["ErrorEquals"]  # a timeout is not retried here ...
+    assert wait["Catch"][0] == {"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": "Ocr"}  # ... Ocr looks
+
+
+def test_a_callback_step_waits_out_its_timeout_locally_and_its_catcher_takes_it() -> None:
+    """Locally nothing hands a task token back: the step sleeps its TimeoutSecondsPath, then
+    States.Timeout goes to its catcher with the input unchanged (ResultPath null)."""
+    definition = asl.check_definition(
+        {
+            "StartAt": "Wait",
+            "States": {
+                "Wait": {
+                    "Type": "Task",
+                    "Resource": asl.CALLBACK,
+                    "Parameters": {"FunctionName": "${WaitFunctionArn}", "Payload": {"token.$": "$$.Task.Token"}},
+                    "TimeoutSecondsPath": "$.seconds",
+                    "ResultPath": None,
+                    "Catch": [{"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": "Done"}],
+                    "Next": "Never",
+                },
+                "Never": {"Type": "Fail", "Error": "NotTimedOut"},
+                "Done": {"Type": "Succeed"},
+            },
+        },
+        set(),
+    )
+    slept: list[float] = []
+    runner = asl.LocalAslStarter(lambda name, state: state, definition=definition, sleep=slept.append)
+    execution = runner.run("x", {"seconds": 7, "file_id": "f"})
+    assert execution.visited == ["Wait", "Done"] and execution.output == {"seconds": 7, "file_id": "f"}
+    assert slept == [7.0]
+    with pytest.raises(asl.ExecutionFailed, match=r"States\.Runtime"):  # AWS: not catchable
+        runner.run("y", {"seconds": "soon"})
 
 
 def test_every_task_retries_retryable_and_catches_into_mark_failed() -> None:
@@ -37,7 +82,9 @@ def test_every_task_retries_retryable_and_catches_into_mark_failed() -> None:
             "ResultPath": "$.error",
             "Next": "MarkFailed",
         }
-        if name != "Finalize":
+        if st["Resource"] == asl.CALLBACK:
+            assert st["Catch"][0]["ErrorEquals"] == ["States.Timeout"]  # the notice did not come: Ocr looks
+        elif name != "Finalize":
             assert st["Catch"][0]["ErrorEquals"] == ["PermanentError"]
 
 
@@ -50,7 +97,9 @@ def test_throttling_is_waited_out_for_an_hour_not_turned_into_failures() -> None
         if st["Type"] != "Task" or name == "MarkFailed":
             continue
         r = st["Retry"][0]
-        assert {"Lambda.Unknown", "States.Timeout", "Lambda.TooManyRequestsException"} <= set(r["ErrorEquals"])
+        # a callback's timeout is caught instead (the test above): it means the notice did not come
+        timeout = set() if st["Resource"] == asl.CALLBACK else {"States.Timeout"}
+        assert {"Lambda.Unknown", "Lambda.TooManyRequestsException", *timeout} <= set(r["ErrorEquals"])
         delays = [
             min(r["IntervalSeconds"] * r["BackoffRate"] ** n, r.get("MaxDelaySeconds", 10**9))
             for n in range(r["MaxAttempts"])

@@ -1,8 +1,11 @@
 """Ocr: text for the pages without a text layer, merged into the document page by page.
 
 Engines that work page by page (Tesseract) get pages rendered in the bounded worker; engines with
-document jobs (Textract's async API) are started here and polled by the state machine's
-Wait → Ocr loop, so no function is held while the job runs.
+document jobs (Textract's async API) are started here, and the state machine waits for the job without
+holding a function: for the job's end notice (``WaitForOcrNotice``, resumed through ``job_waiting`` and
+``job_ended``) when the engine announces its jobs, on a timer (``WaitForOcr``) when it does not. Either
+wait ends in Ocr again, which reads the finished job; a notice that never comes is a timeout, after
+which Ocr looks once and waits again.
 """
 
 from __future__ import annotations
@@ -39,27 +42,14 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 raise PermanentError("the OCR job did not finish in time", outcome=Outcome.FAILED_TIMEOUT)
             polled = c.ocr.poll_document(state.ocr_job_id)
             if polled is None:
-                return state.model_copy(
-                    update={
-                        "ocr_done": False,
-                        "ocr_polls": state.ocr_polls + 1,
-                        "ocr_wait_seconds": c.settings.ocr_poll_seconds,
-                    }
-                )
+                return state.model_copy(update={**_waiting(c), "ocr_polls": state.ocr_polls + 1})
             pages = [p for p in polled if p.page in wanted]
         else:
             # a retried Ocr task (a timeout, a throttled poll) gets the job it already started
             token = f"{record.file_id}-a{record.attempt}"
             job = c.ocr.start_document(record.blob_key, record.mime_type, record.pages, request_token=token)
             if job is not None:
-                return state.model_copy(
-                    update={
-                        "ocr_job_id": job,
-                        "ocr_done": False,
-                        "ocr_polls": 0,
-                        "ocr_wait_seconds": c.settings.ocr_poll_seconds,
-                    }
-                )
+                return state.model_copy(update={**_waiting(c), "ocr_job_id": job, "ocr_polls": 0})
             kind = "pdf" if record.mime_type == "application/pdf" else "image"
             data = c.blobs.get(record.blob_key)
             pages = []
@@ -74,8 +64,34 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                     pages.append(c.ocr.recognise(image, number))
         merge(c, work, pages, out_of_time)
         work.next_status = Status.ENRICHING
-    update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0}
+    update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0, "ocr_notice": False}
     return state.model_copy(update={**update, "partial": state.partial or out_of_time})
+
+
+def _waiting(c: Container) -> dict[str, object]:
+    """What the state machine's wait for a running job reads: the notice, or the timer."""
+    assert c.ocr is not None
+    notice = c.ocr.announces_jobs and c.job_waits is not None
+    seconds = c.settings.ocr_notice_timeout_s if notice else c.settings.ocr_poll_seconds
+    return {"ocr_done": False, "ocr_notice": notice, "ocr_wait_seconds": seconds}
+
+
+def job_waiting(c: Container, job_id: str, token: str) -> None:
+    """``WaitForOcrNotice``: the execution's task token waits for the job's end (resumed at once when
+    the notice came first)."""
+    if c.job_waits is None:
+        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
+    resumed = c.job_waits.wait(job_id, token)
+    log.info("ocr job waited on", job_id=job_id, already_ended=resumed)
+
+
+def job_ended(c: Container, job_id: str, status: str) -> None:
+    """Textract's notice that a job ended (whatever its status: Ocr reads the job and says what became
+    of the file): the waiting execution goes on."""
+    if c.job_waits is None:
+        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
+    resumed = c.job_waits.ended(job_id)
+    log.info("ocr job ended", job_id=job_id, status=status, resumed=resumed)
 
 
 def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = False) -> None:

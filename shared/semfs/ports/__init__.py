@@ -2,6 +2,7 @@
 
 from semfs.ports.admission import Admission
 from semfs.ports.blobs import BlobStore
+from semfs.ports.callbacks import JobWaits
 from semfs.ports.chat import ChatModel
 from semfs.ports.container import Container
 from semfs.ports.embedder import Embedder
@@ -31,6 +32,7 @@ __all__ = [
     "FileRepository",
     "Job",
     "JobQueue",
+    "JobWaits",
     "MailRepository",
     "Ocr",
     "Person",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from semfs.config import Settings
 from semfs.ports.admission import Admission
 from semfs.ports.blobs import BlobStore
+from semfs.ports.callbacks import JobWaits
 from semfs.ports.chat import ChatModel
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher
@@ -50,6 +51,7 @@ class Container:
     chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
     reranker: Reranker | None = None  # reorders the fused top files when a /rerank endpoint is configured
     admission: Admission | None = None  # AWS: bounds the executions in flight (locally the job queue does)
+    job_waits: JobWaits | None = None  # AWS: an execution waiting on a Textract job meets the job's end
 
     def close(self) -> None:
         self.starter.close()

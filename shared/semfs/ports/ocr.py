@@ -19,6 +19,12 @@ class Ocr(Protocol):
         """The engine's name, recorded on the file."""
         ...
 
+    @property
+    def announces_jobs(self) -> bool:
+        """Whether a document job announces its end (Textract with a notification topic): the
+        execution then waits for that notice instead of polling on a timer."""
+        ...
+
     def recognise(self, image: bytes, page: int) -> OcrPage:
         """OCR one page image (PNG/JPEG/TIFF bytes) synchronously. Raises ``PermanentError``
         (``FAILED_OCR``) for an image it cannot read, ``RetryableError`` when throttled."""

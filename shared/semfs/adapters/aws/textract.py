@@ -2,9 +2,11 @@
 four packages in the Lambda layer).
 
 Single images go to the synchronous ``DetectDocumentText``; PDFs and TIFFs stored in the bucket go
-to the asynchronous ``StartDocumentTextDetection``, whose job the state machine polls (Wait → Ocr)
-instead of a function waiting. Limits are checked before a call so nothing is sent that Textract
-will refuse; throttling is retryable, every other failure ends the file with ``FAILED_OCR``.
+to the asynchronous ``StartDocumentTextDetection``. With a notification topic configured (the template
+does), Textract announces the job's end there and the execution waits for that notice; without one, the
+state machine polls (Wait → Ocr). Either way no function is held while the job runs. Limits are
+checked before a call so nothing is sent that Textract will refuse; throttling is retryable, every
+other failure ends the file with ``FAILED_OCR``.
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ class TextractOcr:
             self._client = client(self._settings, "textract")
         return self._client
 
+    @property
+    def announces_jobs(self) -> bool:
+        return bool(self._settings.textract_topic_arn and self._settings.textract_role_arn)
+
     def _fail(self, e: Exception, what: str) -> Exception:
         if is_retryable(e) or error_code(e) == "ProvisionedThroughputExceededException":
             return retryable(e, what)
@@ -125,6 +131,11 @@ class TextractOcr:
         }
         if request_token:
             request["ClientRequestToken"] = request_token  # Textract's idempotency: the same job again
+        if self.announces_jobs:  # the job's end is published to the topic, as the template's role
+            request["NotificationChannel"] = {
+                "SNSTopicArn": self._settings.textract_topic_arn,
+                "RoleArn": self._settings.textract_role_arn,
+            }
         try:
             response = self._textract.start_document_text_detection(**request)
         except (ClientError, BotoCoreError) as e:

@@ -14,7 +14,12 @@ What it implements, per state type:
   ``NumericEquals``, ``IsPresent``, ``IsNull`` on a ``Variable``; ``Default``.
 - Wait: ``Seconds`` or ``SecondsPath``. Pass: ``Result``, ``ResultPath``. Succeed. Fail: ``Error``,
   ``Cause`` (the execution fails: ``ExecutionFailed`` is raised).
-``InputPath``, ``Parameters``, ``ResultSelector``, ``OutputPath``, ``TimeoutSeconds`` and the rest are
+- A callback Task (``arn:aws:states:::lambda:invoke.waitForTaskToken``, with ``Parameters``
+  ``FunctionName``/``Payload`` and ``TimeoutSeconds`` or ``TimeoutSecondsPath``): nothing outside this
+  process can hand a task token back, and no local engine starts a job that would, so the step waits
+  out its timeout and fails with ``States.Timeout`` — what a notice that never comes does in AWS. Its
+  function is not called.
+``InputPath``, ``ResultSelector``, ``OutputPath``, ``Parameters`` on a plain Task and the rest are
 refused: the stages read and return the whole state, so the definition has no use for them yet.
 """
 
@@ -43,6 +48,8 @@ Dispatch = Callable[[str, dict[str, Any]], dict[str, Any]]
 _COMMON = {"Type", "Comment", "Next", "End"}
 FIELDS: dict[str, set[str]] = {
     "Task": _COMMON | {"Resource", "ResultPath", "Retry", "Catch"},
+    "Callback": _COMMON
+    | {"Resource", "ResultPath", "Retry", "Catch", "Parameters", "TimeoutSeconds", "TimeoutSecondsPath"},
     "Choice": {"Type", "Comment", "Choices", "Default"},
     "Wait": _COMMON | {"Seconds", "SecondsPath"},
     "Pass": _COMMON | {"Result", "ResultPath"},
@@ -53,6 +60,7 @@ RETRY_FIELDS = {"ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", 
 CATCH_FIELDS = {"ErrorEquals", "Next", "ResultPath"}
 COMPARISONS = {"BooleanEquals", "StringEquals", "NumericEquals", "IsPresent", "IsNull"}
 _RESOURCE = re.compile(r"^\$\{(\w+)FunctionArn\}$")
+CALLBACK = "arn:aws:states:::lambda:invoke.waitForTaskToken"
 _MISSING = object()
 
 
@@ -63,6 +71,10 @@ class ExecutionFailed(PermanentError):
         super().__init__(f"execution failed: {error}", outcome=Outcome.FAILED_INTERNAL)
         self.error = error
         self.cause = cause
+
+
+class TaskTimedOut(Exception):
+    """A callback step whose token did not come back in its timeout (``States.Timeout``)."""
 
 
 def default_definition_path() -> Path:
@@ -104,16 +116,23 @@ def check_definition(definition: dict[str, Any], stages: set[str]) -> dict[str, 
         raise ValueError(f"StartAt {definition['StartAt']} is not a state")
     for name, st in states.items():
         kind = st.get("Type")
-        if kind not in FIELDS:
+        if kind not in FIELDS or kind == "Callback":
             raise ValueError(f"state {name}: type {kind} is not supported by the local runner")
-        _refuse_unknown(f"state {name}", st, FIELDS[kind])
+        callback = kind == "Task" and st.get("Resource") == CALLBACK
+        _refuse_unknown(f"state {name}", st, FIELDS["Callback" if callback else kind])
         for target in [st.get("Next"), st.get("Default")]:
             if target is not None and target not in states:
                 raise ValueError(f"state {name}: Next {target} is not a state")
-        if kind == "Task":
+        if callback:
+            if not _RESOURCE.match(st.get("Parameters", {}).get("FunctionName", "")):
+                raise ValueError(f"state {name}: a callback names its function as ${{XxxFunctionArn}}")
+            if ("TimeoutSeconds" in st) == ("TimeoutSecondsPath" in st):
+                raise ValueError(f"state {name}: a callback needs one of TimeoutSeconds, TimeoutSecondsPath")
+        elif kind == "Task":
             m = _RESOURCE.match(st["Resource"])
             if not m or m.group(1) not in stages:
                 raise ValueError(f"state {name}: resource {st['Resource']} has no local stage")
+        if kind == "Task":
             for r in st.get("Retry", []):
                 _refuse_unknown(f"state {name} Retry", r, RETRY_FIELDS)
                 if r.get("JitterStrategy", "NONE") not in ("FULL", "NONE"):
@@ -145,7 +164,9 @@ def load_definition(path: Path | None = None, stages: frozenset[str] | None = No
 
 
 def _set_path(state: dict[str, Any], path: str | None, value: Any) -> dict[str, Any]:
-    if path is None or path == "$":
+    if path is None:  # "ResultPath": null: the result is discarded, the input goes on
+        return state
+    if path == "$":
         return value if isinstance(value, dict) else {"value": value}
     out = dict(state)
     out[path[2:]] = value
@@ -269,16 +290,26 @@ class LocalAslStarter:
                 return execution
             current = st["Next"]
 
-    def _run_task(self, name: str, st: dict[str, Any], data: dict[str, Any]) -> Any:
+    def _attempt(self, st: dict[str, Any], data: dict[str, Any]) -> Any:
+        if st["Resource"] == CALLBACK:  # no one here hands the token back: the step times out
+            seconds = st["TimeoutSeconds"] if "TimeoutSeconds" in st else _get(data, st["TimeoutSecondsPath"])
+            if not isinstance(seconds, int) or seconds < 1:
+                raise ExecutionFailed("States.Runtime", "TimeoutSecondsPath is not a positive integer")
+            self._sleep(float(seconds) * self._retry_scale)
+            raise TaskTimedOut(f"no task token came back in {seconds} s")
         m = _RESOURCE.match(st["Resource"])
         assert m is not None
+        return self._dispatch(m.group(1), data)
+
+    def _run_task(self, name: str, st: dict[str, Any], data: dict[str, Any]) -> Any:
         attempts: dict[int, int] = {}
         while True:
             try:
-                result = self._dispatch(m.group(1), data)
-                return _set_path(data, st.get("ResultPath", "$"), result)
+                return _set_path(data, st.get("ResultPath", "$"), self._attempt(st, data))
+            except ExecutionFailed:
+                raise  # States.Runtime: no retrier or catcher takes it
             except Exception as e:
-                error = family_name(e)
+                error = "States.Timeout" if isinstance(e, TaskTimedOut) else family_name(e)
                 retriers = st.get("Retry", [])
                 i = next((n for n, r in enumerate(retriers) if _matches(r["ErrorEquals"], error)), None)
                 if i is not None:

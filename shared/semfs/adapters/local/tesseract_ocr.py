@@ -41,6 +41,10 @@ class TesseractOcr:
     def engine(self) -> str:
         return "tesseract"
 
+    @property
+    def announces_jobs(self) -> bool:
+        return False  # works page by page: no jobs
+
     def recognise(self, image: bytes, page: int) -> OcrPage:
         """One page: small (low-dpi) input upscaled first; a page that reads badly is checked for its
         orientation (Tesseract's OSD) and read again turned upright when that reads better."""

@@ -1,0 +1,24 @@
+"""The meeting point of an execution waiting on a Textract job and the job's end.
+
+Two callers: the state machine's ``WaitForOcrNotice`` step (``{"job_id", "token"}``: the step's task
+token, recorded until the job ends), and Textract's completion notice on the SNS topic the Ocr stage
+named when it started the job. Whichever comes second resumes the execution (``SendTaskSuccess``).
+"""
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from semfs.lambda_support import get_container, logger
+from semfs.pipeline.ocr import job_ended, job_waiting
+
+
+@logger.inject_lambda_context
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> None:
+    if "token" in event:
+        job_waiting(get_container(), str(event["job_id"]), str(event["token"]))
+        return
+    for record in event.get("Records", []):  # SNS: one notice per record
+        notice = json.loads(record["Sns"]["Message"])
+        job_ended(get_container(), str(notice["JobId"]), str(notice.get("Status", "")))
