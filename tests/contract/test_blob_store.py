@@ -24,8 +24,15 @@ def test_put_get_overwrite_delete(blob_store: BlobStore) -> None:
 def test_list_by_prefix_in_lexical_order(blob_store: BlobStore) -> None:
     for key in ("derived/t/b/chunks.json", "derived/t/a/document.json", "content/t/x", "derived/u/a/x"):
         blob_store.put(key, b"x")
-    assert list(blob_store.list("derived/t/")) == ["derived/t/a/document.json", "derived/t/b/chunks.json"]
+    assert [k for k, _ in blob_store.list("derived/t/")] == ["derived/t/a/document.json", "derived/t/b/chunks.json"]
     assert list(blob_store.list("nothing/")) == []
+
+
+def test_a_listing_resumes_after_a_key_and_says_each_size(blob_store: BlobStore) -> None:
+    for n, key in enumerate(["uploads/a/1", "uploads/a/2", "uploads/b/1", "uploads/b/22"]):
+        blob_store.put(key, b"x" * (n + 1))
+    assert list(blob_store.list("uploads/", after="uploads/a/2")) == [("uploads/b/1", 3), ("uploads/b/22", 4)]
+    assert list(blob_store.list("uploads/", after="uploads/b/22")) == []
 
 
 @pytest.mark.parametrize("key", ["", "/abs", "a/../b", "a//b", "./a"])

@@ -70,6 +70,15 @@ def test_find_latest_matches_the_version_key_only(repository: FileRepository) ->
     assert repository.find_latest("acme", "path:/nowhere") is None
 
 
+def test_registered_under_sees_every_record_of_a_key_deleted_and_skipped_too(repository: FileRepository) -> None:
+    repository.create(rec("gone", version_key="s3:uploads/acme/a.md", deleted_at=utcnow(), status=Status.DELETED))
+    repository.create(rec("big", version_key="s3:uploads/acme/b.bin", status=Status.SKIPPED))
+    assert repository.registered_under("acme", "s3:uploads/acme/a.md")
+    assert repository.registered_under("acme", "s3:uploads/acme/b.bin")
+    assert not repository.registered_under("acme", "s3:uploads/acme/c.md")
+    assert not repository.registered_under("globex", "s3:uploads/acme/a.md")  # the tenant is part of the key
+
+
 def test_set_latest_never_lets_an_older_version_win(repository: FileRepository) -> None:
     repository.create(rec("v1", lineage_id="L", version=1, is_latest=True))
     repository.create(rec("v2", lineage_id="L", version=2, is_latest=False))

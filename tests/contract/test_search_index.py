@@ -142,6 +142,15 @@ def test_delete_file(filled: SearchIndex) -> None:
     assert filled.file_ids("acme") == {"bike"}
 
 
+def test_file_ids_in_a_key_range(search_index: SearchIndex) -> None:
+    for file_id in ("f_a", "f_b", "f_c", "f_d"):
+        search_index.replace_file("acme", file_id, [doc(file_id, 0, f"text of {file_id}")])
+    search_index.replace_file("globex", "f_b2", [doc("f_b2", 0, "another tenant", tenant="globex")])
+    assert search_index.file_ids("acme", after="f_a", until="f_c") == {"f_b", "f_c"}  # (after, until]
+    assert search_index.file_ids("acme", after="f_b") == {"f_c", "f_d"}
+    assert search_index.file_ids("acme", until="f_a") == {"f_a"}
+
+
 def test_deleted_files_leave_the_vector_leg(filled_vectors: SearchIndex) -> None:
     filled_vectors.delete_file("acme", "inv")
     assert "inv" not in {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10)}

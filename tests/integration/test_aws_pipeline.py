@@ -219,6 +219,39 @@ def test_a_model_switch_goes_on_pass_after_pass_until_it_switches(
     assert search(aws_stack, "payment terms")["results"]
 
 
+def test_a_reconcile_sweep_goes_on_pass_after_pass_from_where_it_stopped(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scheduled reconcile takes a page per pass here (no time left after the first step), keeps its
+    sweep under maintenance/reconcile/ and queues its continuation until the sweep is done."""
+    from tests.integration.aws_harness import MAINTENANCE_QUEUE_URL
+
+    monkeypatch.setattr("semfs.pipeline.reconcile.PAGE", 1)
+    for n in range(3):  # uploads whose S3 events were lost
+        aws_stack.s3.put_object(Bucket="semfs-test", Key=f"uploads/acme/late/{n}.md", Body=f"# Late {n}\n\nNo event.")
+    for m in aws_stack.sqs_event()["Records"]:  # ... lost: taken off the queue, never handled
+        aws_stack.sqs.delete_message(QueueUrl=aws_stack.queue_url, ReceiptHandle=m["receiptHandle"])
+
+    class OutOfTime(FakeContext):
+        def get_remaining_time_in_millis(self) -> int:
+            return 60_000  # the handler keeps 60 s back: one step per pass
+
+    handler = aws_stack.handlers["reembed"].lambda_handler
+    passes = [handler({"task": "reconcile"}, OutOfTime())]
+    while passes[-1].get("continued"):
+        event = aws_stack.sqs_event(MAINTENANCE_QUEUE_URL)
+        assert len(event["Records"]) == 1, passes
+        assert json.loads(event["Records"][0]["body"])["sweep"].startswith("maintenance/reconcile/")
+        passes.append(handler(event, OutOfTime()))
+        assert len(passes) <= 10
+    assert len(passes) >= 5  # the records (no tenant yet), 3 objects and the end of the listing, the slots
+    assert passes[-1]["objects_without_record"] == {"found": 3, "fixed": 3}
+    assert aws_stack.s3.list_objects_v2(Bucket="semfs-test", Prefix="maintenance/")["KeyCount"] == 0
+    for e in aws_stack.executions():
+        assert aws_stack.wait(e["executionArn"])["status"] == "SUCCEEDED"
+    assert len(aws_stack.executions()) == 3
+
+
 def test_events_are_real_shaped() -> None:
     from aws_lambda_powertools.utilities.data_classes import (
         APIGatewayProxyEventV2,
@@ -461,6 +494,7 @@ def test_the_scheduled_reconcile_ingests_an_upload_whose_event_was_lost(aws_stac
     aws_stack.s3.put_object(Bucket="semfs-test", Key="uploads/acme/lost.md", Body=TERMS)
     aws_stack.sqs_event()  # the notification is lost
     report = aws_stack.handlers["reembed"].lambda_handler({"task": "reconcile"}, FakeContext())
+    assert "continued" not in report  # a small bucket's sweep ends in its first pass
     assert report["objects_without_record"] == {"found": 1, "fixed": 1}
     (execution,) = aws_stack.executions()
     assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"

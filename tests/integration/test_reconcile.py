@@ -9,6 +9,7 @@ from semfs.domain.models import SearchRequest
 from semfs.pipeline.ingest import ingest_bytes
 from semfs.pipeline.reconcile import reconcile
 from semfs.pipeline.search import search
+from semfs.ports import RecordQuery
 from tests.builders import index_doc
 
 pytestmark = pytest.mark.integration
@@ -63,3 +64,76 @@ def test_dry_run_reports_without_repairing(container: Container) -> None:
     container.index.delete_file(T, rec.file_id)
     assert reconcile(container, repair=False)["indexed_records_missing_from_index"] == {"found": 1, "fixed": 0}
     assert reconcile(container, repair=False)["indexed_records_missing_from_index"]["found"] == 1
+
+
+def test_a_sweep_taken_a_step_per_pass_finds_and_fixes_what_a_whole_sweep_does(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: at 1M files a sweep cannot finish in one 900 s invocation. Here every pass takes one
+    page of two (records beside the index's ids in their range, or objects) and the sweep goes to JSON
+    and back between passes, as it does in the bucket between Lambda invocations."""
+    from semfs.pipeline import reconcile as sweep_module
+
+    monkeypatch.setattr(sweep_module, "PAGE", 2)
+    files = {
+        tenant: [
+            ingest_bytes(
+                container, tenant, f"# Note {n}\n\nBicycle storage rules, part {n}.".encode(), f"n{n}.md"
+            ).record
+            for n in range(5)
+        ]
+        for tenant in ("acme", "globex")
+    }
+    lost = files["globex"][3]
+    container.blobs.delete(lost.blob_key)  # a record without its object, in a later page
+    unindexed = files["acme"][4]
+    container.index.delete_file("acme", unindexed.file_id)
+    for ghost_id in ("f_0000ghost", "f_8000ghost", "f_ffffghost"):  # orphans early, mid and past the last record
+        ghost = index_doc(ghost_id, 0, "ghost", tenant="acme", embedding=container.embedder.embed_query("ghost"))
+        container.index.replace_file("acme", ghost_id, [ghost])
+    for n in range(3):  # uploads whose events were lost
+        container.blobs.put(f"uploads/globex/late/{n}.md", f"# Late {n}\n\nArrived without an event.".encode())
+
+    sweep = sweep_module.new_sweep(container)
+    while sweep.phase != "done":
+        sweep = sweep_module.reconcile_pass(container, sweep, deadline=0)  # one step, then out of time
+        key = sweep_module.save_sweep(container, sweep)
+        sweep = sweep_module.load_sweep(container, key)
+        assert sweep.passes < 30
+    assert sweep.passes >= 9  # 3 pages a tenant, 2 of objects, the slots
+    assert {k: v["found"] for k, v in sweep.report().items() if v["found"]} == {
+        "objects_without_record": 3,
+        "records_without_object": 1,
+        "index_documents_without_record": 3,
+        "indexed_records_missing_from_index": 1,
+    }
+    assert all(v["fixed"] == v["found"] for v in sweep.report().values())
+    assert container.index.file_ids("acme") == {r.file_id for r in files["acme"]}
+    assert reconcile(container) == {k: {"found": 0, "fixed": 0} for k in sweep.report()}
+
+
+def test_an_upload_deleted_through_the_api_is_not_drift(container: Container) -> None:
+    """Deleting a file tombstones its record and leaves the uploaded object: the sweep must not take
+    the object for one whose event was lost (before, every sweep 'found' and re-registered it)."""
+    from semfs.pipeline.manage import delete_file
+
+    container.blobs.put("uploads/acme/memo.md", b"# Memo\n\nThe canteen closes early on Friday.")
+    assert reconcile(container)["objects_without_record"] == {"found": 1, "fixed": 1}
+    (record,) = container.repo.query(RecordQuery(tenant_id=T))
+    delete_file(container, T, record.file_id)
+    assert reconcile(container)["objects_without_record"] == {"found": 0, "fixed": 0}
+
+
+def test_an_upload_refused_by_its_size_is_recorded_once(container: Container) -> None:
+    from semfs.bootstrap import build_container
+
+    small = build_container(
+        container.settings.model_copy(update={"max_file_mb": 0.0005}),  # 500 bytes
+        embedder=container.embedder,
+        extractor=container.extractor,
+    )
+    small.blobs.put("uploads/acme/scan.tiff", b"\0" * 2000)
+    assert reconcile(small)["objects_without_record"] == {"found": 1, "fixed": 1}
+    (record,) = small.repo.query(RecordQuery(tenant_id=T, include_deleted=True))
+    assert record.outcome is not None and record.outcome.value == "REJECTED_TOO_LARGE"
+    assert reconcile(small)["objects_without_record"] == {"found": 0, "fixed": 0}  # before: 1, every sweep

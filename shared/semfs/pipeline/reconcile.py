@@ -13,12 +13,23 @@
 - a slot of the admission gate held by an execution that is no longer running (its status-change
   event was lost) → freed, so the bound does not shrink.
 Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
+
+A sweep goes a page at a time and its place is a ``Sweep``: each tenant's records in id order beside the
+index's file ids in the same id range (a merge of two sorted streams, so neither side is ever held
+whole), then the uploaded objects in key order, each looked up by its key, then the gate's slots.
+``reconcile_pass`` stops at a deadline and returns where it is; in AWS the maintenance function saves
+that under ``maintenance/reconcile/`` and queues its own continuation, so a sweep over a million files
+goes on pass after pass instead of dying in one 900 s invocation. ``reconcile`` runs a whole sweep.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING
+import json
+import time
+from itertools import islice
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
 
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, utcnow
@@ -27,99 +38,180 @@ from semfs.observability import get_logger
 from semfs.pipeline.enrich import version_link
 from semfs.pipeline.index import index_record
 from semfs.pipeline.ingest import retry
-from semfs.pipeline.manage import detach_version, iter_records
+from semfs.pipeline.manage import detach_version
 from semfs.pipeline.records import update
 from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
 from semfs.pipeline.state import load_document
+from semfs.ports import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 
 log = get_logger(__name__)
+PAGE = 500  # records, or objects, per step: a pass checks its deadline between steps
+KINDS = (
+    "objects_without_record",
+    "records_without_object",
+    "index_documents_without_record",
+    "indexed_records_missing_from_index",
+    "versions_not_revisions",
+    "enrichments_to_redo",
+    "slots_of_closed_executions",
+)
+SWEEP_PREFIX = "maintenance/reconcile/"
+
+
+class Sweep(BaseModel):
+    """Where a reconcile sweep is, and what it has found so far (JSON between passes)."""
+
+    sweep_id: str
+    repair: bool = True
+    phase: Literal["records", "objects", "slots", "done"] = "records"
+    tenants: list[str] = Field(default_factory=list)  # read once, when the sweep starts
+    tenant: int = 0  # the tenant being swept (records), an index into ``tenants``
+    after: str | None = None  # the last file id (records) or object key (objects) done
+    reenrich_left: int = 0
+    passes: int = 0
+    found: dict[str, int] = Field(default_factory=dict)
+    fixed: dict[str, int] = Field(default_factory=dict)
+
+    def report(self) -> dict[str, dict[str, int]]:
+        return {k: {"found": self.found.get(k, 0), "fixed": self.fixed.get(k, 0)} for k in KINDS}
+
+    def saw(self, kind: str, fixed: bool) -> None:
+        self.found[kind] = self.found.get(kind, 0) + 1
+        if fixed:
+            self.fixed[kind] = self.fixed.get(kind, 0) + 1
+
+
+def new_sweep(c: Container, repair: bool = True) -> Sweep:
+    return Sweep(
+        sweep_id=utcnow().strftime("%Y%m%dT%H%M%S%f"),
+        repair=repair,
+        tenants=sorted(c.repo.tenants()),
+        reenrich_left=c.settings.reenrich_per_sweep,
+    )
 
 
 def reconcile(c: Container, repair: bool = True) -> dict[str, dict[str, int]]:
-    """Find (and with ``repair`` fix) each kind of drift; returns ``{kind: {"found": n, "fixed": n}}``."""
-    found: Counter[str] = Counter()
-    fixed: Counter[str] = Counter()
-    tenants = set(c.repo.tenants())
-    known_sources: set[str] = set()
-    budget = c.settings.reenrich_per_sweep
-    for tenant in sorted(tenants):
-        records = list(iter_records(c, tenant))
-        live = {r.file_id for r in records if r.deleted_at is None}
-        indexed_ids = c.index.file_ids(tenant)
-        for r in records:
-            known_sources.add(r.source_key)
-            if r.deleted_at is not None:
-                continue
-            if r.blob_key and not c.blobs.exists(r.blob_key):
-                found["records_without_object"] += 1
-                if repair:
-                    c.index.delete_file(tenant, r.file_id)
-                    update(
-                        c.repo,
-                        tenant,
-                        r.file_id,
-                        lambda cur: cur.evolve(
-                            deleted_at=utcnow(),
-                            status=Status.DELETED,
-                            is_latest=False,
-                            error="the stored object is gone (reconcile)",
-                        ),
-                        seen=r,
-                    )
-                    fixed["records_without_object"] += 1
-                continue
-            if _unrelated_version(c, r):
-                found["versions_not_revisions"] += 1
-                if repair:
-                    detach_version(c, tenant, r.file_id)
-                    fixed["versions_not_revisions"] += 1
-            if r.enrich_again and r.status is Status.INDEXED:
-                found["enrichments_to_redo"] += 1
-                if repair and budget > 0:
-                    retry(c, tenant, r.file_id)
-                    budget -= 1
-                    fixed["enrichments_to_redo"] += 1
-                continue
-            if r.status is Status.INDEXED and r.file_id not in indexed_ids:
-                found["indexed_records_missing_from_index"] += 1
-                if repair:
-                    index_record(c, r)
-                    fixed["indexed_records_missing_from_index"] += 1
-        for file_id in sorted(indexed_ids - live):
-            found["index_documents_without_record"] += 1
-            if repair:
-                c.index.delete_file(tenant, file_id)
-                fixed["index_documents_without_record"] += 1
-    for key in c.blobs.list(UPLOAD_PREFIX):
-        if f"s3:{key}" in known_sources or tenant_from_key(key) is None:
-            continue
-        found["objects_without_record"] += 1
+    """A whole sweep: find (and with ``repair`` fix) each kind of drift; ``{kind: {"found", "fixed"}}``."""
+    sweep = reconcile_pass(c, new_sweep(c, repair))
+    return sweep.report()
+
+
+def reconcile_pass(c: Container, sweep: Sweep, deadline: float | None = None) -> Sweep:
+    """Go on with ``sweep`` until it is done or ``deadline`` (``time.monotonic()``) has passed; at least
+    one step is taken, so every pass gets further. Returns the sweep where it stopped."""
+    sweep = sweep.model_copy(deep=True)
+    sweep.passes += 1
+    while sweep.phase != "done":
+        match sweep.phase:
+            case "records":
+                _records_step(c, sweep)
+            case "objects":
+                _objects_step(c, sweep)
+            case "slots":
+                _slots_step(c, sweep)
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+    log.info("reconcile pass", sweep=sweep.sweep_id, phase=sweep.phase, passes=sweep.passes, **sweep.found)
+    return sweep
+
+
+def save_sweep(c: Container, sweep: Sweep) -> str:
+    """Keep a sweep between passes (the tenant list can outgrow a queue message); returns its key."""
+    key = f"{SWEEP_PREFIX}{sweep.sweep_id}.json"
+    c.blobs.put(key, sweep.model_dump_json().encode("utf-8"))
+    return key
+
+
+def load_sweep(c: Container, key: str) -> Sweep:
+    if not key.startswith(SWEEP_PREFIX):
+        raise ValueError("not a reconcile sweep")
+    return Sweep.model_validate(json.loads(c.blobs.get(key)))
+
+
+def _records_step(c: Container, sweep: Sweep) -> None:
+    """One page of a tenant's records, and the index's file ids in the same id range."""
+    if sweep.tenant >= len(sweep.tenants):
+        sweep.phase, sweep.after = "objects", None
+        return
+    tenant = sweep.tenants[sweep.tenant]
+    page = c.repo.query(RecordQuery(tenant_id=tenant, limit=PAGE, after=sweep.after))
+    last = len(page) < PAGE
+    indexed = c.index.file_ids(tenant, after=sweep.after, until=None if last else page[-1].file_id)
+    for r in page:
+        _check_record(c, sweep, r, r.file_id in indexed)
+    for file_id in sorted(indexed - {r.file_id for r in page}):  # documents of no live record
+        if sweep.repair:
+            c.index.delete_file(tenant, file_id)
+        sweep.saw("index_documents_without_record", sweep.repair)
+    if last:
+        sweep.tenant, sweep.after = sweep.tenant + 1, None
+    else:
+        sweep.after = page[-1].file_id
+
+
+def _check_record(c: Container, sweep: Sweep, r: FileRecord, in_index: bool) -> None:
+    repair = sweep.repair
+    if r.blob_key and not c.blobs.exists(r.blob_key):
         if repair:
-            data_size = len(c.blobs.get(key))
-            ingest_s3_object(c, key, data_size)
-            fixed["objects_without_record"] += 1
+            c.index.delete_file(r.tenant_id, r.file_id)
+            update(
+                c.repo,
+                r.tenant_id,
+                r.file_id,
+                lambda cur: cur.evolve(
+                    deleted_at=utcnow(),
+                    status=Status.DELETED,
+                    is_latest=False,
+                    error="the stored object is gone (reconcile)",
+                ),
+                seen=r,
+            )
+        sweep.saw("records_without_object", repair)
+        return
+    if _unrelated_version(c, r):
+        if repair:
+            detach_version(c, r.tenant_id, r.file_id)
+        sweep.saw("versions_not_revisions", repair)
+    if r.enrich_again and r.status is Status.INDEXED:
+        redo = repair and sweep.reenrich_left > 0
+        if redo:
+            retry(c, r.tenant_id, r.file_id)
+            sweep.reenrich_left -= 1
+        sweep.saw("enrichments_to_redo", redo)
+        return
+    if r.status is Status.INDEXED and not in_index:
+        if repair:
+            index_record(c, r)
+        sweep.saw("indexed_records_missing_from_index", repair)
+
+
+def _objects_step(c: Container, sweep: Sweep) -> None:
+    """One page of uploaded objects, each looked up by its key (a lost S3 event leaves no record)."""
+    page = list(islice(c.blobs.list(UPLOAD_PREFIX, after=sweep.after), PAGE))
+    for key, size in page:
+        tenant = tenant_from_key(key)
+        if tenant is None or c.repo.registered_under(tenant, f"s3:{key}"):
+            continue
+        if sweep.repair:
+            ingest_s3_object(c, key, size)
+        sweep.saw("objects_without_record", sweep.repair)
+    if len(page) < PAGE:
+        sweep.phase, sweep.after = "slots", None
+    else:
+        sweep.after = page[-1][0]
+
+
+def _slots_step(c: Container, sweep: Sweep) -> None:
     if c.admission is not None:
         for name in c.admission.holders():
             if not c.starter.running(name):
-                found["slots_of_closed_executions"] += 1
-                if repair:
+                if sweep.repair:
                     c.admission.release(name)
-                    fixed["slots_of_closed_executions"] += 1
-    kinds = (
-        "objects_without_record",
-        "records_without_object",
-        "index_documents_without_record",
-        "indexed_records_missing_from_index",
-        "versions_not_revisions",
-        "enrichments_to_redo",
-        "slots_of_closed_executions",
-    )
-    report = {k: {"found": found[k], "fixed": fixed[k]} for k in kinds}
-    log.info("reconcile", **{k: v["found"] for k, v in report.items()})
-    return report
+                sweep.saw("slots_of_closed_executions", sweep.repair)
+    sweep.phase = "done"
 
 
 def _unrelated_version(c: Container, r: FileRecord) -> bool:

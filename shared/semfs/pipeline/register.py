@@ -214,6 +214,9 @@ def register_rejected(
         size_bytes=size,
         source_type=prov.source_type,
         source_key=source_key,
+        # an upload refused by its size keeps its key's version key, so the reconcile sweep sees the
+        # object has a record (a skipped record never becomes an implicit previous version)
+        version_key=prov.version_key,
         source_message_id=prov.source_message_id,
         upload_context=prov.upload_context,
         status=outcome.final_status,

@@ -43,6 +43,7 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
             f"{source_key}@{version_id or ''}",
             Outcome.REJECTED_TOO_LARGE,
             f"{size} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
+            Provenance(version_key=source_key),
         )
     data = c.blobs.get(key)
     # the same key uploaded again is the same document, changed (if its text agrees)

@@ -42,6 +42,7 @@ class BlobStore(Protocol):
         or ``None`` when uploads come through the API's own request body (the local host)."""
         ...
 
-    def list(self, prefix: str) -> Iterator[str]:
-        """Every key starting with ``prefix``, in lexical order."""
+    def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
+        """``(key, size in bytes)`` of every object whose key starts with ``prefix`` (and sorts after
+        ``after``, to resume a listing), in lexical order."""
         ...

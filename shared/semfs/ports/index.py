@@ -93,8 +93,9 @@ class SearchIndex(Protocol):
         """The stored documents (without embeddings) for these ids within the tenant."""
         ...
 
-    def file_ids(self, tenant_id: str | None = None) -> set[str]:
-        """Ids of files with at least one document (for reconcile and tests)."""
+    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
+        """Ids of files with at least one document, within ``after < id <= until`` when given (the
+        reconcile sweep reads the index a page of records at a time)."""
         ...
 
     def batch(self) -> AbstractContextManager[None]:

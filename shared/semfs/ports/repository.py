@@ -62,6 +62,11 @@ class FileRepository(Protocol):
         """The highest live, not skipped version registered under ``version_key`` (for implicit versions)."""
         ...
 
+    def registered_under(self, tenant_id: str, version_key: str) -> bool:
+        """Whether any record, deleted and skipped ones too, was registered under ``version_key`` (an
+        upload's is ``s3:<key>``: the reconcile sweep asks it of every object, one indexed lookup each)."""
+        ...
+
     def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
         """Every version of a lineage (deleted ones too), by version ascending."""
         ...

@@ -151,6 +151,17 @@ class DynamoFileRepository:
                 return _record(item)
         return None
 
+    def registered_under(self, tenant_id: str, version_key: str) -> bool:
+        found = self._call(
+            "query",
+            IndexName=GSI_NAME,
+            KeyConditionExpression="name_key = :k",
+            ExpressionAttributeValues={":k": {"S": f"{tenant_id}{SEP}{version_key}"}},
+            ProjectionExpression="file_id",
+            Limit=1,
+        )
+        return bool(found.get("Items"))
+
     def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
         items = self._query(GSI_LINEAGE, "lineage_key = :k", {":k": {"S": f"{tenant_id}{SEP}{lineage_id}"}})
         # the GSI is eventually consistent: re-read each item strongly before deciding anything

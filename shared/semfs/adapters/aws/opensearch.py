@@ -511,20 +511,24 @@ class OpenSearchIndex:
             out[src["chunk_id"]] = IndexDoc.model_validate(src)
         return out
 
-    def file_ids(self, tenant_id: str | None = None) -> set[str]:
+    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
         self.ensure_index()
-        query = {"term": {"tenant_id": tenant_id}} if tenant_id else {"match_all": {}}
+        filters: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}] if tenant_id else []
+        bounds = {op: v for op, v in (("gt", after), ("lte", until)) if v is not None}
+        if bounds:
+            filters.append({"range": {"file_id": bounds}})
+        query = {"bool": {"filter": filters}} if filters else {"match_all": {}}
         found: set[str] = set()
-        after: dict[str, Any] | None = None
+        next_key: dict[str, Any] | None = None
         while True:
             composite: dict[str, Any] = {"size": 1000, "sources": [{"f": {"terms": {"field": "file_id"}}}]}
-            if after:
-                composite["after"] = after
+            if next_key:
+                composite["after"] = next_key
             body = {"size": 0, "query": query, "aggs": {"files": {"composite": composite}}}
             agg = self._call("search", self.client.search, index=self._index, body=body)["aggregations"]["files"]
             found |= {b["key"]["f"] for b in agg["buckets"]}
-            after = agg.get("after_key")
-            if not after or not agg["buckets"]:
+            next_key = agg.get("after_key")
+            if not next_key or not agg["buckets"]:
                 return found
 
     @contextmanager

@@ -99,8 +99,8 @@ class S3BlobStore:
         )
         return {"key": key, "url": post["url"], "fields": post["fields"], "expires_in": min(expires_s, 900)}
 
-    def list(self, prefix: str) -> Iterator[str]:
+    def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
         paginator = self._s3.get_paginator("list_objects_v2")
-        for page in paginator.paginate(Bucket=self._bucket, Prefix=prefix):
+        for page in paginator.paginate(Bucket=self._bucket, Prefix=prefix, **({"StartAfter": after} if after else {})):
             for obj in page.get("Contents", []):
-                yield obj["Key"]
+                yield obj["Key"], int(obj["Size"])

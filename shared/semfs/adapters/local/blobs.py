@@ -87,12 +87,14 @@ class LocalBlobStore:
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 
-    def list(self, prefix: str) -> Iterator[str]:
+    def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
         if not self._root.exists():
             return
-        keys = (
-            p.relative_to(self._root).as_posix()
+        found = (
+            (p.relative_to(self._root).as_posix(), p)
             for p in self._root.rglob("*")
             if p.is_file() and not p.name.startswith(".tmp-")
         )
-        yield from sorted(k for k in keys if k.startswith(prefix))
+        keys = sorted((k, p) for k, p in found if k.startswith(prefix) and (after is None or k > after))
+        for key, path in keys:
+            yield key, path.stat().st_size

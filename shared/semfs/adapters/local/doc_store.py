@@ -332,11 +332,14 @@ class DocStore:
                 out[r["chunk_id"]] = _doc(r)
         return out
 
-    def file_ids(self, tenant_id: str | None = None) -> set[str]:
-        sql = "SELECT DISTINCT file_id FROM docs"
-        params: tuple[str, ...] = ()
-        if tenant_id is not None:
-            sql, params = sql + " WHERE tenant_id = ?", (tenant_id,)
+    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
+        conds: list[str] = []
+        params: list[str] = []
+        for cond, value in (("tenant_id = ?", tenant_id), ("file_id > ?", after), ("file_id <= ?", until)):
+            if value is not None:
+                conds.append(cond)
+                params.append(value)
+        sql = "SELECT DISTINCT file_id FROM docs" + (" WHERE " + " AND ".join(conds) if conds else "")
         return {r[0] for r in self.conn().execute(sql, params)}
 
 

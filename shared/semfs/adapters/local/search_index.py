@@ -199,5 +199,5 @@ class LocalSearchIndex:
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
         return self.store.get_docs(tenant_id, chunk_ids)
 
-    def file_ids(self, tenant_id: str | None = None) -> set[str]:
-        return self.store.file_ids(tenant_id)
+    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
+        return self.store.file_ids(tenant_id, after=after, until=until)

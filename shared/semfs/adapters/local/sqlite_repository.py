@@ -152,6 +152,14 @@ class SqliteFileRepository:
         )
         return _load(rows)[0] if rows else None
 
+    def registered_under(self, tenant_id: str, version_key: str) -> bool:
+        row = (
+            self._db.get()
+            .execute("SELECT 1 FROM files WHERE tenant_id=? AND version_key=? LIMIT 1", (tenant_id, version_key))
+            .fetchone()
+        )
+        return row is not None
+
     def lineage(self, tenant_id: str, lineage_id: str) -> list[FileRecord]:
         rows = (
             self._db.get()
