@@ -148,3 +148,33 @@ def test_a_store_migrates_to_the_multilingual_model_by_reembedding(tmp_path: Pat
     assert models_with_vectors(settings.index_db) == {"multilingual-e5-small-q4"}
     hits = search(new, T, SearchRequest(query="Zahlungsbedingungen für Rechnungen", mode="semantic", limit=1)).results
     assert hits[0].title and "invoices" in hits[0].title
+
+
+def test_records_a_switch_ran_out_of_time_for_follow_it_in_the_next_pass_unembedded(
+    tmp_path: Path, shared_extractor: object
+) -> None:
+    """At 1M files the records cannot all follow the switch inside the pass that switched. They follow
+    in the next passes, from their staged vectors: before, that pass re-embedded every one of them
+    (paying the embedding API a second time for the whole archive)."""
+    old = populate(tmp_path, shared_extractor, n=3)
+    calls: list[int] = []
+
+    class Counting(HashEmbedder):
+        def embed_documents(self, texts: list[str]) -> object:  # type: ignore[override]
+            calls.append(len(texts))
+            return super().embed_documents(texts)
+
+    new = build_container(old.settings, embedder=Counting(384, "hash-384-v2"), extractor=shared_extractor)  # type: ignore[arg-type]
+    passes = [reembed(new, deadline=0)]  # out of time after each file
+    while not passes[-1]["switched"]:
+        passes.append(reembed(new, deadline=0))
+        assert len(passes) <= 3
+    assert passes[-1]["following"] and new.index.active_model() == "hash-384-v2"
+    staged_calls = len(calls)
+    records = new.repo.query(RecordQuery(tenant_id=T))
+    assert {r.embedding_model for r in records} == {"hash-384"}  # none followed yet
+    after = reembed(new)
+    assert (after["done"], after["following"]) == (3, False)
+    assert len(calls) == staged_calls  # followed from the staged vectors, nothing embedded again
+    assert {r.embedding_model for r in new.repo.query(RecordQuery(tenant_id=T))} == {"hash-384-v2"}
+    assert reembed(new)["total"] == 0

@@ -89,6 +89,10 @@ def reembed(
     for record in todo[: limit if limit is not None else len(todo)]:
         if done and deadline is not None and time.monotonic() >= deadline:
             break
+        if not switching and record.embedding_model != target and _follow(c, record, target):
+            # staged before the switch, whose pass ran out of time while records followed it
+            done += 1
+            continue
         chunks, _ = load_chunks(c, record)
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
         vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
@@ -124,11 +128,12 @@ def reembed(
         c.blobs.put(STATE_KEY, json.dumps(state).encode())
     remaining = len(todo) - done
     switched = False
+    following = False
     if switching and remaining == 0 and not (file_ids or tag):
         c.index.switch_model(target)
-        _records_follow(c, target)
         switched = True
         log.info("re-embed switched", model=target, from_model=active)
+        following = not _records_follow(c, target, deadline)
     return {
         "model": target,
         "from_model": active,
@@ -136,25 +141,39 @@ def reembed(
         "done": done,
         "remaining": remaining,
         "switched": switched,
+        # records still naming the old model (the switch's pass ran out of time): the next pass takes them
+        "following": following,
     }
 
 
-def _records_follow(c: Container, target: str) -> None:
-    """After the switch: every record names the new model and keeps its new vectors for reindex."""
+def _records_follow(c: Container, target: str, deadline: float | None = None) -> bool:
+    """After the switch: every record names the new model and keeps its new vectors for reindex. At
+    ``deadline`` it stops (False): the next pass finds those records naming another model and follows
+    them the same way, without embedding them again. A million files take hours, not one pass."""
     for tenant in c.repo.tenants():
         for r in iter_records(c, tenant, (Status.INDEXED,)):
-            if r.embedding_model == target:
-                continue
-            nxt = derived_key(r.tenant_id, r.file_id, "vectors.next.npy")
-            try:
-                c.blobs.put(derived_key(r.tenant_id, r.file_id, "vectors.npy"), c.blobs.get(nxt))
-                c.blobs.delete(nxt)
-            except NotFound:
-                continue
-            update(
-                c.repo,
-                r.tenant_id,
-                r.file_id,
-                lambda cur: cur.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
-                seen=r,
-            )
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            if r.embedding_model != target:
+                _follow(c, r, target)
+    return True
+
+
+def _follow(c: Container, r: FileRecord, target: str) -> bool:
+    """Make the vectors staged for ``target`` this file's own and name the model on its record (the index
+    switched already). False when none are staged (the file is embedded in place instead)."""
+    nxt = derived_key(r.tenant_id, r.file_id, "vectors.next.npy")
+    try:
+        staged = c.blobs.get(nxt)
+    except NotFound:
+        return False
+    c.blobs.put(derived_key(r.tenant_id, r.file_id, "vectors.npy"), staged)
+    c.blobs.delete(nxt)
+    update(
+        c.repo,
+        r.tenant_id,
+        r.file_id,
+        lambda cur: cur.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
+        seen=r,
+    )
+    return True
