@@ -32,7 +32,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     progress = reembed(get_container(), limit=event.get("limit"), deadline=time.monotonic() + budget_s)
     metrics.add_metric(name="FilesReembedded", unit="Count", value=progress["done"])
     logger.info("re-embed pass", **progress)
-    if (progress["remaining"] and progress["done"]) or progress.get("following"):
+    # every pass gets further (a page of the walk at least), so a walk not at its end goes on
+    if progress["remaining"] is None or (progress["remaining"] and progress["done"]) or progress.get("following"):
         continue_later({"task": "reembed", **({"limit": event["limit"]} if event.get("limit") else {})})
         progress["continued"] = True
     return progress

@@ -566,10 +566,12 @@ def status(
             counts = ", ".join(f"{k} {n}" for k, n in view["counts"].items())
             out.print(f"in the queue for tenant {t}: {counts} (semfs cancel FILE_ID takes a queued file out)")
     out.print(f"searchable embedding model: {active or '(none yet)'}")
-    if reembedding and reembedding["done"] < reembedding["total"]:
+    walk = (reembedding or {}).get("walk") or {}
+    if reembedding and walk and not walk.get("finished"):
+        eta = f", ETA {reembedding['eta_s']:.0f} s" if reembedding.get("eta_s") is not None else ""
         out.print(
-            f"re-embedding to {reembedding['model']}: {reembedding['done']}/{reembedding['total']}, "
-            f"{reembedding['rate_per_s']} files/s, ETA {reembedding['eta_s']:.0f} s"
+            f"re-embedding to {reembedding['model']}: {walk.get('walked', 0)} of {walk.get('total', 0)} files "
+            f"walked, {reembedding['done']} re-embedded in the last pass ({reembedding['rate_per_s']} files/s{eta})"
         )
 
 
@@ -615,9 +617,14 @@ def reembed_cmd(
     with _opened() as c:
         result = reembed(c, file_ids=file or [], tag=tag, limit=limit)
     out.print(
-        f"{result['done']} of {result['total']} file(s) re-embedded with {result['model']}"
+        f"{result['done']} file(s) re-embedded with {result['model']}"
         + (f"; switched from {result['from_model']}" if result["switched"] else "")
         + (f"; {result['remaining']} remaining" if result["remaining"] else "")
+        + (
+            "; more to do (the walk over the archive stopped at --limit): run it again to go on"
+            if result["remaining"] is None
+            else ""
+        )
     )
 
 

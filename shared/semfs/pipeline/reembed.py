@@ -14,6 +14,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from semfs.domain.errors import NotFound
 from semfs.domain.ids import card_id, chunk_id
 from semfs.domain.models import FileRecord, utcnow
@@ -24,15 +26,20 @@ from semfs.pipeline.index import index_record, load_chunks
 from semfs.pipeline.manage import iter_records
 from semfs.pipeline.records import update
 from semfs.pipeline.state import derived_key
+from semfs.ports import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 
 log = get_logger(__name__)
 STATE_KEY = "reembed/state.json"
+PAGE = 500  # records per page of a walk
 
 
-def _todo(c: Container, target: str, switching: bool, file_ids: Sequence[str], tag: str | None) -> list[FileRecord]:
+def _on_demand(
+    c: Container, target: str, switching: bool, file_ids: Sequence[str], tag: str | None
+) -> list[FileRecord]:
+    """The files ``--file``/``--tag`` name (a few, by nature), not yet staged for ``target``."""
     staged = c.index.staged_file_ids(target) if switching else set()
     todo = []
     for tenant in c.repo.tenants():
@@ -41,12 +48,41 @@ def _todo(c: Container, target: str, switching: bool, file_ids: Sequence[str], t
                 continue
             if tag and tag not in r.tags and tag not in r.auto_tags:
                 continue
-            on_demand = bool(file_ids or tag)
             if switching and (r.tenant_id, r.file_id) in staged:
                 continue
-            if switching or on_demand or r.embedding_model != target:
-                todo.append(r)
+            todo.append(r)
     return todo
+
+
+class Walk(BaseModel):
+    """A pass over every indexed record, page by page in (tenant, file id) order, kept in the progress
+    document so the next pass goes on from its place instead of listing the archive again. The switch
+    waits for a walk that found nothing left to do (``dirty`` false): one that staged files is
+    followed by another, which also finds the files registered behind it while it ran."""
+
+    model: str
+    tenants: list[str]
+    total: int = 0  # indexed files when the walk began (for the ETA)
+    tenant: int = 0
+    after: str | None = None
+    walked: int = 0
+    dirty: bool = False
+    finished: bool = False
+
+
+def _walk(c: Container, target: str) -> Walk:
+    try:
+        saved = json.loads(c.blobs.get(STATE_KEY)).get("walk")
+    except NotFound:
+        saved = None
+    if saved and saved.get("model") == target and not saved.get("finished"):
+        return Walk.model_validate(saved)
+    return _new_walk(c, target)
+
+
+def _new_walk(c: Container, target: str) -> Walk:
+    total = sum(n for (status, _), n in c.repo.counts().items() if status == Status.INDEXED.value)
+    return Walk(model=target, tenants=sorted(c.repo.tenants()), total=total)
 
 
 def progress(c: Container) -> dict[str, Any] | None:
@@ -83,67 +119,124 @@ def reembed(
             "switched": False,
             "mode": "new_files_only",
         }
-    todo = _todo(c, target, switching, file_ids, tag)
     started = time.monotonic()
     done = 0
-    for record in todo[: limit if limit is not None else len(todo)]:
-        if done and deadline is not None and time.monotonic() >= deadline:
-            break
-        if not switching and record.embedding_model != target and _follow(c, record, target):
-            # staged before the switch, whose pass ran out of time while records followed it
+
+    def out_of_budget() -> bool:
+        return done > 0 and (
+            (limit is not None and done >= limit) or (deadline is not None and time.monotonic() >= deadline)
+        )
+
+    if file_ids or tag:
+        todo = _on_demand(c, target, switching, file_ids, tag)
+        for record in todo:
+            if out_of_budget():
+                break
+            _reembed_one(c, record, target, switching)
             done += 1
-            continue
-        chunks, _ = load_chunks(c, record)
-        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
-        if switching:
-            ids = [chunk_id(record.file_id, ch.n) for ch in chunks] + [card_id(record.file_id)]
-            c.index.stage_vectors(
-                record.tenant_id, record.file_id, target, dict(zip(ids, vectors.tolist(), strict=True))
-            )
-            c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.next.npy"), vectors_to_bytes(vectors))
-        else:  # no switch pending: the active model is the target, rewrite this file in place
-            c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
-            updated = update(
-                c.repo,
-                record.tenant_id,
-                record.file_id,
-                lambda r: r.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
-                seen=record,
-            )
-            index_record(c, updated)
-        done += 1
-        rate = done / max(time.monotonic() - started, 1e-6)
-        state = {
-            "model": target,
-            "from_model": active,
-            "done": done,
-            "total": len(todo),
-            "rate_per_s": round(rate, 2),
-            "eta_s": round((len(todo) - done) / rate, 1),
-            "updated_at": utcnow().isoformat(),
-        }
-        if done % 20 == 0 or done == len(todo):
-            log.info("re-embed progress", **{k: v for k, v in state.items() if k != "updated_at"})
-        c.blobs.put(STATE_KEY, json.dumps(state).encode())
-    remaining = len(todo) - done
-    switched = False
-    following = False
-    if switching and remaining == 0 and not (file_ids or tag):
+        return _result(target, active, len(todo), done, len(todo) - done)
+
+    walk = _walk(c, target)
+    pages = 0
+    while not walk.finished and not out_of_budget():
+        if pages and deadline is not None and time.monotonic() >= deadline:
+            break  # a walk with nothing to do still stops in time: a page at least, every pass
+        if walk.tenant >= len(walk.tenants):  # the end of a walk
+            if walk.dirty:  # it staged files: the next walk checks that nothing is left
+                walk = _new_walk(c, target)
+                continue
+            walk.finished = True
+            break
+        pages += 1
+        tenant = walk.tenants[walk.tenant]
+        page = c.repo.query(RecordQuery(tenant_id=tenant, statuses=(Status.INDEXED,), limit=PAGE, after=walk.after))
+        last = len(page) < PAGE
+        staged = (
+            {
+                f
+                for _, f in c.index.staged_file_ids(
+                    target, tenant, after=walk.after, until=None if last else page[-1].file_id
+                )
+            }
+            if switching
+            else set()
+        )
+        stopped = False
+        for record in page:
+            if record.file_id in staged or (not switching and record.embedding_model == target):
+                walk.after, walk.walked = record.file_id, walk.walked + 1
+                continue
+            if out_of_budget():
+                stopped = True
+                break
+            _reembed_one(c, record, target, switching)
+            done += 1
+            walk.dirty = True
+            walk.after, walk.walked = record.file_id, walk.walked + 1
+        if not stopped and last:
+            walk.tenant, walk.after = walk.tenant + 1, None
+        _save_progress(c, walk, active, done, started)
+    switched = following = False
+    if walk.finished and switching:
         c.index.switch_model(target)
         switched = True
         log.info("re-embed switched", model=target, from_model=active)
         following = not _records_follow(c, target, deadline)
+    _save_progress(c, walk, active, done, started)
+    result = _result(target, active, done, done, 0 if walk.finished else None)
+    return {**result, "switched": switched, "following": following}
+
+
+def _result(target: str, active: str | None, total: int, done: int, remaining: int | None) -> dict[str, Any]:
     return {
         "model": target,
         "from_model": active,
-        "total": len(todo),
+        "total": total,
         "done": done,
-        "remaining": remaining,
-        "switched": switched,
-        # records still naming the old model (the switch's pass ran out of time): the next pass takes them
-        "following": following,
+        "remaining": remaining,  # None: the walk has not reached the end (the next pass goes on)
+        "switched": False,
+        "following": False,
     }
+
+
+def _reembed_one(c: Container, record: FileRecord, target: str, switching: bool) -> None:
+    if not switching and record.embedding_model != target and _follow(c, record, target):
+        return  # staged before the switch, whose pass ran out of time while records followed it
+    chunks, _ = load_chunks(c, record)
+    texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+    vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+    if switching:
+        ids = [chunk_id(record.file_id, ch.n) for ch in chunks] + [card_id(record.file_id)]
+        c.index.stage_vectors(record.tenant_id, record.file_id, target, dict(zip(ids, vectors.tolist(), strict=True)))
+        c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.next.npy"), vectors_to_bytes(vectors))
+        return
+    # no switch pending: the active model is the target, rewrite this file in place
+    c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
+    updated = update(
+        c.repo,
+        record.tenant_id,
+        record.file_id,
+        lambda r: r.evolve(embedding_model=target, embedding_dim=c.embedder.dim, embedded_at=utcnow()),
+        seen=record,
+    )
+    index_record(c, updated)
+
+
+def _save_progress(c: Container, walk: Walk, active: str | None, done: int, started: float) -> None:
+    rate = done / max(time.monotonic() - started, 1e-6)
+    state = {
+        "model": walk.model,
+        "from_model": active,
+        "done": done,
+        "walked": walk.walked,
+        "total": walk.total,
+        "rate_per_s": round(rate, 2),
+        "eta_s": round(max(walk.total - walk.walked, 0) / rate, 1) if rate else None,
+        "updated_at": utcnow().isoformat(),
+        "walk": walk.model_dump(),
+    }
+    log.info("re-embed progress", **{k: v for k, v in state.items() if k not in ("updated_at", "walk")})
+    c.blobs.put(STATE_KEY, json.dumps(state).encode())
 
 
 def _records_follow(c: Container, target: str, deadline: float | None = None) -> bool:

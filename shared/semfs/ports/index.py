@@ -81,8 +81,11 @@ class SearchIndex(Protocol):
         until ``switch_model``. Idempotent per (chunk, model): overlapping runs write each once."""
         ...
 
-    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
-        """``(tenant_id, file_id)`` of every file with vectors staged for ``model``."""
+    def staged_file_ids(
+        self, model: str, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None
+    ) -> set[tuple[str, str]]:
+        """``(tenant_id, file_id)`` of every file with vectors staged for ``model`` (in one tenant and
+        ``after < id <= until`` when given: the re-embed walk asks a page at a time)."""
         ...
 
     def switch_model(self, model: str) -> None:

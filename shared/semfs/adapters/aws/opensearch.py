@@ -284,26 +284,27 @@ class OpenSearchIndex:
         if ops:
             self._bulk_ops(ops)
 
-    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
+    def staged_file_ids(
+        self, model: str, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None
+    ) -> set[tuple[str, str]]:
         name = self._concrete(model)
         if name == self._active_index() or not self._call("exists", self.client.indices.exists, index=name):
             return set()
+        query = _file_range(tenant_id, after, until)
         found: set[tuple[str, str]] = set()
-        after: dict[str, Any] | None = None
+        next_key: dict[str, Any] | None = None
         while True:
             composite: dict[str, Any] = {
                 "size": 1000,
                 "sources": [{"t": {"terms": {"field": "tenant_id"}}}, {"f": {"terms": {"field": "file_id"}}}],
             }
-            if after:
-                composite["after"] = after
-            result = self._call(
-                "search", self.client.search, index=name, body={"size": 0, "aggs": {"files": {"composite": composite}}}
-            )
-            agg = result["aggregations"]["files"]
+            if next_key:
+                composite["after"] = next_key
+            body = {"size": 0, "query": query, "aggs": {"files": {"composite": composite}}}
+            agg = self._call("search", self.client.search, index=name, body=body)["aggregations"]["files"]
             found |= {(b["key"]["t"], b["key"]["f"]) for b in agg["buckets"]}
-            after = agg.get("after_key")
-            if not after or not agg["buckets"]:
+            next_key = agg.get("after_key")
+            if not next_key or not agg["buckets"]:
                 return found
 
     def switch_model(self, model: str) -> None:
@@ -513,11 +514,7 @@ class OpenSearchIndex:
 
     def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
         self.ensure_index()
-        filters: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}] if tenant_id else []
-        bounds = {op: v for op, v in (("gt", after), ("lte", until)) if v is not None}
-        if bounds:
-            filters.append({"range": {"file_id": bounds}})
-        query = {"bool": {"filter": filters}} if filters else {"match_all": {}}
+        query = _file_range(tenant_id, after, until)
         found: set[str] = set()
         next_key: dict[str, Any] | None = None
         while True:
@@ -548,3 +545,12 @@ class OpenSearchIndex:
         for name in self._call("get indices", self.client.indices.get, index=self._all_indices()):
             self._call("delete index", self.client.indices.delete, index=name)
         self._ready = False
+
+
+def _file_range(tenant_id: str | None, after: str | None, until: str | None) -> dict[str, Any]:
+    """Documents of one tenant (when given) whose file id is in ``(after, until]`` (when given)."""
+    filters: list[dict[str, Any]] = [{"term": {"tenant_id": tenant_id}}] if tenant_id else []
+    bounds = {op: v for op, v in (("gt", after), ("lte", until)) if v is not None}
+    if bounds:
+        filters.append({"range": {"file_id": bounds}})
+    return {"bool": {"filter": filters}} if filters else {"match_all": {}}

@@ -129,12 +129,16 @@ class LocalSearchIndex:
             ]
         )
 
-    def staged_file_ids(self, model: str) -> set[tuple[str, str]]:
-        rows = self.store.conn().execute(
-            "SELECT DISTINCT d.tenant_id, d.file_id FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ?",
-            (model,),
-        )
-        return {(r[0], r[1]) for r in rows}
+    def staged_file_ids(
+        self, model: str, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None
+    ) -> set[tuple[str, str]]:
+        sql = "SELECT DISTINCT d.tenant_id, d.file_id FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ?"
+        params = [model]
+        for cond, value in (("d.tenant_id = ?", tenant_id), ("d.file_id > ?", after), ("d.file_id <= ?", until)):
+            if value is not None:
+                sql += f" AND {cond}"
+                params.append(value)
+        return {(r[0], r[1]) for r in self.store.conn().execute(sql, params)}
 
     def switch_model(self, model: str) -> None:
         """In one transaction: the staged vectors of ``model`` become the searchable ones, every other
