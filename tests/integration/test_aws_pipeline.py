@@ -565,3 +565,9 @@ def test_the_api_deletes_a_file_under_its_own_role(aws_stack: Stack) -> None:
     assert response["statusCode"] == 200, response
     assert record_of(aws_stack).deleted_at is not None
     assert search(aws_stack, "holiday")["results"] == []
+
+
+def test_every_function_runs_under_its_own_role_in_these_tests(aws_stack: Stack) -> None:
+    """The IAM check sees a function only if the harness runs its handler as that function."""
+    deployed = {p.name for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()}
+    assert set(aws_stack.handlers) == deployed
