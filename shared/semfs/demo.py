@@ -191,7 +191,9 @@ def _security_pdf() -> bytes:
     from reportlab.pdfgen import canvas
 
     buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    c = canvas.Canvas(buf, pagesize=A4, invariant=1)  # the same bytes every run (the demo is idempotent)
+    # invariant mode dates every PDF 2000-01-01, which the file list would show: the policy's own date instead
+    c._doc._timeStamp.YMDhms = (2026, 8, 14, 9, 0, 0)  # type: ignore[attr-defined]
     c.setTitle("Information security policy")
     pages = [
         [

@@ -56,6 +56,15 @@ def test_every_format_is_ingested(loaded: Container) -> None:
     assert len(kinds) >= 6
 
 
+def test_no_demo_file_shows_a_generators_placeholder_date(loaded: Container) -> None:
+    """reportlab's reproducible mode dates a PDF 2000-01-01: the demo's first listing showed it."""
+    from semfs.ports import RecordQuery
+
+    dated = {r.filename: r.document_date for r in loaded.repo.query(RecordQuery(tenant_id=T, limit=100))}
+    assert dated["security-policy.pdf"] is not None and dated["security-policy.pdf"].year == 2026
+    assert all(d is None or d.year >= 2020 for d in dated.values()), dated
+
+
 @pytest.mark.parametrize(("filename", "question"), sorted(PARAPHRASES.items()))
 def test_each_file_is_found_by_a_paraphrased_question(loaded: Container, filename: str, question: str) -> None:
     top = [r.filename for r in search(loaded, T, SearchRequest(query=question, limit=3)).results]
