@@ -147,3 +147,51 @@ def test_counts_and_unfinished(repository: FileRepository) -> None:
     assert sum(repository.counts().values()) == 3
     assert [r.file_id for r in repository.unfinished()] == ["b"]
     assert repository.tenants() == ["acme", "globex"]
+
+
+def test_counts_follow_every_change_of_status_or_outcome(repository: FileRepository) -> None:
+    """The status page reads these on every poll: in DynamoDB one counts item per tenant, moved by each
+    write (before, every record of the tenant was read for each call; at 1M files, minutes and a
+    timed-out API)."""
+    for n in range(4):
+        repository.create(rec(f"f{n}", status=Status.RECEIVED))
+    update(repository, "acme", "f0", lambda r: r.evolve(status=Status.EXTRACTING))
+    for n in (1, 2):
+        update(repository, "acme", f"f{n}", lambda r: r.evolve(status=Status.INDEXED, outcome=Outcome.OK))
+    update(repository, "acme", "f2", lambda r: r.evolve(tags=["x"]))  # no status change: no count moves
+    update(repository, "acme", "f3", lambda r: r.evolve(status=Status.DELETED, deleted_at=utcnow()))
+    assert repository.counts("acme") == {("extracting", None): 1, ("indexed", "OK"): 2, ("deleted", None): 1}
+    assert repository.counts("globex") == {}
+    assert repository.tenants() == ["acme"]  # a counts item is not a tenant's record ...
+    with pytest.raises(NotFound):
+        repository.get("acme", "~counts#acme")  # ... nor a file
+    assert [r.file_id for r in repository.query(RecordQuery(tenant_id="acme", include_deleted=True))] == [
+        "f0",
+        "f1",
+        "f2",
+        "f3",
+    ]
+
+
+def test_counts_of_a_table_from_before_the_counts_item(aws_settings: object) -> None:
+    """An upgraded deployment has records and no counts item: the first call counts them once."""
+    import boto3
+
+    from semfs.adapters.aws.dynamodb import DynamoFileRepository, table_definition
+    from semfs.config import Settings
+
+    assert isinstance(aws_settings, Settings)
+    ddb = boto3.client("dynamodb", region_name="eu-west-1")
+    ddb.create_table(**table_definition("semfs-upgraded"))
+    repo = DynamoFileRepository(aws_settings.model_copy(update={"table": "semfs-upgraded"}))
+    repo.create(rec("a", status=Status.INDEXED, outcome=Outcome.OK))
+    repo.create(rec("b", status=Status.FAILED, outcome=Outcome.FAILED_PARSE))
+    ddb.delete_item(TableName="semfs-upgraded", Key={"file_id": {"S": "~counts#acme"}})  # as before this version
+    repo.create(rec("c", status=Status.RECEIVED))  # a write before the first count: a partial item
+    assert repo.counts("acme") == {("indexed", "OK"): 1, ("failed", "FAILED_PARSE"): 1, ("received", None): 1}
+    update(repo, "acme", "c", lambda r: r.evolve(status=Status.EXTRACTING))
+    calls: list[str] = []
+    real = repo._call
+    repo._call = lambda op, **kw: calls.append(op) or real(op, **kw)  # type: ignore[method-assign]
+    assert repo.counts("acme") == {("indexed", "OK"): 1, ("failed", "FAILED_PARSE"): 1, ("extracting", None): 1}
+    assert calls == ["get_item"]  # one item read, whatever the number of records

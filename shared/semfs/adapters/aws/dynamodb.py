@@ -5,6 +5,13 @@ attributes the pipeline and API look up by are projected into global secondary i
 (by tenant, lineage, content hash, name + thread, status, embedding model). Every write after the
 create is a put conditional on the ``revision`` it was read at, so a concurrent writer's fields are
 never lost to a whole-item overwrite (the loser gets ``Conflict`` and re-applies its change).
+
+Each tenant also has one counts item (``file_id = ~counts#<tenant>``; no record id starts with ``~``, and
+it carries none of the indexes' keys, so no index lists it): one number per (status, outcome), moved by
+every create and every save that changes a record's status or outcome (the put returns the item it
+replaced). ``counts(tenant)`` — the status page, polled — reads that one item instead of every record of
+the tenant. A table from before the counts item is counted in full once, on the first call; a write that
+races that first count, or a function stopped between a put and its count, can leave a number off by one.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from semfs.ports.repository import RecordQuery
 from .clients import client, error_code, is_retryable, paginate, retryable
 
 SEP = "#"
+COUNTS = "~counts#"  # the file_id of a tenant's counts item (record ids are "f_…")
+COUNTED = "counted"  # set on the counts item once it holds every record (the first full count)
 GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL = (
     "by_tenant",
     "by_lineage",
@@ -55,6 +64,28 @@ def _item(r: FileRecord) -> dict[str, Any]:
 
 def _record(item: dict[str, Any]) -> FileRecord:
     return FileRecord.model_validate_json(item["data"]["S"])
+
+
+def _count_name_of(status: str, outcome: str | None) -> str:
+    """The counts item's attribute for one (status, outcome): ``n|indexed|OK``."""
+    return f"n|{status}|{outcome or ''}"
+
+
+def _count_name(r: FileRecord) -> str:
+    return _count_name_of(r.status.value, r.outcome.value if r.outcome else None)
+
+
+def _count_key(name: str) -> tuple[str, str | None]:
+    _, status, outcome = name.split("|", 2)
+    return status, outcome or None
+
+
+def _tally(records: Iterator[FileRecord]) -> dict[tuple[str, str | None], int]:
+    out: dict[tuple[str, str | None], int] = {}
+    for r in records:
+        key = (r.status.value, r.outcome.value if r.outcome else None)
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 class DynamoFileRepository:
@@ -115,28 +146,45 @@ class DynamoFileRepository:
             self._call("put_item", Item=_item(first), ConditionExpression="attribute_not_exists(file_id)")
         except Conflict:
             return False
+        self._count(record.tenant_id, None, _count_name(first))
         return True
+
+    def _count(self, tenant_id: str, was: str | None, now: str | None) -> None:
+        """Move one record from ``was`` to ``now`` in the tenant's counts item."""
+        if was == now:
+            return
+        moves = [(n, d) for n, d in ((was, -1), (now, 1)) if n is not None]
+        self._call(
+            "update_item",
+            Key={"file_id": {"S": f"{COUNTS}{tenant_id}"}},
+            UpdateExpression="ADD " + ", ".join(f"#n{i} :d{i}" for i in range(len(moves))),
+            ExpressionAttributeNames={f"#n{i}": n for i, (n, _) in enumerate(moves)},
+            ExpressionAttributeValues={f":d{i}": {"N": str(d)} for i, (_, d) in enumerate(moves)},
+        )
 
     def save(self, record: FileRecord) -> FileRecord:
         stored = record.model_copy(update={"revision": record.revision + 1})
         condition, values = _at_revision(record.revision)
         try:
-            self._call(
+            replaced = self._call(
                 "put_item",
                 Item=_item(stored),
                 ConditionExpression=f"attribute_exists(file_id) AND ({condition})",
                 ExpressionAttributeValues=values,
-            )
+                ReturnValues="ALL_OLD",
+            ).get("Attributes")
         except Conflict as e:
             exists = self._call("get_item", Key={"file_id": {"S": record.file_id}}, ConsistentRead=True).get("Item")
             if exists is None:
                 raise NotFound(f"no record {record.file_id}") from e
             raise Conflict(f"record {record.file_id} changed since revision {record.revision}") from e
+        if replaced:
+            self._count(record.tenant_id, _count_name(_record(replaced)), _count_name(stored))
         return stored
 
     def get(self, tenant_id: str, file_id: str) -> FileRecord:
         item = self._call("get_item", Key={"file_id": {"S": file_id}}, ConsistentRead=True).get("Item")
-        if item is None or item["tenant_id"]["S"] != tenant_id:
+        if item is None or item.get("tenant_id", {}).get("S") != tenant_id:  # a counts item has no tenant_id
             raise NotFound(f"no file {file_id}")
         return _record(item)
 
@@ -273,20 +321,32 @@ class DynamoFileRepository:
         yield from paginate(self._call, "scan", kwargs)
 
     def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
-        items = (
-            self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}})
-            if tenant_id is not None
-            else self._scan("#d", {"#d": "data"})
+        if tenant_id is None:  # every tenant (maintenance only): the records themselves
+            return _tally(_record(i) for i in self._scan("#d", {"#d": "data"}) if "data" in i)
+        key = {"file_id": {"S": f"{COUNTS}{tenant_id}"}}
+        item = self._call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+        if COUNTED in item:
+            return {_count_key(n): int(v["N"]) for n, v in item.items() if n.startswith("n|") and v["N"] != "0"}
+        # the first call on a table from before the counts item: count the tenant's records once
+        found = _tally(_record(i) for i in self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}}))
+        names = {f"#n{i}": _count_name_of(*k) for i, k in enumerate(found)}
+        stale = [n for n in item if n.startswith("n|") and n not in names.values()]
+        names |= {f"#x{i}": n for i, n in enumerate(stale)}
+        sets = [f"#n{i} = :v{i}" for i in range(len(found))] + [f"{COUNTED} = :true"]
+        self._call(
+            "update_item",
+            Key=key,
+            UpdateExpression="SET "
+            + ", ".join(sets)
+            + (" REMOVE " + ", ".join(f"#x{i}" for i in range(len(stale))) if stale else ""),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={f":v{i}": {"N": str(n)} for i, n in enumerate(found.values())}
+            | {":true": {"BOOL": True}},
         )
-        out: dict[tuple[str, str | None], int] = {}
-        for item in items:
-            r = _record(item)
-            key = (r.status.value, r.outcome.value if r.outcome else None)
-            out[key] = out.get(key, 0) + 1
-        return out
+        return found
 
     def tenants(self) -> list[str]:
-        return sorted({i["tenant_id"]["S"] for i in self._scan("tenant_id")})
+        return sorted({i["tenant_id"]["S"] for i in self._scan("tenant_id") if "tenant_id" in i})
 
     def unfinished(self) -> list[FileRecord]:
         found: list[FileRecord] = []
