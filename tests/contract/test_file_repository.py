@@ -195,3 +195,23 @@ def test_counts_of_a_table_from_before_the_counts_item(aws_settings: object) -> 
     repo._call = lambda op, **kw: calls.append(op) or real(op, **kw)  # type: ignore[method-assign]
     assert repo.counts("acme") == {("indexed", "OK"): 1, ("failed", "FAILED_PARSE"): 1, ("extracting", None): 1}
     assert calls == ["get_item"]  # one item read, whatever the number of records
+
+
+def test_newest_and_oldest_pages(repository: FileRepository, request: pytest.FixtureRequest) -> None:
+    from datetime import timedelta
+
+    start = utcnow()
+    for n in range(7):
+        repository.create(rec(f"f{n}", created_at=start + timedelta(minutes=n), tags=["x"] if n % 2 else []))
+    newest = repository.query(RecordQuery(tenant_id="acme", order="newest", limit=3, offset=2))
+    assert [r.file_id for r in newest] == ["f4", "f3", "f2"]
+    oldest = repository.query(RecordQuery(tenant_id="acme", order="oldest", limit=2, offset=1))
+    assert [r.file_id for r in oldest] == ["f1", "f2"]
+    tagged = repository.query(RecordQuery(tenant_id="acme", order="newest", tag="x", limit=2, offset=1))
+    assert [r.file_id for r in tagged] == ["f3", "f1"]
+    if "dynamodb" in request.node.callspec.id:  # the Documents view's default order reads its page, not the tenant
+        indexes: list[str] = []
+        real = repository._call  # type: ignore[attr-defined]
+        repository._call = lambda op, **kw: indexes.append(kw.get("IndexName", "")) or real(op, **kw)  # type: ignore[attr-defined]
+        repository.query(RecordQuery(tenant_id="acme", order="newest", limit=3))
+        assert indexes == ["by_tenant_created"]

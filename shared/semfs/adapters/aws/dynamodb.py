@@ -30,13 +30,14 @@ from .clients import client, error_code, is_retryable, paginate, retryable
 SEP = "#"
 COUNTS = "~counts#"  # the file_id of a tenant's counts item (record ids are "f_…")
 COUNTED = "counted"  # set on the counts item once it holds every record (the first full count)
-GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL = (
+GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL, GSI_CREATED = (
     "by_tenant",
     "by_lineage",
     "by_sha",
     "by_name",
     "by_status",
     "by_model",
+    "by_tenant_created",
 )
 
 
@@ -276,12 +277,24 @@ class DynamoFileRepository:
         if q.created_to:
             conds.append("created_at <= :ct")
             values[":ct"] = {"S": q.created_to.isoformat()}
+        # newest/oldest come from the index by creation time, a page at a time; "id" from by_tenant
+        by_time = q.order in ("newest", "oldest")
         key = "tenant_id = :t"
         if q.after:
-            key += " AND file_id > :after"
             values[":after"] = {"S": q.after}
+            if by_time:
+                conds.append("file_id > :after")  # a filter there: that index is sorted by time
+            else:
+                key += " AND file_id > :after"
         out: list[FileRecord] = []
-        items = self._query(GSI_TENANT, key, values, filter_expr=" AND ".join(conds) or None, names=names or None)
+        items = self._query(
+            GSI_CREATED if by_time else GSI_TENANT,
+            key,
+            values,
+            forward=q.order != "newest",
+            filter_expr=" AND ".join(conds) or None,
+            names=names or None,
+        )
         for item in items:
             r = _record(item)
             if q.lineage_id and r.lineage_id != q.lineage_id:
@@ -301,14 +314,14 @@ class DynamoFileRepository:
             if q.exclude_duplicates and r.outcome is not None and r.outcome.value == "SKIPPED_DUPLICATE":
                 continue
             out.append(r)
-            if q.order == "id" and len(out) >= q.limit:
+            if (q.order == "id" and len(out) >= q.limit) or (by_time and len(out) >= q.offset + q.limit):
                 break
         if q.order == "id":
             return out
-        # by_tenant is sorted by file_id: other orders sort the tenant's matches here (a listing, not a sweep)
+        if by_time:
+            return out[q.offset : q.offset + q.limit]
+        # no index orders by name or size: those sort the tenant's matches here, every one of them read
         order_by: dict[str, Callable[[FileRecord], tuple[Any, str]]] = {
-            "newest": lambda r: (-r.created_at.timestamp(), r.file_id),
-            "oldest": lambda r: (r.created_at.timestamp(), r.file_id),
             "name": lambda r: (r.filename.casefold(), r.file_id),
             "size": lambda r: (-r.size_bytes, r.file_id),
         }
@@ -401,5 +414,6 @@ def table_definition(name: str) -> dict[str, Any]:
             gsi(GSI_NAME, "name_key", "version"),
             gsi(GSI_STATUS, "status", "created_at"),
             gsi(GSI_MODEL, "embedding_model", "file_id"),
+            gsi(GSI_CREATED, "tenant_id", "created_at"),
         ],
     }
