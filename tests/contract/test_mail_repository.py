@@ -34,6 +34,14 @@ def test_tenants_do_not_see_each_others_threads_or_contacts(mail_repository: Mai
     assert mail_repository.thread_of_message("t2", "<m1@x>") is None
     assert mail_repository.thread_of_subject("t2", "k") is None
     assert mail_repository.contacts("t2") == []
+    assert mail_repository.contact("t2", JANE.contact_id) is None
+
+
+def test_one_contact_by_its_id(mail_repository: MailRepository) -> None:
+    mail_repository.add_contact_message("t1", JANE, "<m1@x>")
+    found = mail_repository.contact("t1", JANE.contact_id)
+    assert found is not None and (found.name, found.email, found.messages) == ("Jane Okafor", JANE.email, 1)
+    assert mail_repository.contact("t1", "c_nobody@x") is None
 
 
 def test_a_contact_counts_distinct_messages(mail_repository: MailRepository) -> None:

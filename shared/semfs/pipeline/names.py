@@ -51,8 +51,12 @@ def labels(
         subject = (found.subject if found else "") or fallback
         if subject:
             subjects[thread_id] = subject
-    people = {p.contact_id: p.name or p.email for p in c.mail.contacts(tenant)} if contacts else {}
-    return subjects, {cid: people[cid] for cid in contacts if cid in people}
+    people = {}
+    for cid in dict.fromkeys(contacts):  # a keyed read each: a file names a few, a tenant may have thousands
+        person = c.mail.contact(tenant, cid)
+        if person and (person.name or person.email):
+            people[cid] = person.name or person.email
+    return subjects, people
 
 
 def contact_id(c: Container, tenant: str, name: str | None) -> str | None:

@@ -82,6 +82,11 @@ class MailRepository(Protocol):
         """One thread, or ``None`` (also for another tenant's)."""
         ...
 
+    def contact(self, tenant_id: str, contact_id: str) -> Contact | None:
+        """One contact, or ``None`` (also for another tenant's): one keyed read, for the names of a
+        file's contacts."""
+        ...
+
     def contacts(self, tenant_id: str) -> list[Contact]:
         """Every contact of the tenant, by contact id (an indexed look-up, never a listing of blobs)."""
         ...

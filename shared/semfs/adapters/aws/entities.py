@@ -228,6 +228,10 @@ class DynamoMailRepository(_EntityTable):
             return None
         return Thread(tenant_id, thread_id, subject, tuple(sorted(people)), messages)
 
+    def contact(self, tenant_id: str, contact_id: str) -> Contact | None:
+        item = self._get(f"C#{tenant_id}", contact_id)
+        return _contact(tenant_id, item) if item else None
+
     def contacts(self, tenant_id: str) -> list[Contact]:
         return [_contact(tenant_id, item) for item in self._query(f"C#{tenant_id}")]
 

@@ -163,5 +163,9 @@ class SqliteMailRepository:
             for r in rows
         ]
 
+    def contact(self, tenant_id: str, contact_id: str) -> Contact | None:
+        found = self._contacts(tenant_id, contact_id)
+        return found[0] if found else None
+
     def contacts(self, tenant_id: str) -> list[Contact]:
         return self._contacts(tenant_id)
