@@ -215,3 +215,28 @@ def test_newest_and_oldest_pages(repository: FileRepository, request: pytest.Fix
         repository._call = lambda op, **kw: indexes.append(kw.get("IndexName", "")) or real(op, **kw)  # type: ignore[attr-defined]
         repository.query(RecordQuery(tenant_id="acme", order="newest", limit=3))
         assert indexes == ["by_tenant_created"]
+
+
+def test_a_throttled_count_never_fails_the_write_it_follows(aws_settings: object) -> None:
+    """The record is written before its count moves: failing the stage then would retry around a write
+    that happened. The count is left off by one, and logged."""
+    import boto3
+
+    from semfs.adapters.aws.dynamodb import DynamoFileRepository, table_definition
+    from semfs.config import Settings
+    from semfs.domain.errors import RetryableError
+
+    assert isinstance(aws_settings, Settings)
+    boto3.client("dynamodb", region_name="eu-west-1").create_table(**table_definition("semfs-hot"))
+    repo = DynamoFileRepository(aws_settings.model_copy(update={"table": "semfs-hot"}))
+    real = repo._call
+
+    def throttled(op: str, **kw: object) -> object:
+        if op == "update_item":
+            raise RetryableError("dynamodb update_item: ThrottlingException")
+        return real(op, **kw)
+
+    repo._call = throttled  # type: ignore[method-assign]
+    assert repo.create(rec("a", status=Status.RECEIVED))
+    saved = update(repo, "acme", "a", lambda r: r.evolve(status=Status.EXTRACTING))
+    assert repo.get("acme", "a").status is Status.EXTRACTING and saved.revision == 2

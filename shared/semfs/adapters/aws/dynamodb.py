@@ -20,13 +20,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from semfs.config import Settings
-from semfs.domain.errors import Conflict, NotFound
+from semfs.domain.errors import Conflict, NotFound, RetryableError
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES, Status
+from semfs.observability import get_logger
 from semfs.ports.repository import RecordQuery
 
 from .clients import client, error_code, is_retryable, paginate, retryable
 
+log = get_logger(__name__)
 SEP = "#"
 COUNTS = "~counts#"  # the file_id of a tenant's counts item (record ids are "f_…")
 COUNTED = "counted"  # set on the counts item once it holds every record (the first full count)
@@ -151,17 +153,24 @@ class DynamoFileRepository:
         return True
 
     def _count(self, tenant_id: str, was: str | None, now: str | None) -> None:
-        """Move one record from ``was`` to ``now`` in the tenant's counts item."""
+        """Move one record from ``was`` to ``now`` in the tenant's counts item. The record is written
+        already: a count that cannot be moved (the item throttled past the SDK's retries) is logged and
+        left off by one, never a failed stage that would be retried around a write that happened."""
+        from botocore.exceptions import ClientError
+
         if was == now:
             return
         moves = [(n, d) for n, d in ((was, -1), (now, 1)) if n is not None]
-        self._call(
-            "update_item",
-            Key={"file_id": {"S": f"{COUNTS}{tenant_id}"}},
-            UpdateExpression="ADD " + ", ".join(f"#n{i} :d{i}" for i in range(len(moves))),
-            ExpressionAttributeNames={f"#n{i}": n for i, (n, _) in enumerate(moves)},
-            ExpressionAttributeValues={f":d{i}": {"N": str(d)} for i, (_, d) in enumerate(moves)},
-        )
+        try:
+            self._call(
+                "update_item",
+                Key={"file_id": {"S": f"{COUNTS}{tenant_id}"}},
+                UpdateExpression="ADD " + ", ".join(f"#n{i} :d{i}" for i in range(len(moves))),
+                ExpressionAttributeNames={f"#n{i}": n for i, (n, _) in enumerate(moves)},
+                ExpressionAttributeValues={f":d{i}": {"N": str(d)} for i, (_, d) in enumerate(moves)},
+            )
+        except (RetryableError, ClientError) as e:
+            log.warning("status counts not moved", tenant_id=tenant_id, error=type(e).__name__)
 
     def save(self, record: FileRecord) -> FileRecord:
         stored = record.model_copy(update={"revision": record.revision + 1})
