@@ -268,7 +268,8 @@ def list_files(
 ) -> FileList:
     """Latest versions, newest first unless ``sort`` says otherwise; ``include_history`` adds older
     versions, ``include_duplicates=false`` leaves out skipped duplicates. ``cursor`` is the
-    ``next_cursor`` of the previous page."""
+    ``next_cursor`` of the previous page. In AWS, newest and oldest read a page from an index by
+    creation time; name and size read every file of the tenant to sort them (slow past ~100k files)."""
     if not 1 <= limit <= 200:
         raise BadRequestError("limit must be between 1 and 200")
     try:
