@@ -49,6 +49,28 @@ def _minmax_per_chunk(legs: list[list[IndexHit]]) -> list[RankedFile]:
     return group_by_file(fused)
 
 
+def _normalised_per_file(legs: list[list[IndexHit]], how: str) -> list[RankedFile]:
+    """Each leg's best score per file normalised by z-score, or by DBSF (mean ± 3σ, clamped to 0..1:
+    Qdrant's distribution-based score fusion), then summed."""
+    total: dict[str, float] = {}
+    for leg in legs:
+        best: dict[str, float] = {}
+        for hit in leg:
+            best.setdefault(hit.file_id, hit.score)
+        values = list(best.values())
+        mu = statistics.fmean(values) if values else 0.0
+        sd = statistics.pstdev(values) if len(values) > 1 else 0.0
+        for f, v in best.items():
+            if sd == 0:
+                n = 1.0
+            elif how == "z":
+                n = (v - mu) / sd
+            else:
+                n = min(max((v - (mu - 3 * sd)) / (6 * sd), 0.0), 1.0)
+            total[f] = total.get(f, 0.0) + n
+    return [(f, sc, []) for f, sc in sorted(total.items(), key=lambda kv: -kv[1])]
+
+
 METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
     "keyword": lambda legs: group_by_file(legs[1]),
     "semantic": lambda legs: group_by_file(legs[0]),
@@ -56,6 +78,8 @@ METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
     "rrf per file": lambda legs: fuse_files(list(legs), "rrf"),
     "minmax per file": lambda legs: fuse_files(list(legs), "minmax"),
     "minmax per chunk": lambda legs: _minmax_per_chunk(list(legs)),
+    "z-score per file": lambda legs: _normalised_per_file(list(legs), "z"),
+    "dbsf per file": lambda legs: _normalised_per_file(list(legs), "dbsf"),
 }
 
 
