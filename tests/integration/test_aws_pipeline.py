@@ -91,6 +91,7 @@ def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
         "ocr_polls",
         "ocr_wait_seconds",
         "ocr_notice",
+        "ocr_job_pages",
         "partial",
         "deadline",
         "enrich_fallback",
@@ -311,11 +312,13 @@ class AsyncOcr:
     """Stands in for Textract's async API: the job runs for two polls, then returns its pages."""
 
     engine = "textract"
+    document_jobs = True
     announces_jobs = False
 
     def __init__(self) -> None:
         self.polls = 0
         self.tokens: list[str | None] = []
+        self.documents: list[tuple[str, int | None]] = []  # (blob key, pages) of each job started
 
     def recognise(self, image: bytes, page: int) -> Any:
         raise AssertionError("a PDF goes to the async API")
@@ -324,6 +327,7 @@ class AsyncOcr:
         self, blob_key: str, mime_type: str, pages: int | None, request_token: str | None = None
     ) -> str | None:
         self.tokens.append(request_token)
+        self.documents.append((blob_key, pages))
         return "job-1"
 
     def poll_document(self, job_id: str) -> Any:
@@ -354,6 +358,7 @@ def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
     record = record_of(aws_stack)
     assert (record.outcome, record.extraction, record.ocr_engine) == (Outcome.OK, "ocr", "textract")
     assert fake.tokens == [f"{record.file_id}-a0"]  # a retried start gets this job back, not a second bill
+    assert fake.documents == [(record.blob_key, 1)]  # every page is a scan: the stored file itself
     assert search(aws_stack, "payment due thirty days")["results"][0]["file_id"] == record.file_id
 
 
@@ -476,6 +481,29 @@ def test_a_lost_notice_is_a_timeout_then_ocr_looks_at_the_job(
     assert aws_stack.invocations == ["extract", "ocr", "ocr_wait", "ocr", "enrich", "embed", "index", "finalize"]
     history = aws_stack.sfn.get_execution_history(executionArn=desc["executionArn"], maxResults=1000)["events"]
     assert sum(1 for e in history if e["type"] == "TaskTimedOut") == 1
+
+
+def test_a_job_reads_only_the_pages_without_a_text_layer(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textract bills every page it is given: page 2 of this PDF is a scan, page 1 has text, so the job
+    gets a PDF of page 2 alone, and its page 1 is the file's page 2."""
+    from semfs.extractors.pdf import extract_pdf
+    from tests import ocr_corpus as oc
+
+    fake = AsyncOcr()
+    with_ocr(monkeypatch, fake)
+    desc = upload(aws_stack, "uploads/acme/review.pdf", oc.mixed_pdf())
+    assert desc["status"] == "SUCCEEDED"
+    ((key, pages),) = fake.documents
+    assert key.startswith("derived/acme/") and key.endswith("/ocr-pages.pdf") and pages == 1
+    cut = aws_stack.s3.get_object(Bucket="semfs-test", Key=key)["Body"].read()
+    assert extract_pdf(cut, 100_000)[0].pages == 1
+    record = record_of(aws_stack)
+    assert (record.outcome, record.extraction) == (Outcome.OK, "mixed")
+    from semfs.lambda_support import get_container
+    from semfs.pipeline.state import load_document
+
+    doc = load_document(get_container(), record)
+    assert [(b.location.page, b.text.split()[0]) for b in doc.blocks][-1] == (2, "Invoice")  # the job's page 1
 
 
 def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:

@@ -380,3 +380,20 @@ def test_office_documents_carry_their_own_date() -> None:
 )
 def test_plain_text_title_is_its_first_line_when_that_looks_like_a_title(text: str, title: str | None) -> None:
     assert extract_text_kind("text", text.encode(), "8453819.txt").title == title
+
+
+def test_some_pages_of_a_pdf_cut_into_one_of_their_own() -> None:
+    """What a Textract job reads when only some pages lack a text layer: those pages, in order."""
+    from pypdf import PdfReader, PdfWriter
+
+    from semfs.extractors.pdf import extract_pdf, pdf_pages
+    from tests.ocr_corpus import text_pdf
+
+    writer = PdfWriter()
+    for n in range(1, 5):
+        writer.add_page(PdfReader(io.BytesIO(text_pdf([f"Page number {n} of the report"]))).pages[0])
+    buf = io.BytesIO()
+    writer.write(buf)
+    cut, _ = extract_pdf(pdf_pages(buf.getvalue(), [4, 2]), 100_000)
+    assert cut.pages == 2
+    assert [b.text for b in cut.blocks] == ["Page number 4 of the report", "Page number 2 of the report"]

@@ -147,3 +147,22 @@ def _outline(pdf: object) -> list[str]:
     except Exception:  # a broken outline costs the outline, not the document
         return titles
     return titles
+
+
+def pdf_pages(data: bytes, pages: list[int]) -> bytes:
+    """A PDF of these 1-based pages of ``data``, in this order: what a document OCR job reads when only
+    some pages lack a text layer (Textract bills every page it is given)."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    src = pdfium.PdfDocument(data)
+    out = pdfium.PdfDocument.new()
+    try:
+        out.import_pages(src, [p - 1 for p in pages])
+        buf = io.BytesIO()
+        out.save(buf)
+        return buf.getvalue()
+    finally:
+        out.close()
+        src.close()

@@ -17,6 +17,7 @@ from typing import Any
 from semfs.domain.errors import ParseFailed, PermanentError, SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file, render_pages
+from semfs.extractors.pdf import pdf_pages
 
 RECYCLE_AFTER_BYTES = 16 * 1024 * 1024  # input over this, or extracted text over the next: a fresh worker after
 RECYCLE_AFTER_CHARS = 1_000_000
@@ -101,6 +102,20 @@ class SubprocessExtractor:
         except Exception as e:  # pdfium / Pillow errors on a page
             raise PermanentError(f"a page could not be rendered: {type(e).__name__}", outcome=Outcome.FAILED_OCR) from e
 
+    def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
+        """Some pages as a PDF of their own, cut in the bounded worker."""
+        from pebble import ProcessExpired
+
+        future = self._get_pool().schedule(pdf_pages, args=(data, pages), timeout=self._timeout)
+        try:
+            return future.result()  # type: ignore[no-any-return]
+        except FutureTimeout as e:
+            raise PermanentError("cutting the pages for OCR took too long", outcome=Outcome.FAILED_TIMEOUT) from e
+        except (ProcessExpired, MemoryError) as e:
+            raise PermanentError("cutting the pages for OCR ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+        except Exception as e:  # pdfium on a damaged file
+            raise PermanentError(f"the pages could not be cut: {type(e).__name__}", outcome=Outcome.FAILED_OCR) from e
+
     def close(self) -> None:
         with self._lock:
             if self._pool is not None:
@@ -120,6 +135,9 @@ class InProcessExtractor:
 
     def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
         return render_pages(data, kind, pages, dpi, self._limits.max_image_pixels)
+
+    def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
+        return pdf_pages(data, pages)
 
     def close(self) -> None:
         return None

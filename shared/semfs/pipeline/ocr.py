@@ -11,6 +11,7 @@ which Ocr looks once and waits again.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import FileSkipped, PermanentError
@@ -19,10 +20,11 @@ from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.text import normalise_ocr
 from semfs.observability import get_logger
 from semfs.pipeline.stage import Work, stage
-from semfs.pipeline.state import PipelineState, load_document
+from semfs.pipeline.state import PipelineState, derived_key, load_document
 from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
+    from semfs.domain.models import FileRecord
     from semfs.ports import Container
 
 log = get_logger(__name__)
@@ -43,13 +45,18 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             polled = c.ocr.poll_document(state.ocr_job_id)
             if polled is None:
                 return state.model_copy(update={**_waiting(c), "ocr_polls": state.ocr_polls + 1})
+            if state.ocr_job_pages:  # the job read only the pages that need OCR: its page n is the nth of them
+                cut = state.ocr_job_pages
+                polled = [replace(p, page=cut[p.page - 1]) for p in polled if 1 <= p.page <= len(cut)]
             pages = [p for p in polled if p.page in wanted]
         else:
             # a retried Ocr task (a timeout, a throttled poll) gets the job it already started
             token = f"{record.file_id}-a{record.attempt}"
-            job = c.ocr.start_document(record.blob_key, record.mime_type, record.pages, request_token=token)
+            key, count, cut = _job_document(c, record, sorted(wanted))
+            job = c.ocr.start_document(key, record.mime_type, count, request_token=token)
             if job is not None:
-                return state.model_copy(update={**_waiting(c), "ocr_job_id": job, "ocr_polls": 0})
+                update = {**_waiting(c), "ocr_job_id": job, "ocr_polls": 0, "ocr_job_pages": cut}
+                return state.model_copy(update=update)
             kind = "pdf" if record.mime_type == "application/pdf" else "image"
             data = c.blobs.get(record.blob_key)
             pages = []
@@ -64,8 +71,21 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                     pages.append(c.ocr.recognise(image, number))
         merge(c, work, pages, out_of_time)
         work.next_status = Status.ENRICHING
-    update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0, "ocr_notice": False}
+    update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0, "ocr_notice": False, "ocr_job_pages": []}
     return state.model_copy(update={**update, "partial": state.partial or out_of_time})
+
+
+def _job_document(c: Container, record: FileRecord, numbers: list[int]) -> tuple[str, int | None, list[int]]:
+    """What a document job reads: the stored file, or — a PDF whose other pages have a text layer — those
+    pages cut into a PDF of their own, so Textract reads and bills 3 pages of a 300-page report, not 300.
+    Returns (blob key, its pages, the original number of each of its pages; empty when uncut)."""
+    assert c.ocr is not None
+    whole = record.pages is not None and len(numbers) >= record.pages
+    if not c.ocr.document_jobs or record.mime_type != "application/pdf" or whole or not numbers:
+        return record.blob_key, record.pages, []
+    key = derived_key(record.tenant_id, record.file_id, "ocr-pages.pdf")
+    c.blobs.put(key, c.extractor.pdf_pages(c.blobs.get(record.blob_key), numbers))
+    return key, len(numbers), numbers
 
 
 def _waiting(c: Container) -> dict[str, object]:

@@ -24,6 +24,7 @@ class PipelineState(BaseModel):
     ocr_job_id: str | None = None
     ocr_polls: int = 0
     ocr_wait_seconds: int = 0
+    ocr_job_pages: list[int] = Field(default_factory=list)  # the job read these pages, cut out, in this order
     ocr_notice: bool = False  # the job announces its end: wait for the notice (for at most ocr_wait_seconds)
     partial: bool = False
     deadline: float | None = None  # epoch seconds by which extract + OCR of this file must be done

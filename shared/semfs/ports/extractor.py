@@ -18,6 +18,10 @@ class Extractor(Protocol):
         """PNG images of these 1-based ``pages`` of a PDF or image (for page-by-page OCR engines)."""
         ...
 
+    def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
+        """A PDF of these 1-based pages, in order (parsed in the same bounds as ``extract``)."""
+        ...
+
     def close(self) -> None:
         """Stop any worker; idempotent."""
         ...

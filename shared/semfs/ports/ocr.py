@@ -20,6 +20,11 @@ class Ocr(Protocol):
         ...
 
     @property
+    def document_jobs(self) -> bool:
+        """Whether this engine reads stored documents as jobs (``start_document``) rather than page images."""
+        ...
+
+    @property
     def announces_jobs(self) -> bool:
         """Whether a document job announces its end (Textract with a notification topic): the
         execution then waits for that notice instead of polling on a timer."""

@@ -83,6 +83,10 @@ class TextractOcr:
         return self._client
 
     @property
+    def document_jobs(self) -> bool:
+        return True  # PDFs and TIFFs in the bucket (images go to recognise)
+
+    @property
     def announces_jobs(self) -> bool:
         return bool(self._settings.textract_topic_arn and self._settings.textract_role_arn)
 

@@ -42,6 +42,10 @@ class TesseractOcr:
         return "tesseract"
 
     @property
+    def document_jobs(self) -> bool:
+        return False
+
+    @property
     def announces_jobs(self) -> bool:
         return False  # works page by page: no jobs
 
