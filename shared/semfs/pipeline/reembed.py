@@ -104,9 +104,10 @@ def reembed(
     limit: int | None = None,
     deadline: float | None = None,
 ) -> dict[str, Any]:
-    """Re-embed stale files with the configured model; switch when every file is done. A pass stops after
-    ``limit`` files or at ``deadline`` (``time.monotonic()``; at least one file is done first), and the
-    next pass goes on from what is staged: in AWS the function queues its own continuation."""
+    """Re-embed stale files with the configured model; switch when a walk over every file finds none left.
+    A pass stops after ``limit`` files or at ``deadline`` (``time.monotonic()``; at least one file or one
+    page is done first), and the next pass goes on from the walk's place (``Walk``, kept in the progress
+    document): in AWS the function queues its own continuation."""
     target = c.embedder.model
     active = c.index.active_model()
     switching = active is not None and active != target
