@@ -93,7 +93,12 @@ function route() {
   // a key that arrived since (another tab signed in) is checked first; a refused one is said, and the view opens
   if (document.body.classList.contains("signed-out") && key()) checkKey().then(render); else render();
 }
+// each render is numbered: a view's answer that arrives after the address changed again (a slow
+// unfiltered list after the filtered one) is dropped instead of drawn over the newer one
+let renders = 0;
+const stale = (mine) => mine !== renders;
 function render() {
+  renders++;
   const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
@@ -167,8 +172,10 @@ async function loadDocs(params) {
   const body = $("docs-table").tBodies[0];
   $("docs-state").textContent = "Loading…";
   if (!key()) { body.replaceChildren(); $("docs-state").textContent = "Sign in to see your files."; return; }
+  const mine = renders;
   try {
     const data = await api("GET", "/files?" + q.toString());
+    if (stale(mine)) return;
     body.replaceChildren(...data.files.map(docRow));
     $("select-all").checked = false; selectionChanged();
     const first = (docsPage - 1) * PAGE + 1;
@@ -177,8 +184,9 @@ async function loadDocs(params) {
       ? "No files match these filters." : "No files yet: upload some (Upload), or put them in the drop folder.");
     $("docs-page").textContent = data.files.length ? "files " + first + "–" + (first + data.files.length - 1) : "";
     $("docs-prev").disabled = docsPage === 1; $("docs-next").disabled = !data.next_cursor;
-  } catch (err) { body.replaceChildren(); $("docs-state").textContent = String(err.message); }
-  api("GET", "/files/facets?" + scope.toString()).then(renderFacets).catch(() => $("facets").replaceChildren());
+  } catch (err) { if (stale(mine)) return; body.replaceChildren(); $("docs-state").textContent = String(err.message); }
+  api("GET", "/files/facets?" + scope.toString()).then((f) => stale(mine) || renderFacets(f))
+    .catch(() => stale(mine) || $("facets").replaceChildren());
   api("GET", "/tags").then((t) => $("tag-names").replaceChildren(...(t.tags || []).map((x) => {
     const o = el("option"); o.value = x.tag; o.textContent = x.label || x.tag; return o;
   }))).catch(() => {});
@@ -302,8 +310,10 @@ async function runSearch() {
     if ($(id).value) filters[field] = $(id).value;
   }
   $("search-state").textContent = "Searching…"; $("results").replaceChildren();
+  const mine = renders;
   try {
     const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: searchLimit, filters });
+    if (stale(mine)) return;
     $("search-state").textContent = (data.results.length ? data.results.length + " result(s)"
       : "No file matches “" + $("q").value + "”. Try other words, or keyword mode for exact names and numbers.")
       + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
@@ -323,7 +333,7 @@ async function runSearch() {
       more.addEventListener("click", () => go("search", { q: $("q").value, mode: $("mode").value, n: String(searchLimit + 20) }));
       const li = el("li", null, "more"); li.append(more); $("results").append(li);
     }
-  } catch (err) { $("search-state").textContent = String(err.message); }
+  } catch (err) { if (!stale(mine)) $("search-state").textContent = String(err.message); }
 }
 
 function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURIComponent(id)); }
@@ -331,8 +341,10 @@ async function loadFile(id) {
   const cite = pendingCite; pendingCite = null;
   show("file"); $("file-state").textContent = "";
   let f;
+  const mine = renders;
   try { f = await api("GET", "/files/" + encodeURIComponent(id)); }
-  catch (err) { $("file-title").textContent = ""; $("file-state").textContent = String(err.message); return; }
+  catch (err) { if (!stale(mine)) { $("file-title").textContent = ""; $("file-state").textContent = String(err.message); } return; }
+  if (stale(mine)) return;
   currentFile = f;
   $("file-title").textContent = f.title || f.filename;
   $("file-meta").textContent = [f.filename, "v" + f.version, typeLabel(f.mime_type), sizeLabel(f.size_bytes),
