@@ -25,7 +25,7 @@ from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord
-    from semfs.ports import Container
+    from semfs.ports import Container, JobWaits
 
 log = get_logger(__name__)
 RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
@@ -96,21 +96,23 @@ def _waiting(c: Container) -> dict[str, object]:
     return {"ocr_done": False, "ocr_notice": notice, "ocr_wait_seconds": seconds}
 
 
+def _job_waits(c: Container) -> JobWaits:
+    if c.job_waits is None:
+        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
+    return c.job_waits
+
+
 def job_waiting(c: Container, job_id: str, token: str) -> None:
     """``WaitForOcrNotice``: the execution's task token waits for the job's end (resumed at once when
     the notice came first)."""
-    if c.job_waits is None:
-        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
-    resumed = c.job_waits.wait(job_id, token)
+    resumed = _job_waits(c).wait(job_id, token)
     log.info("ocr job waited on", job_id=job_id, already_ended=resumed)
 
 
 def job_ended(c: Container, job_id: str, status: str) -> None:
     """Textract's notice that a job ended (whatever its status: Ocr reads the job and says what became
     of the file): the waiting execution goes on."""
-    if c.job_waits is None:
-        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
-    resumed = c.job_waits.ended(job_id)
+    resumed = _job_waits(c).ended(job_id)
     log.info("ocr job ended", job_id=job_id, status=status, resumed=resumed)
 
 

@@ -351,19 +351,18 @@ class DynamoFileRepository:
             return {_count_key(n): int(v["N"]) for n, v in item.items() if n.startswith("n|") and v["N"] != "0"}
         # the first call on a table from before the counts item: count the tenant's records once
         found = _tally(_record(i) for i in self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}}))
-        names = {f"#n{i}": _count_name_of(*k) for i, k in enumerate(found)}
-        stale = [n for n in item if n.startswith("n|") and n not in names.values()]
-        names |= {f"#x{i}": n for i, n in enumerate(stale)}
-        sets = [f"#n{i} = :v{i}" for i in range(len(found))] + [f"{COUNTED} = :true"]
+        # every number the item has or the count found is set: one moved before this count starts from 0
+        numbers = {n: 0 for n in item if n.startswith("n|")} | {_count_name_of(*k): v for k, v in found.items()}
+        if not numbers:  # no records yet (DynamoDB refuses an empty ExpressionAttributeNames)
+            return {}
+        names = {f"#n{i}": n for i, n in enumerate(numbers)}
         self._call(
             "update_item",
             Key=key,
-            UpdateExpression="SET "
-            + ", ".join(sets)
-            + (" REMOVE " + ", ".join(f"#x{i}" for i in range(len(stale))) if stale else ""),
+            UpdateExpression="SET " + ", ".join([*(f"#n{i} = :v{i}" for i in range(len(numbers))), f"{COUNTED} = :t"]),
             ExpressionAttributeNames=names,
-            ExpressionAttributeValues={f":v{i}": {"N": str(n)} for i, n in enumerate(found.values())}
-            | {":true": {"BOOL": True}},
+            ExpressionAttributeValues={f":v{i}": {"N": str(v)} for i, v in enumerate(numbers.values())}
+            | {":t": {"BOOL": True}},
         )
         return found
 
