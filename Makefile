@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-burst lock deploy clean
+.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -55,6 +55,9 @@ bench-latency: setup
 
 bench-ocr: setup
 	$(PY) bench/ocr_bench.py
+
+bench-questions: setup  # both local models on questions about the shared fixtures, in several languages
+	$(PY) bench/fixture_questions.py
 
 lock: setup  # pin the Lambda layer (arm64, Python 3.12) from shared/requirements.in, with hashes
 	$(VENV)/bin/pip install -q "uv>=0.4"

@@ -8,7 +8,11 @@ search for 100 files fetches), then fused by each method offline and scored (nDC
 - rrf per chunk, then grouped by file (what semfs did before per-file fusion);
 - rrf per file (k = 60);
 - minmax per file, OpenSearch's normalization processor (min-max + arithmetic mean), equal weights,
-  and the same per chunk.
+  and the same per chunk;
+- z-score and DBSF per file; "theoretical" min-max (each leg's lower bound fixed instead of its lowest
+  fetched score);
+- dense pseudo-relevance feedback: the k-NN leg run again for the query moved toward the best vectors of
+  the top 3 files (Pyserini's average and Rocchio α 0.4 / β 0.6), then fused by min-max per file.
 
 (The card BM25 leg and the with/without title-only-card variants were measured here and dropped; the
 figures are in docs/benchmarks.md. Documents are now loaded as `semfs eval` loads them: extracted and
@@ -26,7 +30,9 @@ import statistics
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from _common import SCIFACT
 
 from semfs.bootstrap import build_container
@@ -71,6 +77,22 @@ def _normalised_per_file(legs: list[list[IndexHit]], how: str) -> list[RankedFil
     return [(f, sc, []) for f, sc in sorted(total.items(), key=lambda kv: -kv[1])]
 
 
+def _theoretical_minmax(legs: list[list[IndexHit]], lows: tuple[float | None, float | None]) -> list[RankedFile]:
+    """Min-max per file with a leg's lower bound fixed (None: its lowest fetched score, as min-max)."""
+    total: dict[str, float] = {}
+    for leg, low in zip(legs, lows, strict=True):
+        best: dict[str, float] = {}
+        for hit in leg:
+            best.setdefault(hit.file_id, hit.score)
+        if not best:
+            continue
+        lo = min(best.values()) if low is None else low
+        hi = max(best.values())
+        for f, v in best.items():
+            total[f] = total.get(f, 0.0) + (1.0 if hi == lo else max(v - lo, 0.0) / (hi - lo)) / len(legs)
+    return [(f, sc, []) for f, sc in sorted(total.items(), key=lambda kv: -kv[1])]
+
+
 METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
     "keyword": lambda legs: group_by_file(legs[1]),
     "semantic": lambda legs: group_by_file(legs[0]),
@@ -80,7 +102,46 @@ METHODS: dict[str, Callable[[Legs], Sequence[RankedFile]]] = {
     "minmax per chunk": lambda legs: _minmax_per_chunk(list(legs)),
     "z-score per file": lambda legs: _normalised_per_file(list(legs), "z"),
     "dbsf per file": lambda legs: _normalised_per_file(list(legs), "dbsf"),
+    "theoretical minmax, bm25 >= 0": lambda legs: _theoretical_minmax(list(legs), (None, 0.0)),
+    "theoretical minmax, cosine >= 0": lambda legs: _theoretical_minmax(list(legs), (0.0, None)),
+    "theoretical minmax, 0 / 0": lambda legs: _theoretical_minmax(list(legs), (0.0, 0.0)),
+    "theoretical minmax, -1 / 0": lambda legs: _theoretical_minmax(list(legs), (-1.0, 0.0)),
 }
+PRF = (
+    "prf average, fused top 3",
+    "prf rocchio, fused top 3",
+    "prf average, semantic top 3",
+    "prf rocchio, semantic top 3",
+)
+
+
+def _best_vectors(c: Any, files: Sequence[RankedFile], n: int = 3) -> list[np.ndarray]:
+    """The stored vectors of the best hit of the first ``n`` files. The port returns documents without
+    their vectors, so this bench reads the local store's table (an adapter detail, fine for a bench)."""
+    conn = c.index.store.conn()
+    out = []
+    for _, _, hits in files[:n]:
+        row = conn.execute(
+            "SELECT embedding FROM docs WHERE chunk_id = ? AND tenant_id = ?", (hits[0].chunk_id, TENANT)
+        )
+        found = row.fetchone()
+        if found and found[0]:
+            out.append(np.frombuffer(found[0], dtype=np.float32))
+    return out
+
+
+def _prf(c: Any, query: np.ndarray, legs: Legs, k: int) -> dict[str, list[RankedFile]]:
+    out: dict[str, list[RankedFile]] = {}
+    for source, files in (("fused", fuse_files(list(legs), "minmax")), ("semantic", group_by_file(legs[0]))):
+        vs = _best_vectors(c, files)
+        if not vs:
+            continue
+        for how in ("average", "rocchio"):
+            moved = np.mean([query, *vs], axis=0) if how == "average" else 0.4 * query + 0.6 * np.mean(vs, axis=0)
+            moved = moved / (np.linalg.norm(moved) or 1.0)
+            again = c.index.knn(TENANT, moved.tolist(), SearchFilters(), k)
+            out[f"prf {how}, {source} top 3"] = fuse_files([again, legs[1]], "minmax")
+    return out
 
 
 def main() -> None:
@@ -92,7 +153,7 @@ def main() -> None:
     corpus, queries, qrels = judged_subset(Path(args.beir), args.max_docs)
     settings = Settings()
     k = overfetch(100)
-    scores: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in METHODS}
+    scores: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in (*METHODS, *PRF)}
     with tempfile.TemporaryDirectory(prefix="semfs-fusion-") as tmp:
         c = build_container(settings.model_copy(update={"data_dir": Path(tmp)}))
         try:
@@ -103,8 +164,10 @@ def main() -> None:
                     c.index.knn(TENANT, vector, SearchFilters(), k),
                     c.index.keyword(TENANT, text, SearchFilters(), k),
                 )
-                for name, method in METHODS.items():
-                    ranked = [f for f, _, _ in method(legs)][:100]
+                fused = {name: method(legs) for name, method in METHODS.items()}
+                fused.update(_prf(c, np.asarray(vector, dtype=np.float32), legs, k))
+                for name, files in fused.items():
+                    ranked = [f for f, _, _ in files][:100]
                     scores[name][0].append(ndcg_at(ranked, qrels[qid]))
                     scores[name][1].append(recall_at(ranked, qrels[qid], 100))
         finally:

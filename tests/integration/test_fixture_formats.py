@@ -278,3 +278,18 @@ def test_a_conversion_that_outlasts_its_clock_is_killed(tmp_path: Path, monkeypa
         except OSError:
             continue  # the process ended while we looked
     assert left == []  # the launcher and soffice.bin went together
+
+
+@needs_fixtures
+def test_every_file_the_fixture_questions_name_is_one_fixture() -> None:
+    """bench/fixture_questions.py scores by file name: each answer must exist once under the fixtures."""
+    questions = json.loads(
+        (Path(__file__).resolve().parents[2] / "bench" / "data" / "fixture_questions.json").read_text()
+    )
+    names = [
+        p.name for folder in ("docling", "markitdown") for p in (FIXTURES / folder / "files").rglob("*") if p.is_file()
+    ]
+    for q in questions["questions"]:
+        for name in q["files"]:
+            assert names.count(name) == 1, (q["q"], name)
+    assert {q["lang"] for q in questions["questions"]} >= {"en", "de", "fr", "ko", "ar"}
