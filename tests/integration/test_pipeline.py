@@ -272,6 +272,55 @@ def test_search_degrades_to_keyword_when_embeddings_fail(container: Container, e
     assert search(container, T, SearchRequest(query="payable", mode="semantic")).degraded
 
 
+def test_a_question_in_german_is_not_answered_by_the_german_document_that_shares_its_function_words(
+    container: Container,
+) -> None:
+    """The keyword leg keeps every word, and in a mostly English collection "wer", "hat" and "die" are
+    rare: before, a German question's BM25 leg ranked a German file about something else first."""
+    ingest_bytes(container, T, TERMS, "terms.md")
+    german = "# Urlaub\n\nWer hat die Anträge für den Sommer schon abgegeben? Die Liste hat jeder im Team."
+    ingest_bytes(container, T, german.encode(), "urlaub.md")
+    assert found(container, "Wer hat die Rechnung bezahlt?", mode="keyword") == []
+    assert found(container, "Wer hat die Anträge abgegeben?", mode="keyword") == ["urlaub.md"]  # its own words
+    assert found(container, "who has paid the invoices", mode="keyword") == ["terms.md"]
+
+
+def test_only_a_query_plainly_in_another_language_loses_its_function_words() -> None:
+    from semfs.pipeline.search import keyword_text
+
+    assert keyword_text("Wer hat die Schreibmaschine patentiert?") == "Schreibmaschine patentiert"
+    assert keyword_text("Quels sont les avantages des logiciels libres ?") == "avantages logiciels libres"
+    assert (
+        keyword_text("¿Qué empresa tecnológica es conocida como Big Blue?") == "empresa tecnológica conocida Big Blue"
+    )
+    for kept in (
+        "die hard review",  # "die" is German, the query is not
+        "war crimes",
+        "la la land soundtrack",  # one foreign word, twice
+        "son of a preacher man",
+        "Cell autonomous sex determination in somatic cells occurs in Passeriformes.",
+        "Wer hat das",  # nothing would remain
+        "How long do we have to pay",
+    ):
+        assert keyword_text(kept) == kept
+
+
+SCIFACT_QUERIES = Path(__file__).resolve().parents[3] / "shared" / "bench" / "scifact" / "queries.jsonl"
+
+
+@pytest.mark.skipif(not SCIFACT_QUERIES.exists(), reason="the SciFact queries live beside the checkout (../shared)")
+def test_no_english_question_of_scifact_loses_a_word_to_the_foreign_stop_word_rule() -> None:
+    """300 English claims nobody here wrote, with "in", "sex", "die" and "a" in them: none is taken for
+    another language, so the SciFact figures do not move."""
+    import json
+
+    from semfs.pipeline.search import keyword_text
+
+    queries = [json.loads(line)["text"] for line in SCIFACT_QUERIES.read_text(encoding="utf-8").splitlines()]
+    assert len(queries) == 300
+    assert [q for q in queries if keyword_text(q) != q] == []
+
+
 def test_snippets_carry_highlights_and_locations(container: Container) -> None:
     ingest_bytes(container, T, demo._security_pdf(), "security.pdf")
     (hit,) = search(container, T, SearchRequest(query="lost laptop breach", limit=1)).results

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from semfs.domain.errors import EmbeddingUnavailable, NotFound, RerankUnavailable
@@ -23,7 +24,7 @@ from semfs.domain.models import (
 )
 from semfs.domain.ranking import RankedFile, fuse_files, overfetch
 from semfs.domain.tags import slugify
-from semfs.domain.text import query_terms
+from semfs.domain.text import STOPWORDS, query_terms, words
 from semfs.observability import get_logger
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def retrieve(
         typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     k = overfetch(limit)
+    bm25_text = keyword_text(query)  # the BM25 legs' text: a question's foreign function words left out
     cards = c.settings.card_leg
     legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
@@ -59,7 +61,7 @@ def retrieve(
             embedder = c.query_embedder()
             vector = embedder.embed_query(query)
             together = (
-                c.index.hybrid_legs(tenant_id, query, vector, filters, k, cards)
+                c.index.hybrid_legs(tenant_id, bm25_text, vector, filters, k, cards)
                 if mode == "hybrid" and not c.settings.reembed_new_files_only
                 else None
             )
@@ -75,10 +77,47 @@ def retrieve(
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
     if mode in {"keyword", "hybrid"} or degraded:
-        legs.append(("keyword", c.index.keyword(tenant_id, query, filters, k)))
+        legs.append(("keyword", c.index.keyword(tenant_id, bm25_text, filters, k)))
         if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
-            legs.append(("cards", c.index.keyword(tenant_id, query, filters, k, kind="card")))
+            legs.append(("cards", c.index.keyword(tenant_id, bm25_text, filters, k, kind="card")))
     return _ranked(c, tenant_id, query, legs, limit, degraded)
+
+
+@cache
+def _stop_lists() -> dict[str, frozenset[str]]:
+    """Stop words of 33 languages (the ``stop-words`` package), by ISO 639-1 code."""
+    import stop_words
+
+    return {code: frozenset(stop_words.get_stop_words(code)) for code in stop_words.LANGUAGE_MAPPING}
+
+
+def keyword_text(query: str) -> str:
+    """The query for the BM25 legs: without its function words when it is plainly in a language other
+    than English.
+
+    The keyword index keeps every word (``en_stem`` drops none) and BM25 weighs a word by its rarity, so
+    in a mostly English collection "wer", "hat" and "die" of a German question are rare and look
+    informative: the German document that contains them outranks the English one that answers it.
+
+    A query counts as being in language L when at least 2 distinct words, and 30 % of its words, are stop
+    words of L and not English function words (``STOPWORDS``), and they outnumber its English ones. Then
+    L's stop words are left out, unless nothing would remain. English, short and mixed queries are
+    returned as they are: "die hard review", "war crimes" and "la la land soundtrack" keep every word.
+    """
+    tokens = [w.lower() for w in words(query)]
+    if len(tokens) < 3:
+        return query
+    lists = _stop_lists()
+    foreign = [t for t in tokens if t not in STOPWORDS]  # an English function word is no evidence
+    lang, hits = max(
+        ((code, len(set(foreign) & stop)) for code, stop in lists.items() if code != "en"),
+        key=lambda x: x[1],
+    )
+    if hits < 2 or hits <= len(tokens) - len(foreign) or hits < 0.3 * len(tokens):
+        return query
+    stop = lists[lang]
+    kept = [w for w in words(query) if w.lower() not in stop]
+    return " ".join(kept) if kept else query
 
 
 def _ranked(
