@@ -282,6 +282,9 @@ def test_a_question_in_german_is_not_answered_by_the_german_document_that_shares
     ingest_bytes(container, T, german.encode(), "urlaub.md")
     assert found(container, "Wer hat die Rechnung bezahlt?", mode="keyword") == []
     assert found(container, "Wer hat die Anträge abgegeben?", mode="keyword") == ["urlaub.md"]  # its own words
+    (hit,) = search(container, T, SearchRequest(query="Wer hat die Anträge abgegeben?", mode="keyword")).results
+    marked = {hit.snippets[0].text[a:b].lower() for a, b in hit.snippets[0].highlights}
+    assert "anträge" in marked and not marked & {"wer", "hat", "die"}  # the words searched are the ones marked
     assert found(container, "who has paid the invoices", mode="keyword") == ["terms.md"]
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, Location, SearchFilters
 from semfs.domain.text import query_terms, sentences, words
-from semfs.pipeline.search import highlight, retrieve
+from semfs.pipeline.search import highlight, keyword_text, retrieve
 
 if TYPE_CHECKING:
     from semfs.ports import ChatModel, Container
@@ -51,7 +51,7 @@ def _chunks_in_scope(c: Container, tenant: str, question: str, filters: SearchFi
 
 
 def _extractive(c: Container, question: str, chunks: list[IndexDoc]) -> tuple[str, list[Citation]] | str:
-    terms = set(query_terms(question))
+    terms = set(query_terms(keyword_text(question)))  # a German question's "die" is not a match
     candidates: list[tuple[IndexDoc, str]] = [
         (doc, s) for doc in chunks for s in sentences(doc.text) if 4 <= len(words(s)) <= 80
     ][:200]

@@ -177,7 +177,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     found = retrieve(c, tenant_id, request.query, request.mode, request.filters, request.limit)
     chunk_ids = [h.chunk_id for _, _, hits in found.files for h in hits]
     docs = c.index.get_docs(tenant_id, chunk_ids)
-    terms = query_terms(request.query)
+    terms = query_terms(keyword_text(request.query))  # the words the keyword leg searched
     items: list[SearchResultItem] = []
     for file_id, score, hits in found.files:
         try:
