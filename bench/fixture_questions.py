@@ -76,7 +76,10 @@ def run_model(model: str, questions: list[dict[str, str]]) -> dict[str, object]:
             for q in questions:
                 for mode in MODES:
                     found = retrieve(c, "default", q["q"], mode, SearchFilters(), 10)  # type: ignore[arg-type]
-                    ranked = [names.setdefault(f, c.repo.get("default", f).filename) for f, _, _ in found.files]
+                    for f, _, _ in found.files:
+                        if f not in names:  # one record read per file, not per question
+                            names[f] = c.repo.get("default", f).filename
+                    ranked = [names[f] for f, _, _ in found.files]
                     s = score(ranked, set(q["files"]))
                     rows.setdefault((group(q), mode), []).append(s)
                     rows.setdefault(("all", mode), []).append(s)

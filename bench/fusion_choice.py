@@ -38,7 +38,7 @@ from _common import SCIFACT
 from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.models import IndexHit, SearchFilters
-from semfs.domain.ranking import RankedFile, fuse_files, group_by_file, min_max, overfetch, rrf
+from semfs.domain.ranking import RankedFile, _best_per_file, fuse_files, group_by_file, min_max, overfetch, rrf
 from semfs.evaluation import TENANT, _load, judged_subset, ndcg_at, recall_at
 
 Legs = tuple[list[IndexHit], list[IndexHit]]  # knn, chunk BM25
@@ -81,9 +81,7 @@ def _theoretical_minmax(legs: list[list[IndexHit]], lows: tuple[float | None, fl
     """Min-max per file with a leg's lower bound fixed (None: its lowest fetched score, as min-max)."""
     total: dict[str, float] = {}
     for leg, low in zip(legs, lows, strict=True):
-        best: dict[str, float] = {}
-        for hit in leg:
-            best.setdefault(hit.file_id, hit.score)
+        best = _best_per_file(leg)
         if not best:
             continue
         lo = min(best.values()) if low is None else low

@@ -40,6 +40,7 @@ ORIGIN_KEYS = ("agent", "run_id", "derived_from", "sender", "subject", "thread_s
 class Retrieved:
     files: list[tuple[str, float, list[IndexHit]]]
     degraded: bool
+    keyword_query: str  # what the BM25 legs searched (``keyword_text``): the words snippets mark
 
 
 def retrieve(
@@ -67,7 +68,8 @@ def retrieve(
             )
             if together is not None:  # one round trip to a remote index
                 names: list[Leg] = ["semantic", "keyword", "cards"] if cards else ["semantic", "keyword"]
-                return _ranked(c, tenant_id, query, list(zip(names, together, strict=True)), limit, degraded=False)
+                legs = list(zip(names, together, strict=True))
+                return _ranked(c, tenant_id, query, bm25_text, legs, limit, degraded=False)
             legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
             if c.settings.reembed_new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
@@ -80,7 +82,7 @@ def retrieve(
         legs.append(("keyword", c.index.keyword(tenant_id, bm25_text, filters, k)))
         if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
             legs.append(("cards", c.index.keyword(tenant_id, bm25_text, filters, k, kind="card")))
-    return _ranked(c, tenant_id, query, legs, limit, degraded)
+    return _ranked(c, tenant_id, query, bm25_text, legs, limit, degraded)
 
 
 @cache
@@ -104,7 +106,8 @@ def keyword_text(query: str) -> str:
     L's stop words are left out, unless nothing would remain. English, short and mixed queries are
     returned as they are: "die hard review", "war crimes" and "la la land soundtrack" keep every word.
     """
-    tokens = [w.lower() for w in words(query)]
+    found = words(query)
+    tokens = [w.lower() for w in found]
     if len(tokens) < 3:
         return query
     lists = _stop_lists()
@@ -116,12 +119,18 @@ def keyword_text(query: str) -> str:
     if hits < 2 or hits <= len(tokens) - len(foreign) or hits < 0.3 * len(tokens):
         return query
     stop = lists[lang]
-    kept = [w for w in words(query) if w.lower() not in stop]
+    kept = [w for w, t in zip(found, tokens, strict=True) if t not in stop]
     return " ".join(kept) if kept else query
 
 
 def _ranked(
-    c: Container, tenant_id: str, query: str, legs: list[tuple[Leg, list[IndexHit]]], limit: int, degraded: bool
+    c: Container,
+    tenant_id: str,
+    query: str,
+    bm25_text: str,
+    legs: list[tuple[Leg, list[IndexHit]]],
+    limit: int,
+    degraded: bool,
 ) -> Retrieved:
     """Fuse the legs per file; then, with a reranker configured, let it reorder the top files."""
     s = c.settings
@@ -129,7 +138,7 @@ def _ranked(
     files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
     if c.reranker is not None and len(files) > 1:
         files = _reranked(c, tenant_id, query, files)
-    return Retrieved(files=files[:limit], degraded=degraded)
+    return Retrieved(files=files[:limit], degraded=degraded, keyword_query=bm25_text)
 
 
 def _reranked(c: Container, tenant_id: str, query: str, files: list[RankedFile]) -> list[RankedFile]:
@@ -177,7 +186,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     found = retrieve(c, tenant_id, request.query, request.mode, request.filters, request.limit)
     chunk_ids = [h.chunk_id for _, _, hits in found.files for h in hits]
     docs = c.index.get_docs(tenant_id, chunk_ids)
-    terms = query_terms(keyword_text(request.query))  # the words the keyword leg searched
+    terms = query_terms(found.keyword_query)  # the words the keyword leg searched
     items: list[SearchResultItem] = []
     for file_id, score, hits in found.files:
         try:
