@@ -137,9 +137,9 @@ def test_the_drop_folder_waits_until_a_slow_writer_is_done(container: Container,
     from semfs.server import start_inbox
 
     inbox = tmp_path / "inbox"
-    stop = start_inbox(container, inbox, T, interval_s=0.05, settle_s=0.5)
+    stop = start_inbox(container, inbox, T, interval_s=0.05, settle_s=1.5)
     try:
-        with (inbox / "minutes.txt").open("w") as f:  # appended over ~1 s, never still for 0.5 s
+        with (inbox / "minutes.txt").open("w") as f:  # appended over ~1 s, never still for 1.5 s (10 gaps)
             for n in range(8):
                 f.write(f"Item {n}: the board discussed topic number {n} at length.\n")
                 f.flush()
