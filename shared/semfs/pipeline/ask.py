@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, Location, SearchFilters
 from semfs.domain.text import query_terms, sentences, words
-from semfs.pipeline.search import highlight, keyword_text, retrieve
+from semfs.pipeline.search import highlight, retrieve
 
 if TYPE_CHECKING:
     from semfs.ports import ChatModel, Container
@@ -43,15 +43,20 @@ class Citation:
         }
 
 
-def _chunks_in_scope(c: Container, tenant: str, question: str, filters: SearchFilters, limit: int) -> list[IndexDoc]:
+def _chunks_in_scope(
+    c: Container, tenant: str, question: str, filters: SearchFilters, limit: int
+) -> tuple[list[IndexDoc], str]:
+    """The retrieved chunks, and the text the keyword legs searched for them (``keyword_text``)."""
     found = retrieve(c, tenant, question, "hybrid", filters, limit)
     ids = [h.chunk_id for _, _, hits in found.files for h in hits]
     docs = c.index.get_docs(tenant, ids)
-    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"]
+    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query
 
 
-def _extractive(c: Container, question: str, chunks: list[IndexDoc]) -> tuple[str, list[Citation]] | str:
-    terms = set(query_terms(keyword_text(question)))  # a German question's "die" is not a match
+def _extractive(
+    c: Container, question: str, keyword_query: str, chunks: list[IndexDoc]
+) -> tuple[str, list[Citation]] | str:
+    terms = set(query_terms(keyword_query))  # a German question's "die" is not a match
     candidates: list[tuple[IndexDoc, str]] = [
         (doc, s) for doc in chunks for s in sentences(doc.text) if 4 <= len(words(s)) <= 80
     ][:200]
@@ -136,11 +141,13 @@ def ask(
     question = " ".join(question.split())
     if len(question) < MIN_QUERY_CHARS:
         return {"status": "no_answer", "reason": "the question is too short"}
-    chunks = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
+    chunks, keyword_query = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
     if not chunks:
         return {"status": "no_answer", "reason": "nothing in scope matches the question"}
     method = "llm" if c.chat is not None else "extractive"
-    result = _with_llm(c.chat, question, chunks) if c.chat is not None else _extractive(c, question, chunks)
+    result = (
+        _with_llm(c.chat, question, chunks) if c.chat is not None else _extractive(c, question, keyword_query, chunks)
+    )
     if isinstance(result, str):
         return {"status": "no_answer", "reason": result}
     answer, citations = result
