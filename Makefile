@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst lock deploy clean
+.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -68,6 +68,9 @@ lock: setup  # pin the Lambda layer (arm64, Python 3.12) from shared/requirement
 bench-burst: setup  # 1,000 uploads through the admission gate under moto, an LLM answering 429 to 30 %
 	SEMFS_BURST_FILES=1000 SEMFS_BURST_BOUND=20 $(VENV)/bin/pytest -q -s -p no:cacheprovider \
 	  tests/integration/test_aws_admission.py -k burst 2>/dev/null | grep '^{"files"'
+
+bench-text: setup  # each text function at 64 KB → 1 MB of hostile input: the growth per doubling
+	$(PY) bench/text_linearity.py
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py
