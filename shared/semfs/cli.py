@@ -22,6 +22,8 @@ from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
 from semfs.domain.models import Location, SearchFilters, SearchMode, SearchRequest, SearchResponse, SourceType
+from semfs.domain.outcomes import Outcome
+from semfs.domain.text import encodable
 from semfs.pipeline import manage
 from semfs.pipeline.ingest import ingest_bytes, resume
 from semfs.pipeline.register import Provenance, Registered
@@ -190,12 +192,21 @@ def ingest(
     ):  # keyword-index commits every few seconds, not per file
         task = progress.add_task("ingesting", total=len(files))
         for path in files:
-            progress.update(task, description=f"ingesting {path.name[:40]}")
+            progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
+            shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
             try:
                 regs = _ingest_one(c, tenant, path, prov)
             except NotFound as e:
-                err.print(f"[red]{path}: {e.reason}[/red]")
+                err.print(f"[red]{shown}: {e.reason}[/red]")
                 raise typer.Exit(1) from e
+            except (OSError, SemfsError) as e:  # one unreadable file is that file's outcome, not the batch's end
+                outcomes[Outcome.FAILED_INTERNAL.value] += 1
+                reason = f"could not be read ({type(e).__name__})"
+                rows.append(
+                    {"path": shown, "file_id": None, "outcome": "FAILED_INTERNAL", "version": None, "reason": reason}
+                )
+                progress.advance(task)
+                continue
             for reg in regs:
                 record = reg.record
                 created = reg.created
@@ -203,7 +214,7 @@ def ingest(
                 outcomes[key] += 1
                 rows.append(
                     {
-                        "path": str(path) if record.source_type != "email_attachment" else f"{path}#{record.filename}",
+                        "path": shown if record.source_type != "email_attachment" else f"{shown}#{record.filename}",
                         "file_id": record.file_id,
                         "outcome": key,
                         "version": record.version,
@@ -213,7 +224,12 @@ def ingest(
             progress.advance(task)
     code = 1 if missing or any(_failed(k) for k in outcomes) else 0
     if as_json:
-        report = {"files": rows, "outcomes": dict(outcomes), "missing": [str(p) for p in missing], "exit_code": code}
+        report = {
+            "files": rows,
+            "outcomes": dict(outcomes),
+            "missing": [encodable(str(p)) for p in missing],
+            "exit_code": code,
+        }
         print(json.dumps(report, indent=2))
         raise typer.Exit(code)
     table = Table(title=f"{len(files)} file(s) ingested into tenant '{tenant}'")

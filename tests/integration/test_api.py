@@ -238,24 +238,32 @@ def test_the_lambda_handler_serves_the_same_router(api: Api, monkeypatch: pytest
     assert get_container is not None
 
 
-def test_the_drop_folder_ingests_what_appears(api: Api, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [(b"dropped.md", "dropped.md"), (b"dropped-\xff.md", "dropped-\ufffd.md")],  # issue 27: retried every 2 s forever
+    ids=["utf-8", "not-utf-8"],
+)
+def test_the_drop_folder_ingests_what_appears(api: Api, tmp_path: Path, name: bytes, shown: str) -> None:
+    import os
     import time
 
     from semfs.server import start_inbox
 
     inbox = tmp_path / "inbox"
     stop = start_inbox(api.container, inbox, "acme", interval_s=0.05, settle_s=0.2)
+    dropped = Path(os.fsdecode(os.fsencode(inbox) + b"/" + name))
+    done = inbox / "processed" / dropped.name
     try:
-        (inbox / "dropped.md").write_bytes(b"# Dropped\n\nParking permits are renewed every January.")
-        deadline = time.time() + 30
-        while time.time() < deadline and not (inbox / "processed" / "dropped.md").exists():
+        dropped.write_bytes(b"# Dropped\n\nParking permits are renewed every January.")
+        deadline = time.time() + 120  # a ceiling on a busy machine, not a timing
+        while time.time() < deadline and not done.exists():
             time.sleep(0.05)
     finally:
         stop.set()
-    assert (inbox / "processed" / "dropped.md").exists() and not (inbox / "dropped.md").exists()
+    assert done.exists() and not dropped.exists()
     status, found = api.call("POST", "/search", {"query": "parking permits", "mode": "keyword"})
     assert status == 200
-    assert [r["filename"] for r in found["results"]] == ["dropped.md"]
+    assert [r["filename"] for r in found["results"]] == [shown]
 
 
 @pytest.mark.parametrize(

@@ -181,6 +181,57 @@ def test_missing_paths_and_failed_files_exit_non_zero(cli: CliRunner, tmp_path: 
     assert cli.invoke(app, ["ingest", str(tmp_path / "fine.md")]).exit_code == 0
 
 
+def test_a_file_name_that_is_not_utf8_is_ingested_with_the_rest(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 27: ``bad\\xff.txt`` in a folder ended the whole ``semfs ingest --json`` with a UnicodeEncodeError
+    traceback (no JSON, the good files never ingested). Its bytes are kept in its key (as ``ls -b`` writes
+    them) and people read it with a replacement character."""
+    import os
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Parking\n\nParking permits are renewed in January.")
+    Path(os.fsdecode(os.fsencode(folder) + b"/bad\xff.md")).write_text("# Harbour\n\nHarbour fees rise in March.")
+    result = cli.invoke(app, ["ingest", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert sorted(r["path"].rsplit("/", 1)[-1] for r in report["files"]) == ["bad\\xff.md", "good.md"]
+    assert report["outcomes"] == {"OK": 2}
+    (hit,) = json.loads(run(cli, "search", "harbour fees", "--mode", "keyword", "--json"))["results"]
+    assert hit["filename"] == "bad\ufffd.md"
+    assert "bad\ufffd.md" in run(cli, "ls")
+    # the same bytes again are the same file; another undecodable byte is another document, not a version
+    again = json.loads(cli.invoke(app, ["ingest", str(folder), "--json"]).stdout)
+    assert again["outcomes"] == {"UNCHANGED": 2}
+    Path(os.fsdecode(os.fsencode(folder) + b"/bad\xfe.md")).write_text("# Harbour\n\nHarbour fees fall in May.")
+    third = json.loads(cli.invoke(app, ["ingest", str(folder), "--json"]).stdout)
+    (new,) = [r for r in third["files"] if r["outcome"] != "UNCHANGED"]
+    assert (new["path"].rsplit("/", 1)[-1], new["outcome"], new["version"]) == ("bad\\xfe.md", "OK", 1)
+    table = cli.invoke(app, ["ingest", str(folder)])  # the table and its lines print too
+    assert table.exit_code == 0 and "3 file(s)" in table.output
+
+
+def test_a_file_that_cannot_be_read_is_its_own_outcome_and_the_batch_goes_on(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a-locked.md").write_text("# Locked\n\nNobody may read this.")
+    (folder / "b-open.md").write_text("# Open\n\nParking permits are renewed in January.")
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "a-locked.md":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    result = cli.invoke(app, ["ingest", str(folder), "--json"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["outcomes"] == {"FAILED_INTERNAL": 1, "OK": 1}
+    (locked,) = [r for r in report["files"] if r["outcome"] == "FAILED_INTERNAL"]
+    assert locked["reason"] == "could not be read (PermissionError)"
+
+
 def test_symlinks_out_of_the_tree_are_not_followed(cli: CliRunner, tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()

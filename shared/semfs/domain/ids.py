@@ -9,7 +9,9 @@ _SEP = "\x1f"
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256(_SEP.join(parts).encode("utf-8")).hexdigest()
+    # surrogatepass: an id never fails on text an entry point did not clean (a lone surrogate from an
+    # undecodable file name); the record itself stores ``text.encodable`` forms (register does that)
+    return hashlib.sha256(_SEP.join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def file_id_for(tenant_id: str, source_type: str, source_key: str, sha256: str) -> str:

@@ -42,6 +42,28 @@ def normalise(text: str) -> str:
     return "\n".join(out).strip()
 
 
+def encodable(text: str, replacement: str | None = None) -> str:
+    """``text`` as valid Unicode. A file name the file system's encoding could not decode reaches Python
+    with each bad byte as a lone surrogate (``bad\\udcff.txt`` for the bytes ``bad\\xff.txt``), which no
+    UTF-8 encoder, SQLite, JSON or terminal takes. Each becomes ``replacement`` when given (a name people
+    read: ``bad\ufffd.txt``), else the text ``\\xff`` as ``ls -b`` writes it (a key: nothing is lost)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(_escaped(ch, replacement) for ch in text)
+    return text
+
+
+def _escaped(ch: str, replacement: str | None) -> str:
+    if not "\ud800" <= ch <= "\udfff":
+        return ch
+    if replacement is not None:
+        return replacement
+    if ch >= "\udc80":  # os.fsdecode's surrogateescape range: the byte it stands for
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    return f"\\u{ord(ch):04x}"
+
+
 def words(text: str) -> list[str]:
     return WORD_RE.findall(text)
 

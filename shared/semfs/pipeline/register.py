@@ -11,7 +11,7 @@ checks that the text is plausibly a revision (``domain/similarity.py``) and deta
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from semfs.domain.ids import file_id_for, lineage_id_for, normalise_filename, sh
 from semfs.domain.models import FileRecord, SourceType
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
+from semfs.domain.text import encodable
 from semfs.pipeline.state import content_key
 
 if TYPE_CHECKING:
@@ -84,6 +85,20 @@ def _manual(tags: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _encodable(prov: Provenance) -> Provenance:
+    """Names from a file system or a client as text every store takes (``text.encodable``): a folder holding
+    ``bad\\xff.txt`` aborted a whole ``semfs ingest`` and looped in the drop folder (issue 27)."""
+    return replace(
+        prov,
+        source_key=prov.source_key and encodable(prov.source_key),
+        version_key=prov.version_key and encodable(prov.version_key),
+        thread_subject=prov.thread_subject and encodable(prov.thread_subject),
+        contacts=[encodable(x) for x in prov.contacts],
+        uploaded_by=prov.uploaded_by and encodable(prov.uploaded_by),
+        upload_context=prov.upload_context and encodable(prov.upload_context),
+    )
+
+
 def contact_id_for(contact: str) -> str:
     """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
     _, address = parseaddr(contact)
@@ -94,6 +109,7 @@ def contact_id_for(contact: str) -> str:
 
 def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
     """Register one file. Never raises for a bad input: the record carries the outcome instead."""
+    filename, prov = encodable(filename, replacement="\ufffd"), _encodable(prov)
     sha = sha256_hex(data)
     name = safe_filename(filename)
     shown = name or "unnamed"
