@@ -122,7 +122,8 @@ def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_th
 ) -> None:
     """Lucene keeps BM25's document count and average length per field: a card's text in ``card_text``
     leaves the chunks' ``text`` statistics as if there were no cards. An index made before that field
-    existed gets it added on first use (a strict mapping would refuse the write otherwise)."""
+    existed gets it added by the first writer (a strict mapping would refuse the write otherwise); a reader
+    never changes the mapping (its role has no ``es:ESHttpPut``: issue 28), and finds no cards there yet."""
     from semfs.adapters.aws.opensearch import _source
     from tests.builders import index_doc
 
@@ -133,6 +134,10 @@ def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_th
     assert set(index_body(3)["mappings"]["properties"]) >= {"text", "card_text"}
     index, rec = recorded
     index.keyword("acme", "invoice", SearchFilters(), 5, kind="card")
+    assert rec.mappings == []
+    writer = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec)  # Index's environment
+    writer.ensure_index()
+    writer.ensure_index()  # once per environment
     assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}]
     query = rec.calls[0][1]["body"]["query"]["bool"]
     assert query["must"][0]["multi_match"]["fields"] == ["card_text"]

@@ -1,10 +1,23 @@
 """Offline AWS: moto (S3, DynamoDB, Step Functions executing the real ASL, Lambda dispatching to the
-real handlers in-process) plus osmem-server for OpenSearch. Used by the AWS integration tests."""
+real handlers in-process) plus osmem-server for OpenSearch. Used by the AWS integration tests.
+
+Each function runs in an execution environment of its own, as in AWS: its handler is loaded with its own
+copy of ``semfs.lambda_support``, so its container (and every adapter's state in it, such as whether the
+OpenSearch index was seen to be ready) is built on that function's first invocation and shared with no
+other function; each call runs under that function's role (``iam_check``). Before, one container served
+every handler, so once Index had made the index ready the search function inherited that, and a
+permission only Index had (``es:ESHttpPut``) hid that a fresh stack's search could not start (issue 28).
+
+What these environments still share, said plainly: the process's environment variables (every function
+gets the union the tests set, where the template gives each its own), module-level caches outside
+``lambda_support`` (boto3 clients by settings), and memory (a real environment has its own process).
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -56,6 +69,29 @@ def load_handler(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_environment(name: str) -> ModuleType:
+    """``functions/<name>/app.py`` in a cold execution environment of its own: the handler binds a fresh
+    copy of ``semfs.lambda_support`` (its ``environment`` attribute), whose container is built on the
+    handler's first invocation from what that function may see."""
+    import semfs.lambda_support as shared
+
+    spec = importlib.util.spec_from_file_location(shared.__name__, shared.__file__)
+    assert spec and spec.loader
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    sys.modules[shared.__name__] = support  # what the handler's `from semfs.lambda_support import …` binds
+    try:
+        module = load_handler(name)
+    finally:
+        sys.modules[shared.__name__] = shared
+    module.environment = support  # type: ignore[attr-defined]
+    module.lambda_handler = as_function(name, module.lambda_handler)  # under its role (iam_check)
+    return module
+
+
+FUNCTIONS = [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed", "admit"]
 
 
 @dataclass
@@ -159,6 +195,24 @@ class Stack:
             delivered += 1
         return delivered
 
+    def cold(self, *names: str) -> None:
+        """New execution environments for ``names`` (every function if none): what a deploy that changed
+        their configuration, or an environment recycled by Lambda, gives."""
+        for name in names or tuple(self.handlers):
+            self.handlers[name] = load_environment(name)
+
+    def container(self, name: str) -> Any:
+        """The container of function ``name``'s environment (built now if it has not run yet)."""
+        return self.handlers[name].environment.get_container()
+
+    def inject(self, container: Any, *names: str) -> None:
+        """Functions ``names`` use ``container`` (the composition root with a double in it) from now on."""
+        for name in names:
+            module = self.handlers[name]
+            module.environment.get_container = lambda: container
+            if hasattr(module, "get_container"):  # a handler that imported the name itself
+                module.get_container = lambda: container
+
     def executions(self) -> list[dict[str, Any]]:
         pages = self.sfn.get_paginator("list_executions").paginate(stateMachineArn=self.state_machine_arn)
         return [e for page in pages for e in page["executions"]]
@@ -204,10 +258,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         monkeypatch.setenv(k, v)
     _session_client.cache_clear()
     get_container.cache_clear()
-    handlers = {
-        name: load_handler(name)
-        for name in [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed", "admit"]
-    }
+    handlers = {name: load_environment(name) for name in FUNCTIONS}
     stack_ref: list[Stack] = []
 
     def invoke(self: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: Any) -> bytes:
@@ -216,7 +267,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         stack.invocations.append(name)
         event = json.loads(body or "{}")
         try:
-            result = handlers[name].lambda_handler(event, FakeContext(function_name=f"semfs-{name}"))
+            result = stack.handlers[name].lambda_handler(event, FakeContext(function_name=f"semfs-{name}"))
             return json.dumps(result).encode()
         except Exception as e:  # what the Lambda service reports for an unhandled error
             response_headers["x-amz-function-error"] = "Unhandled"
@@ -238,8 +289,6 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
             return real_call(self, operation_name, api_params)
 
     monkeypatch.setattr(BaseClient, "_make_api_call", serialised_call)
-    for name, module in handlers.items():  # each runs as its function, under its role (iam_check)
-        module.lambda_handler = as_function(name, module.lambda_handler)
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
     with (
         mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}),

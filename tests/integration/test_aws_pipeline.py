@@ -111,9 +111,8 @@ def test_duplicate_delivery_starts_nothing_new(aws_stack: Stack) -> None:
 
 
 def test_a_retryable_error_is_retried_by_the_state_machine(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    from semfs.lambda_support import get_container
 
-    embedder = get_container().embedder
+    embedder = aws_stack.container("embed").embedder
     real = embedder.embed_documents
     failures = [EmbeddingUnavailable("throttled")]
 
@@ -214,6 +213,7 @@ def test_a_model_switch_goes_on_pass_after_pass_until_it_switches(
     for e in aws_stack.executions():
         assert aws_stack.wait(e["executionArn"])["status"] == "SUCCEEDED"
     monkeypatch.setenv("SEMFS_EMBEDDING_MODEL", "hash-384-v2")
+    aws_stack.cold()  # the functions redeployed with the new model's setting
     get_container.cache_clear()
 
     class Left(FakeContext):
@@ -308,11 +308,10 @@ def test_events_are_real_shaped() -> None:
 
 
 def test_paid_stages_run_once_per_file(aws_stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    from semfs.lambda_support import get_container
 
     upload(aws_stack, KEY, TERMS)
     record = record_of(aws_stack)
-    embedder = get_container().embedder
+    embedder = aws_stack.container("embed").embedder
     calls: list[int] = []
     real = embedder.embed_documents
     monkeypatch.setattr(embedder, "embed_documents", lambda texts: calls.append(1) or real(texts))
@@ -363,7 +362,7 @@ def test_the_ocr_branch_polls_an_async_job_through_the_wait_loop(
 
     fake = AsyncOcr()
     with_ocr = build_container(Settings(backend="aws"), ocr=fake)  # the root, with the OCR double
-    monkeypatch.setattr("semfs.lambda_support.get_container", lambda: with_ocr)
+    aws_stack.inject(with_ocr, "ocr")
     scan = oc.image_only_pdf([oc.encode(oc.page_image())])
     desc = upload(aws_stack, "uploads/acme/scan.pdf", scan)
     assert desc["status"] == "SUCCEEDED"
@@ -417,12 +416,12 @@ def waiting_token(stack: Stack, job_id: str = "job-1", timeout: float = 30) -> s
     return None
 
 
-def with_ocr(monkeypatch: pytest.MonkeyPatch, fake: Any) -> None:
+def with_ocr(stack: Stack, fake: Any) -> None:
     from semfs.bootstrap import build_container
     from semfs.config import Settings
 
     container = build_container(Settings(backend="aws"), ocr=fake)  # the root, with the OCR double
-    monkeypatch.setattr("semfs.lambda_support.get_container", lambda: container)
+    stack.inject(container, "ocr")
 
 
 def test_a_textract_job_is_waited_for_by_its_end_notice_not_polled(
@@ -433,7 +432,7 @@ def test_a_textract_job_is_waited_for_by_its_end_notice_not_polled(
     from tests import ocr_corpus as oc
 
     fake = AnnouncingOcr()
-    with_ocr(monkeypatch, fake)
+    with_ocr(aws_stack, fake)
     arn = start_upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
     assert waiting_token(aws_stack) is not None  # paused in WaitForOcrNotice
     assert aws_stack.sfn.describe_execution(executionArn=arn)["status"] == "RUNNING"
@@ -461,7 +460,7 @@ def test_a_notice_that_comes_before_the_waiter_still_resumes_the_execution(
     from tests import ocr_corpus as oc
 
     fake = AnnouncingOcr()
-    with_ocr(monkeypatch, fake)
+    with_ocr(aws_stack, fake)
     module = aws_stack.handlers["ocr_wait"]
     real = module.lambda_handler
     entered, go_on = threading.Event(), threading.Event()
@@ -490,7 +489,7 @@ def test_a_lost_notice_is_a_timeout_then_ocr_looks_at_the_job(
     monkeypatch.setenv("SEMFS_OCR_NOTICE_TIMEOUT_S", "1")
     fake = AnnouncingOcr()
     fake.finish()  # the job ends, its notice never arrives
-    with_ocr(monkeypatch, fake)
+    with_ocr(aws_stack, fake)
     desc = upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
     assert desc["status"] == "SUCCEEDED"
     assert aws_stack.invocations == ["extract", "ocr", "ocr_wait", "ocr", "enrich", "embed", "index", "finalize"]
@@ -505,7 +504,7 @@ def test_a_job_reads_only_the_pages_without_a_text_layer(aws_stack: Stack, monke
     from tests import ocr_corpus as oc
 
     fake = AsyncOcr()
-    with_ocr(monkeypatch, fake)
+    with_ocr(aws_stack, fake)
     desc = upload(aws_stack, "uploads/acme/review.pdf", oc.mixed_pdf())
     assert desc["status"] == "SUCCEEDED"
     ((key, pages),) = fake.documents
@@ -519,6 +518,27 @@ def test_a_job_reads_only_the_pages_without_a_text_layer(aws_stack: Stack, monke
 
     doc = load_document(get_container(), record)
     assert [(b.location.page, b.text.split()[0]) for b in doc.blocks][-1] == (2, "Invoice")  # the job's page 1
+
+
+def test_functions_start_cold_under_their_own_roles_on_an_index_another_made(aws_stack: Stack) -> None:
+    """Issue 28, bug 1: search was down on a fresh stack. Each function's first index call sent ``PUT`` (to
+    create the index, or to add a field to its mapping), which only Index's role allows, so every search,
+    delete and tag edit answered 500. No test saw it while one container served every handler: Index had
+    made the index "ready" for all of them. Here each function is its own cold environment (the harness)."""
+    # a fresh stack: nothing indexed yet, and search answers that without creating anything
+    assert search(aws_stack, "payable thirty days")["results"] == []
+    assert upload(aws_stack, KEY, TERMS)["status"] == "SUCCEEDED"  # Index, cold, made the index
+    aws_stack.cold("search_api", "ingest_upload")  # environments that never saw it made
+    assert [r["filename"] for r in search(aws_stack, "payable thirty days")["results"]] == ["Payment terms (Q3).md"]
+    # the upload function, cold too, takes a removed object's file out of the index
+    aws_stack.s3.delete_object(Bucket="semfs-test", Key=KEY)
+    assert aws_stack.handlers["ingest_upload"].lambda_handler(aws_stack.sqs_event(), FakeContext()) == {
+        "batchItemFailures": []
+    }
+    assert search(aws_stack, "payable thirty days")["results"] == []
+    assert not aws_stack.iam.denied
+    puts = {call for call in aws_stack.iam.calls if call.endswith("es:ESHttpPut")}
+    assert puts == {"index es:ESHttpPut"}  # only the function that writes documents makes the index
 
 
 def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:
@@ -548,9 +568,8 @@ def test_a_failed_file_is_retried_under_a_new_execution_name(aws_stack: Stack, m
     """moto's Step Functions refuses a second execution with a closed one's name, as AWS does: the
     retry of a failed file must start a new attempt, or the file stays 'received' forever."""
     from semfs.domain.errors import PermanentError
-    from semfs.lambda_support import get_container
 
-    embedder = get_container().embedder
+    embedder = aws_stack.container("embed").embedder
     real = embedder.embed_documents
 
     def broken(texts: list[str]) -> list[list[float]]:

@@ -247,21 +247,37 @@ class OpenSearchIndex:
         return name
 
     def ensure_index(self) -> None:
+        """Make the index, or add a field an older one lacks: for the functions that write documents."""
+        self._exists(create=True)
+
+    def _exists(self, create: bool) -> bool:
+        """Whether the index is there (asked once per execution environment, then remembered).
+
+        Only a writer (``create``) makes it or changes its mapping. Those are ``PUT``s, and the template
+        grants ``es:ESHttpPut`` to the functions that write documents (Index, re-embed) alone: a search or
+        delete function that sent one on its first call was refused, so a fresh stack's search answered
+        500 (issue 28). A reader finds no index on a stack where nothing was indexed yet: no hits."""
         if self._ready:
-            return
+            return True
         if not self._call("exists", self.client.indices.exists, index=self._index):
+            if not create:
+                return False
             self._create_concrete(self._model, self._dim, alias=True)
-        else:  # an index made before cards had their own field (adding a field is allowed in place)
-            body = {"properties": {"card_text": CARD_TEXT}}
-            self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
+        elif create:  # an index made before cards had their own field (adding a field is allowed in place)
+            mappings = self._call("get mapping", self.client.indices.get_mapping, index=self._index)
+            if any("card_text" not in m["mappings"].get("properties", {}) for m in mappings.values()):
+                body = {"properties": {"card_text": CARD_TEXT}}
+                self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
         self._ready = True
+        return True
 
     def _active_index(self) -> str:
         found = self._call("get alias", self.client.indices.get_alias, name=self._index)
         return str(next(iter(found)))
 
     def active_model(self) -> str | None:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return None
         mapping = self._call("get mapping", self.client.indices.get_mapping, index=self._active_index())
         meta = next(iter(mapping.values()))["mappings"].get("_meta", {})
         return str(meta["embedding_model"]) if meta.get("embedding_model") else None
@@ -409,7 +425,8 @@ class OpenSearchIndex:
             self.replace_file(tenant_id, file_id, docs)
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return 0  # nothing was ever indexed
         pairs = [p.partition("\x1f") for p in self._ids(tenant_id, file_id=file_id)]
         if pairs:
             self._bulk_ops([({"delete": {"_index": index, "_id": doc_id}}, None) for index, _, doc_id in pairs])
@@ -425,7 +442,8 @@ class OpenSearchIndex:
         """Rewrite each version whose flag changes, whole: vectors are not in ``_source`` (the mapping
         excludes them: they would double the disk), and OpenSearch rebuilds an updated document from
         ``_source``, so a partial ``update`` of the flag would drop the document's vector."""
-        self.ensure_index()
+        if not self._exists(create=False):
+            return  # nothing was ever indexed: no flag to change
         body = self._scope_query(tenant_id, lineage_id=lineage_id)
         composite = {"size": 1000, "sources": [{"f": {"terms": {"field": "file_id"}}}]}
         body.update(
@@ -456,21 +474,24 @@ class OpenSearchIndex:
     def keyword(
         self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
     ) -> list[IndexHit]:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return []
         body = keyword_body(tenant_id, query, filters, k, kind)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
 
     def knn(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None
     ) -> list[IndexHit]:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return []
         body = knn_body(tenant_id, vector, filters, k)
         return self._hits(self._call("search", self.client.search, index=self._index, body=body))
 
     def knn_staged(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
     ) -> list[IndexHit]:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return []
         name = self._concrete(model)
         if name == self._active_index() or not self._call("exists", self.client.indices.exists, index=name):
             return []
@@ -481,7 +502,8 @@ class OpenSearchIndex:
         self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
     ) -> list[list[IndexHit]] | None:
         """The legs in one round trip (``_msearch``); a leg that failed fails the search as ``search`` would."""
-        self.ensure_index()
+        if not self._exists(create=False):
+            return [[] for _ in range(3 if cards else 2)]
         body = hybrid_searches(self._index, tenant_id, query, vector, filters, k, cards)
         result = self._call("msearch", self.client.msearch, body=body)
         legs: list[list[IndexHit]] = []
@@ -492,9 +514,8 @@ class OpenSearchIndex:
         return legs
 
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
-        if not chunk_ids:
+        if not chunk_ids or not self._exists(create=False):
             return {}
-        self.ensure_index()
         body = {
             "size": len(chunk_ids),
             "_source": _SOURCE,
@@ -513,7 +534,8 @@ class OpenSearchIndex:
         return out
 
     def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
-        self.ensure_index()
+        if not self._exists(create=False):
+            return set()
         query = _file_range(tenant_id, after, until)
         found: set[str] = set()
         next_key: dict[str, Any] | None = None
