@@ -378,6 +378,21 @@ def test_every_error_has_one_body(
     assert set(payload) == {"error"} and payload["error"]["code"] == code and payload["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/files/f_000000000000000000000000", "no such file"),
+        ("/files/{globex}", "no such file"),  # another tenant's: the same answer as none at all
+        ("/files/f_000000000000000000000000/versions", "no such file"),
+        ("/no-such-thing", "no such route"),
+    ],
+)
+def test_a_missing_file_is_said_to_be_a_missing_file(api: Api, path: str, message: str) -> None:
+    """Issue 31: a link to an unknown id answered "404: no such route", which the web page showed."""
+    status, payload = api.call("GET", path.format(**api.files))
+    assert (status, payload["error"]["message"]) == (404, message)
+
+
 def test_files_are_listed_newest_first_latest_only_and_without_duplicates(api: Api) -> None:
     c = api.container
     dup = ingest_bytes(c, "acme", demo._contract(2), "copy-of-the-contract.docx").record

@@ -294,6 +294,57 @@ def test_documents_are_listed_sorted_paged_and_addressable(library: tuple[Any, i
         server.shutdown()
 
 
+def test_a_stale_page_never_acts_on_the_file_it_showed_before(library: tuple[Any, int], browser: Any) -> None:
+    """Issue 31: open a file, then a link to an id that does not exist. The previous file's tags, provenance,
+    versions and Delete… stayed on screen under a red "404: no such route", and Delete… deleted the file
+    viewed before. Now the page says the file is not there and offers nothing to act on."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+    first, second = by_name["note-00.md"], by_name["note-01.md"]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, 60)
+        title = lambda: browser.find_element(By.ID, "file-title").text  # noqa: E731
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{first.file_id}")
+        wait.until(lambda d: title() == "Note 00" and d.find_element(By.ID, "delete-file").is_displayed())
+        # a stale link: an id that does not exist
+        browser.execute_script("location.hash = '#/file/f_000000000000000000000000'")
+        wait.until(lambda d: title() == "File not found")
+        view = browser.find_element(By.ID, "view-file").text
+        assert "There is no file at this address" in view
+        assert "Note 00" not in view and "note-00.md" not in view and "route" not in view
+        for control in ("delete-file", "download", "tag-form", "link-form", "file-tags", "file-versions"):
+            assert not browser.find_element(By.ID, control).is_displayed(), control
+        _shot(browser, "file-not-found")
+        # even a click that reaches the hidden button (a script, a fast double click) sends nothing
+        sent = browser.execute_script(
+            """const sent = []; const real = window.fetch;
+            window.fetch = (url, opts) => { sent.push([(opts || {}).method, url]); return real(url, opts); };
+            window.confirm = () => true;
+            document.getElementById('delete-file').click();
+            window.fetch = real;
+            return sent;"""
+        )
+        assert sent == []
+        assert c.repo.get("default", first.file_id).deleted_at is None
+        # Delete… on a file that is shown deletes that file, and its confirmation names it
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{second.file_id}")
+        wait.until(lambda d: title() == "Note 01" and d.find_element(By.ID, "delete-file").is_displayed())
+        browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
+        browser.find_element(By.ID, "delete-file").click()
+        wait.until(lambda d: "#/documents" in d.current_url)
+        assert "note-01.md" in browser.execute_script("return window.asked")
+        assert c.repo.get("default", second.file_id).deleted_at is not None
+        assert c.repo.get("default", first.file_id).deleted_at is None
+    finally:
+        server.shutdown()
+
+
 def test_without_a_key_the_page_says_how_to_get_one_and_a_wrong_key_is_refused(
     library: tuple[Any, int], browser: Any
 ) -> None:

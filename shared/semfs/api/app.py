@@ -141,8 +141,10 @@ def _semfs(e: SemfsError) -> Response[str]:
 
 
 @app.not_found
-def _no_route(_: Exception) -> Response[str]:
-    return _error(404, "not_found", "no such route")
+def _no_route(e: Exception) -> Response[str]:
+    # Powertools sends a route's own NotFoundError ("no such file") here too, not only unknown paths
+    said = str(e.msg) if isinstance(e, NotFoundError) and e.msg != NotFoundError().msg else ""
+    return _error(404, "not_found", said or "no such route")
 
 
 def current_tenant() -> str:

@@ -16,7 +16,11 @@ async function api(method, path, body, raw) {
   catch (err) { throw new Error("semfs is not answering (" + err.message + ")"); }
   const data = await res.json().catch(() => ({}));
   if (res.status === 401) signedOut("This key was refused. Check it, or ask for a new one.");
-  if (!res.ok) throw new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
+  if (!res.ok) {
+    const err = new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
+    err.status = res.status;
+    throw err;
+  }
   return data;
 }
 
@@ -337,15 +341,37 @@ async function runSearch() {
 }
 
 function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURIComponent(id)); }
+// The file view shows one file: the one its address names. Before anything loads, and whenever that
+// fails, nothing of a file seen before stays on it, and no action can reach one (issue 31: after a
+// link to a missing id, Delete… stayed on screen and deleted the file viewed before).
+function clearFile() {
+  currentFile = null;
+  $("file-loaded").classList.add("hidden");
+  delete $("delete-file").dataset.fileId; delete $("delete-file").dataset.fileName;
+  ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state"].forEach((id) => { $(id).textContent = ""; });
+  ["file-tags", "file-provenance", "file-versions", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
+}
 async function loadFile(id) {
   const cite = pendingCite; pendingCite = null;
-  show("file"); $("file-state").textContent = "";
+  show("file"); clearFile();
+  $("file-title").textContent = "Opening…";
   let f;
   const mine = renders;
   try { f = await api("GET", "/files/" + encodeURIComponent(id)); }
-  catch (err) { if (!stale(mine)) { $("file-title").textContent = ""; $("file-state").textContent = String(err.message); } return; }
+  catch (err) {
+    if (stale(mine)) return;
+    clearFile();
+    $("file-title").textContent = err.status === 404 ? "File not found" : "This file could not be opened";
+    if (err.status !== 404) { $("file-state").textContent = String(err.message); return; }
+    const list = el("a", "Documents"); list.href = "#/documents";
+    $("file-state").append("There is no file at this address: it was deleted, or the link is incomplete. ", list,
+      " lists every file.");
+    return;
+  }
   if (stale(mine)) return;
   currentFile = f;
+  $("delete-file").dataset.fileId = f.file_id; $("delete-file").dataset.fileName = f.filename;
+  $("file-loaded").classList.remove("hidden");
   $("file-title").textContent = f.title || f.filename;
   $("file-meta").textContent = [f.filename, "v" + f.version, typeLabel(f.mime_type), sizeLabel(f.size_bytes),
     dateLabel(f.created_at), f.outcome || f.status].filter(Boolean).join(" · ");
@@ -369,7 +395,8 @@ async function loadFile(id) {
                         ["agent", (f.provenance || {}).agent], ["created", dateLabel(f.created_at)]]) {
     if (v) prov.append(el("dt", k), el("dd", v));
   }
-  const versions = await api("GET", "/files/" + encodeURIComponent(id) + "/versions");
+  const versions = await api("GET", "/files/" + encodeURIComponent(id) + "/versions").catch(() => ({ versions: [] }));
+  if (stale(mine)) return;  // another address opened meanwhile: its own load draws the view
   $("file-versions").replaceChildren(...versions.versions.map((v) => {
     const li = el("li");
     if (v.file_id === f.file_id) li.append("v" + v.version + " · " + v.filename + (v.is_latest ? " · latest" : ""));
@@ -385,6 +412,7 @@ async function loadFile(id) {
   }));
   preview(f);
   const text = await api("GET", "/files/" + encodeURIComponent(id) + "/text").catch(() => ({ blocks: [] }));
+  if (stale(mine)) return;
   $("file-text").replaceChildren(...text.blocks.slice(0, 200).map((b) => {
     const p = el("p", b.text); p.dataset.location = locationLabel(b.location); p.title = p.dataset.location; return p;
   }));
@@ -410,10 +438,12 @@ async function preview(f) {
   }
 }
 $("delete-file").addEventListener("click", async () => {
-  if (!currentFile) return;
-  if (!window.confirm("Delete " + currentFile.filename + "? It leaves search at once; this cannot be undone from here.")) return;
+  // the button carries the id it acts on, set when its file loaded; it acts only while that file is shown
+  const { fileId, fileName } = $("delete-file").dataset;
+  if (!fileId || !currentFile || currentFile.file_id !== fileId) return;
+  if (!window.confirm("Delete “" + fileName + "”? It leaves search at once; this cannot be undone from here.")) return;
   try {
-    await api("DELETE", "/files/" + encodeURIComponent(currentFile.file_id));
+    await api("DELETE", "/files/" + encodeURIComponent(fileId));
     go("documents");
   } catch (err) { $("file-state").textContent = String(err.message); }
 });
