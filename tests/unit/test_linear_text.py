@@ -76,9 +76,10 @@ def _functions() -> dict[str, Callable[[str], object]]:
 
 
 def _run_all(size: int) -> None:
+    functions = _functions()
     for shape in SHAPES.values():
         text = shape(size)
-        for fn in _functions().values():
+        for fn in functions.values():
             fn(text)
 
 

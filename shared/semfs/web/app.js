@@ -347,7 +347,6 @@ function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURI
 function clearFile() {
   currentFile = null;
   $("file-loaded").classList.add("hidden");
-  delete $("delete-file").dataset.fileId; delete $("delete-file").dataset.fileName;
   ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state"].forEach((id) => { $(id).textContent = ""; });
   ["file-tags", "file-provenance", "file-versions", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
 }
@@ -360,7 +359,6 @@ async function loadFile(id) {
   try { f = await api("GET", "/files/" + encodeURIComponent(id)); }
   catch (err) {
     if (stale(mine)) return;
-    clearFile();
     $("file-title").textContent = err.status === 404 ? "File not found" : "This file could not be opened";
     if (err.status !== 404) { $("file-state").textContent = String(err.message); return; }
     const list = el("a", "Documents"); list.href = "#/documents";
@@ -370,7 +368,6 @@ async function loadFile(id) {
   }
   if (stale(mine)) return;
   currentFile = f;
-  $("delete-file").dataset.fileId = f.file_id; $("delete-file").dataset.fileName = f.filename;
   $("file-loaded").classList.remove("hidden");
   $("file-title").textContent = f.title || f.filename;
   $("file-meta").textContent = [f.filename, "v" + f.version, typeLabel(f.mime_type), sizeLabel(f.size_bytes),
@@ -438,12 +435,12 @@ async function preview(f) {
   }
 }
 $("delete-file").addEventListener("click", async () => {
-  // the button carries the id it acts on, set when its file loaded; it acts only while that file is shown
-  const { fileId, fileName } = $("delete-file").dataset;
-  if (!fileId || !currentFile || currentFile.file_id !== fileId) return;
-  if (!window.confirm("Delete “" + fileName + "”? It leaves search at once; this cannot be undone from here.")) return;
+  // the file shown now (clearFile empties it before every load): the one named, confirmed and deleted
+  const f = currentFile;
+  if (!f) return;
+  if (!window.confirm("Delete “" + f.filename + "”? It leaves search at once; this cannot be undone from here.")) return;
   try {
-    await api("DELETE", "/files/" + encodeURIComponent(fileId));
+    await api("DELETE", "/files/" + encodeURIComponent(f.file_id));
     go("documents");
   } catch (err) { $("file-state").textContent = String(err.message); }
 });
