@@ -10,13 +10,16 @@ permission only Index had (``es:ESHttpPut``) hid that a fresh stack's search cou
 
 What these environments still share, said plainly: the process's environment variables (every function
 gets the union the tests set, where the template gives each its own), module-level caches outside
-``lambda_support`` (boto3 clients by settings), and memory (a real environment has its own process).
+``lambda_support`` (boto3 clients by settings), the process's one ``"semfs"`` logger with the one Powertools
+handler and formatter every environment's ``Logger`` reuses (``_powertools_handler_first``), and memory (a
+real environment has its own process).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import sys
 import threading
 import time
@@ -77,6 +80,7 @@ def load_environment(name: str) -> ModuleType:
     handler's first invocation from what that function may see."""
     import semfs.lambda_support as shared
 
+    _powertools_handler_first()
     spec = importlib.util.spec_from_file_location(shared.__name__, shared.__file__)
     assert spec and spec.loader
     support = importlib.util.module_from_spec(spec)
@@ -89,6 +93,21 @@ def load_environment(name: str) -> ModuleType:
     module.environment = support  # type: ignore[attr-defined]
     module.lambda_handler = as_function(name, module.lambda_handler)  # under its role (iam_check)
     return module
+
+
+def _powertools_handler_first() -> None:
+    """A second Powertools ``Logger(service="semfs")`` in one process takes the configured logger's *first*
+    handler as its own (``Logger._get_handler`` returns ``handlers[0]``, not the handler Powertools added),
+    and ``inject_lambda_context`` then calls ``append_keys`` on that handler's formatter. In a real cold
+    environment the logger is bare, so the handler is Powertools'. In this test process the CLI's
+    ``observability.configure()`` may have put its JSON handler there first (a CLI test earlier in the same
+    worker), and every handler then failed with ``'_KeyValueFormatter' object has no attribute
+    'append_keys'``. Putting Powertools' handler first gives the new environment what a bare logger would."""
+    log = logging.getLogger("semfs")
+    own = getattr(log, "powertools_handler", None)
+    if own is not None and own in log.handlers and log.handlers[0] is not own:
+        log.handlers.remove(own)
+        log.handlers.insert(0, own)
 
 
 FUNCTIONS = [*STAGE_FUNCTIONS.values(), "ingest_upload", "ingest_email", "search_api", "reembed", "admit"]

@@ -3,7 +3,9 @@ the real stage handlers → an indexed record in DynamoDB and chunks in OpenSear
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -539,6 +541,21 @@ def test_functions_start_cold_under_their_own_roles_on_an_index_another_made(aws
     assert not aws_stack.iam.denied
     puts = {call for call in aws_stack.iam.calls if call.endswith("es:ESHttpPut")}
     assert puts == {"index es:ESHttpPut"}  # only the function that writes documents makes the index
+
+
+def test_a_cold_environment_logs_in_a_process_whose_logger_another_configured(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI failed four admission tests with ``'_KeyValueFormatter' object has no attribute 'append_keys'``: a CLI
+    test earlier in the same worker had put the CLI's JSON handler first on the "semfs" logger, and a second
+    Powertools ``Logger`` takes a configured logger's first handler as its own. A real cold environment has a
+    bare logger; the harness gives each new environment that (``_powertools_handler_first``)."""
+    log = logging.getLogger("semfs")
+    other = logging.StreamHandler(io.StringIO())
+    other.setFormatter(logging.Formatter())  # not Powertools': it has no append_keys
+    monkeypatch.setattr(log, "handlers", [other, *log.handlers])
+    aws_stack.cold("search_api")
+    assert search(aws_stack, "payable thirty days")["results"] == []
 
 
 def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:
