@@ -31,11 +31,15 @@ _BUMP_EPOCH = "UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'"
 class LocalSearchIndex:
     """Keyword (tantivy BM25) + vector (usearch HNSW) search over SQLite-held documents."""
 
-    def __init__(self, path: Path, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX) -> None:
+    def __init__(
+        self, path: Path, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX, build_threads: int | None = None
+    ) -> None:
         self.store = DocStore(path)
         self.keywords = KeywordIndex(path.with_suffix(".tantivy"), self.store, kind="chunk")
         self.card_keywords = KeywordIndex(path.with_suffix(".cards.tantivy"), self.store, kind="card")
-        self.vectors = VectorIndex(path.with_suffix(".vectors"), self.store, ann_min=ann_min, tail_max=tail_max)
+        self.vectors = VectorIndex(
+            path.with_suffix(".vectors"), self.store, ann_min=ann_min, tail_max=tail_max, build_threads=build_threads
+        )
 
     # -- writes -----------------------------------------------------------------------------------
     def _open_keywords(self) -> None:
