@@ -145,6 +145,15 @@ def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_th
     assert query["filter"][-1] == {"term": {"kind": "card"}}
 
 
+def test_a_writer_that_read_first_still_adds_the_missing_field(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    """Re-embed asks for the active model (a read) before it writes: finding the index must not count as
+    having checked its mapping, or an index made before ``card_text`` would never get the field there."""
+    index, rec = recorded
+    assert index.active_model() == "m"
+    index.ensure_index()
+    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}]
+
+
 def test_scope_filter_covers_every_filter() -> None:
     clauses = scope_filter(
         "acme",

@@ -187,7 +187,8 @@ class OpenSearchIndex:
         self._model = model or settings.resolved_embedding_model
         # an alias over one concrete index per embedding model: a model switch moves the alias atomically
         self._index = settings.index_name
-        self._ready = False
+        self._ready = False  # a writer made the index or checked its mapping
+        self._seen = False  # a reader found the index (its mapping unchecked)
         self._refresh: bool | str = "wait_for"
 
     @property
@@ -257,18 +258,20 @@ class OpenSearchIndex:
         grants ``es:ESHttpPut`` to the functions that write documents (Index, re-embed) alone: a search or
         delete function that sent one on its first call was refused, so a fresh stack's search answered
         500 (issue 28). A reader finds no index on a stack where nothing was indexed yet: no hits."""
-        if self._ready:
+        if self._ready or (self._seen and not create):
             return True
-        if not self._call("exists", self.client.indices.exists, index=self._index):
-            if not create:
-                return False
+        exists = self._seen or self._call("exists", self.client.indices.exists, index=self._index)
+        if not create:
+            self._seen = bool(exists)
+            return self._seen
+        if not exists:
             self._create_concrete(self._model, self._dim, alias=True)
-        elif create:  # an index made before cards had their own field (adding a field is allowed in place)
+        else:  # an index made before cards had their own field (adding a field is allowed in place)
             mappings = self._call("get mapping", self.client.indices.get_mapping, index=self._index)
             if any("card_text" not in m["mappings"].get("properties", {}) for m in mappings.values()):
                 body = {"properties": {"card_text": CARD_TEXT}}
                 self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
-        self._ready = True
+        self._ready = self._seen = True
         return True
 
     def _active_index(self) -> str:
@@ -566,7 +569,7 @@ class OpenSearchIndex:
         self.ensure_index()
         for name in self._call("get indices", self.client.indices.get, index=self._all_indices()):
             self._call("delete index", self.client.indices.delete, index=name)
-        self._ready = False
+        self._ready = self._seen = False
 
 
 def _file_range(tenant_id: str | None, after: str | None, until: str | None) -> dict[str, Any]:
