@@ -28,7 +28,7 @@ FILES = [
     "docs/benchmarks.md",
     "template.yaml",
     "Makefile",
-    "shared/semfs/cli.py",
+    "shared/semfs/cli/files.py",
     "shared/semfs/server.py",
     "shared/semfs/pipeline/search.py",
     "shared/semfs/web/app.js",

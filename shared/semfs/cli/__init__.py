@@ -1,0 +1,33 @@
+"""``semfs …`` — the local command line. Honours ``SEMFS_DATA_DIR`` and ``--tenant``.
+
+Each module is one area of commands, each command a thin shell over a pipeline function: ``files``
+(ingest, ls, show, cat, get, versions, tag, rm), ``query`` (search, ask, context, contacts), ``tags``,
+``ops`` (status, the queue, maintenance, eval, the demo), ``serve`` and ``keys``. ``common`` holds the
+app, the consoles, the shared options and the container a command opens. Importing a module registers
+its commands, in the order ``semfs --help`` lists them.
+"""
+
+from __future__ import annotations
+
+from semfs.cli import files, keys, ops, query, serve, tags  # noqa: F401  (registers the commands)
+from semfs.cli.common import app
+
+__all__ = ["app", "main"]
+
+# the order of ``semfs --help``: what a newcomer does first, then finding, then running the store
+_HELP_ORDER = [
+    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "rm"),
+    *("search", "ask", "context", "contacts"),
+    *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve"),
+]
+app.registered_commands.sort(
+    key=lambda cmd: _HELP_ORDER.index(str(cmd.name or getattr(cmd.callback, "__name__", ""))),
+)
+
+
+def main() -> None:
+    app(prog_name="semfs")
+
+
+if __name__ == "__main__":
+    main()

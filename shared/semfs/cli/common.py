@@ -1,0 +1,190 @@
+"""What every command shares: the app, the consoles, the options and the container a command opens."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+
+from semfs.bootstrap import build_container
+from semfs.config import Settings
+from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
+from semfs.domain.models import SearchFilters
+from semfs.ports import Container
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: no boxes, no <bool> type column, readable when piped
+    help="semfs — a semantic file system. Exit codes: 0 done, 1 a file or path failed, 2 a usage error.",
+)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A terminal gets its own width; a pipe gets lines that are never hard-wrapped at 80 columns."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 10_000, soft_wrap=not stream.isatty())
+
+
+out = _console()
+
+
+err = _console(stderr=True)
+
+
+Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.")]
+
+
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> Container:
+    from semfs.observability import configure
+
+    try:
+        settings = Settings(**overrides)
+    except Exception as e:  # pydantic's ValidationError: show the message, not a traceback
+        err.print(f"[red]configuration error:[/red] {one_line(e)}")
+        raise typer.Exit(2) from e
+    configure(log_level)
+    return build_container(settings, background_workers=background_workers)
+
+
+@contextmanager
+def opened(tenant: str | None = None) -> Iterator[Container]:
+    """The container for one command, closed (its worker stopped) however the command ends. A file
+    that is not there ends the command with one line and exit code 1, a request that cannot be done as
+    asked (an invalid tag, two files already in one lineage) with exit code 2."""
+    c = container()
+    try:
+        yield c
+    except NotFound as e:
+        err.print(f"[red]{e.reason}{f' in tenant {tenant}' if tenant else ''}[/red]")
+        raise typer.Exit(1) from None
+    except InvalidRequest as e:  # what was asked cannot be done as asked: a usage error
+        err.print(f"[red]{e.reason}[/red]")
+        raise typer.Exit(2) from None
+    except SemfsError as e:
+        err.print(f"[red]{e.reason}[/red]")
+        raise typer.Exit(1) from None
+    finally:
+        c.close()
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"semfs {version('semfs')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """semfs — a semantic file system."""
+
+
+def failed(outcome: str) -> bool:
+    return outcome.startswith(("FAILED", "REJECTED"))
+
+
+def one_line(e: Exception) -> str:
+    """A pydantic error as one line ("query: String should have at least 1 character")."""
+    from pydantic import ValidationError
+
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(x) for x in first["loc"] if x not in ("filters",))
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(e)
+
+
+ModeOpt = Annotated[
+    Literal["hybrid", "keyword", "semantic"],
+    typer.Option("--mode", help="hybrid (BM25 and vectors, fused; the default), keyword or semantic."),
+]
+
+
+TagOpt = Annotated[
+    list[str] | None, typer.Option("--tag", help="Only files with this tag (repeatable: all must match).")
+]
+
+
+SourceOpt = Annotated[
+    Literal["upload", "email_attachment", "agent_generated"] | None,
+    typer.Option("--source-type", help="Only files from this source."),
+]
+
+
+ContactOpt = Annotated[str | None, typer.Option("--contact", help="Only files with this contact: name, email or id.")]
+
+
+ThreadOpt = Annotated[str | None, typer.Option("--thread", help="Only files of this thread: its subject or id.")]
+
+
+MimeOpt = Annotated[str | None, typer.Option("--mime", help="Only files of this MIME type (application/pdf, …).")]
+
+
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only files from this date on (YYYY-MM-DD).")]
+
+
+UntilOpt = Annotated[str | None, typer.Option("--until", help="Only files up to this date (YYYY-MM-DD).")]
+
+
+HistoryOpt = Annotated[bool, typer.Option("--include-history", help="Also older versions, not only the latest.")]
+
+
+def day(value: str | None, option: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        err.print(f"[red]{option}: give a date as YYYY-MM-DD, not {value!r}[/red]")
+        raise typer.Exit(2) from None
+
+
+def search_filters(
+    c: Container,
+    tenant: str,
+    *,
+    tag: list[str] | None = None,
+    source_type: str | None = None,
+    contact: str | None = None,
+    thread: str | None = None,
+    mime: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    include_history: bool = False,
+) -> SearchFilters:
+    """The search filters from what a person typed: names resolve to ids (``pipeline/names``)."""
+    from semfs.pipeline import names
+
+    return SearchFilters(
+        tags=tag or [],
+        source_type=source_type,
+        contact_id=names.contact_id(c, tenant, contact),
+        thread_id=names.thread_id(c, tenant, thread),
+        mime_type=mime,
+        date_from=day(since, "--since"),
+        date_to=day(until, "--until"),
+        include_history=include_history,
+    )
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover

@@ -1,0 +1,413 @@
+"""Files: ingest, list, show, read, fetch, version, tag and delete them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from semfs.cli.common import (
+    ContactOpt,
+    Json,
+    SinceOpt,
+    SourceOpt,
+    Tenant,
+    ThreadOpt,
+    UntilOpt,
+    app,
+    day,
+    err,
+    failed,
+    human_size,
+    opened,
+    out,
+)
+from semfs.domain.errors import NotFound, SemfsError
+from semfs.domain.models import SourceType
+from semfs.domain.outcomes import Outcome
+from semfs.domain.text import encodable
+from semfs.pipeline import manage
+from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.register import Provenance, Registered
+from semfs.ports import Container
+
+
+def _files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files to ingest, paths that do not exist). Folders are walked recursively; dotfiles are
+    skipped, and a symlink is followed only when its target stays inside the folder given."""
+    found: list[Path] = []
+    missing: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            root = path.resolve()
+            for p in sorted(path.rglob("*")):
+                if any(part.startswith(".") for part in p.relative_to(path).parts) or not p.is_file():
+                    continue
+                if p.resolve().is_relative_to(root):
+                    found.append(p)
+                else:
+                    err.print(f"[yellow]skipped: {p} links outside {path}[/yellow]")
+        elif path.is_file():
+            found.append(path)  # named on the command line: the caller means it
+        else:
+            missing.append(path)
+            err.print(f"[red]not found: {path}[/red]")
+    return found, missing
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (recursive).")],
+    tenant: Tenant = "default",
+    contact: Annotated[list[str] | None, typer.Option("--contact", help="Contact name or email.")] = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread subject.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="Manual tag.")] = None,
+    previous_version: Annotated[str | None, typer.Option("--previous-version", help="FILE_ID this replaces.")] = None,
+    source_type: Annotated[str, typer.Option("--source-type", help="upload | agent_generated")] = "upload",
+    as_json: Json = False,
+) -> None:
+    """Ingest files: extract, enrich, embed and index each, then print a table of outcomes.
+
+    A file's identity is its absolute path: the same path with new content is its next version (if
+    the text is plausibly a revision), the same name elsewhere is another document. Exit code 1 when
+    a path does not exist or a file ended FAILED_* or REJECTED_* (see the table), else 0."""
+    if source_type not in ("upload", "agent_generated"):
+        err.print("[red]--source-type must be upload or agent_generated[/red]")
+        raise typer.Exit(2)
+    from semfs.domain.tags import manual_tag
+
+    for t in tag or []:
+        try:
+            manual_tag(t)
+        except ValueError as e:
+            err.print(f"[red]--tag: {e}[/red]")
+            raise typer.Exit(2) from None
+    files, missing = _files(paths)
+    outcomes: Counter[str] = Counter()
+    rows: list[dict[str, Any]] = []
+    st: SourceType = "agent_generated" if source_type == "agent_generated" else "upload"
+    prov = Provenance(
+        source_type=st,
+        thread_subject=thread,
+        contacts=contact or [],
+        tags=tag or [],
+        previous_version_id=previous_version,
+    )
+    with (
+        opened(tenant) as c,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=as_json,
+        ) as progress,
+        c.index.batch(),
+    ):  # keyword-index commits every few seconds, not per file
+        task = progress.add_task("ingesting", total=len(files))
+        for path in files:
+            progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
+            shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
+            try:
+                regs = _ingest_one(c, tenant, path, prov)
+            except NotFound as e:
+                err.print(f"[red]{shown}: {e.reason}[/red]")
+                raise typer.Exit(1) from e
+            except (OSError, SemfsError) as e:  # one unreadable file is that file's outcome, not the batch's end
+                outcomes[Outcome.FAILED_INTERNAL.value] += 1
+                reason = f"could not be read ({type(e).__name__})"
+                rows.append(
+                    {"path": shown, "file_id": None, "outcome": "FAILED_INTERNAL", "version": None, "reason": reason}
+                )
+                progress.advance(task)
+                continue
+            for reg in regs:
+                record = reg.record
+                created = reg.created
+                key = (record.outcome.value if record.outcome else record.status.value) if created else "UNCHANGED"
+                outcomes[key] += 1
+                rows.append(
+                    {
+                        "path": shown if record.source_type != "email_attachment" else f"{shown}#{record.filename}",
+                        "file_id": record.file_id,
+                        "outcome": key,
+                        "version": record.version,
+                        "reason": record.error,
+                    }
+                )
+            progress.advance(task)
+    code = 1 if missing or any(failed(k) for k in outcomes) else 0
+    if as_json:
+        report = {
+            "files": rows,
+            "outcomes": dict(outcomes),
+            "missing": [encodable(str(p)) for p in missing],
+            "exit_code": code,
+        }
+        print(json.dumps(report, indent=2))
+        raise typer.Exit(code)
+    table = Table(title=f"{len(files)} file(s) ingested into tenant '{tenant}'")
+    table.add_column("outcome")
+    table.add_column("files", justify="right")
+    for key, n in sorted(outcomes.items()):
+        table.add_row(key, str(n))
+    if missing:
+        table.add_row("NOT_FOUND", str(len(missing)))
+    out.print(table)
+    for row in rows:
+        if row["outcome"] not in ("OK", "UNCHANGED") and row["reason"]:
+            out.print(f"  {row['outcome']}: {row['path']} — {row['reason']}")
+    raise typer.Exit(code)
+
+
+MAIL_SUFFIXES = {".eml", ".mbox", ".msg"}
+
+
+def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list[Registered]:
+    """A file, or — for .eml, .mbox and Outlook .msg — every attachment of every message in it."""
+    from semfs.pipeline.mail import ingest_mail
+
+    suffix = path.suffix.lower()
+    if suffix == ".eml":
+        return ingest_mail(c, tenant, path.read_bytes(), source="file").files
+    if suffix == ".msg":  # Outlook's container, read as the MIME message it holds: same threads and contacts
+        from semfs.extractors.email import msg_to_mime
+
+        return ingest_mail(c, tenant, msg_to_mime(path.read_bytes()), source="file").files
+    if suffix == ".mbox":
+        import mailbox
+
+        regs: list[Registered] = []
+        for message in mailbox.mbox(path, create=False):
+            regs += ingest_mail(c, tenant, message.as_bytes(), source="file").files
+        return regs
+    # a file's identity and "same document" key is its absolute path: README.md in two folders are two files
+    where = f"path:{path.resolve()}"
+    return [ingest_bytes(c, tenant, path.read_bytes(), path.name, replace(prov, source_key=where, version_key=where))]
+
+
+@app.command()
+def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
+    """A file's record: identity, provenance, meaning and outcome."""
+    with opened(tenant) as c:
+        record = c.repo.get(tenant, file_id)
+    data = record.model_dump(mode="json")
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return
+    for key in (
+        "file_id",
+        "filename",
+        "title",
+        "summary",
+        "tags",
+        "auto_tags",
+        "version",
+        "is_latest",
+        "previous_version_id",
+        "change_summary",
+        "source_type",
+        "thread_id",
+        "contact_ids",
+        "status",
+        "outcome",
+        "error",
+        "mime_type",
+        "size_bytes",
+        "pages",
+        "chunk_count",
+        "embedding_model",
+        "created_at",
+    ):
+        value = data.get(key)
+        if value not in (None, [], ""):
+            out.print(f"[bold]{key}[/bold]: {value}")
+
+
+@app.command()
+def versions(
+    file_id: str,
+    tenant: Tenant = "default",
+    as_json: Json = False,
+    detach: Annotated[
+        bool, typer.Option("--detach", help="Take this file out of its lineage: it becomes a document of its own.")
+    ] = False,
+    link_to: Annotated[
+        str | None, typer.Option("--link-to", help="Make this file the next version of that file's lineage.")
+    ] = None,
+) -> None:
+    """Every version of the file's lineage, oldest first, with change summaries (or detach/re-link it)."""
+    if detach and link_to:
+        err.print("[red]give --detach or --link-to, not both[/red]")
+        raise typer.Exit(2)
+    with opened(tenant) as c:
+        if detach:
+            manage.detach_version(c, tenant, file_id)
+        elif link_to:
+            manage.link_version(c, tenant, file_id, link_to)
+        record = c.repo.get(tenant, file_id)
+        lineage = [v for v in c.repo.lineage(tenant, record.lineage_id) if v.deleted_at is None]
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    v.model_dump(
+                        mode="json",
+                        include={
+                            "file_id",
+                            "version",
+                            "is_latest",
+                            "filename",
+                            "status",
+                            "outcome",
+                            "change_summary",
+                            "created_at",
+                        },
+                    )
+                    for v in lineage
+                ],
+                indent=2,
+            )
+        )
+        return
+    for v in lineage:
+        latest = " [green]latest[/green]" if v.is_latest else ""
+        out.print(f"v{v.version} {v.file_id} {v.filename} {v.status.value}{latest} {v.created_at:%Y-%m-%d %H:%M}")
+        if v.change_summary:
+            out.print(Text("   " + v.change_summary.replace("\n", "\n   "), style="dim"))
+
+
+@app.command(context_settings={"ignore_unknown_options": True})
+def tag(
+    file_id: str,
+    changes: Annotated[list[str], typer.Argument(help="+tag to add, -tag to remove")],
+    tenant: Tenant = "default",
+) -> None:
+    """Add (+a) or remove (-b) manual tags."""
+    add = [c[1:] for c in changes if c.startswith("+")]
+    remove = [c[1:] for c in changes if c.startswith("-")]
+    bad = [c for c in changes if not c.startswith(("+", "-"))]
+    if bad:
+        err.print(f"[red]each change must start with + or -: {' '.join(bad)}[/red]")
+        raise typer.Exit(2)
+    with opened(tenant) as c:
+        record = manage.set_tags(c, tenant, file_id, add, remove)
+    out.print(f"tags: {', '.join(record.tags) or '(none)'}")
+
+
+@app.command()
+def rm(
+    file_id: str,
+    tenant: Tenant = "default",
+    all_versions: Annotated[
+        bool, typer.Option("--all-versions", help="Every version of the document, not only this one.")
+    ] = False,
+) -> None:
+    """Delete a file: tombstone its record and remove it from the index."""
+    with opened(tenant) as c:
+        removed = manage.delete_file(c, tenant, file_id, all_versions=all_versions)
+    out.print(f"deleted {len(removed)} version(s)")
+
+
+@app.command(name="ls")
+def ls_cmd(
+    tenant: Tenant = "default",
+    tag: Annotated[str | None, typer.Option("--tag", help="Only files with this tag.")] = None,
+    source_type: SourceOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    status: Annotated[
+        Literal["received", "indexed", "failed", "skipped", "deleted"] | None,
+        typer.Option("--status", help="Only files in this status."),
+    ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    sort: Annotated[
+        Literal["newest", "oldest", "name", "size"], typer.Option("--sort", help="Order of the list.")
+    ] = "newest",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 50,
+    all_versions: Annotated[bool, typer.Option("--all-versions", help="Older versions too.")] = False,
+    as_json: Json = False,
+) -> None:
+    """List files (latest versions, newest first), with the same filters as search."""
+    from datetime import UTC, datetime
+
+    from semfs.domain.outcomes import Status
+    from semfs.pipeline import names
+    from semfs.ports.repository import RecordQuery
+
+    day_from, day_to = day(since, "--since"), day(until, "--until")
+    with opened(tenant) as c:
+        query = RecordQuery(
+            tenant_id=tenant,
+            statuses=[Status(status)] if status else [],
+            tag=tag,
+            source_type=source_type,
+            contact_id=names.contact_id(c, tenant, contact),
+            thread_id=names.thread_id(c, tenant, thread),
+            latest_only=not all_versions,
+            include_deleted=status == "deleted",
+            created_from=datetime(day_from.year, day_from.month, day_from.day, tzinfo=UTC) if day_from else None,
+            created_to=datetime(day_to.year, day_to.month, day_to.day, 23, 59, 59, tzinfo=UTC) if day_to else None,
+            order=sort,
+            limit=limit,
+        )
+        records = c.repo.query(query)
+    if as_json:
+        keep = {"file_id", "filename", "title", "version", "is_latest", "status", "outcome", "size_bytes", "created_at"}
+        print(json.dumps([r.model_dump(mode="json", include=keep) for r in records], indent=2))
+        return
+    if not records:
+        out.print("no files")
+    for r in records:
+        outcome = r.outcome.value if r.outcome else r.status.value
+        out.print(
+            f"{r.file_id}  {r.created_at:%Y-%m-%d %H:%M}  {human_size(r.size_bytes):>8}  v{r.version}  {outcome:<18} "
+            f"{r.filename}" + (f"  [dim]{r.title}[/dim]" if r.title and r.title != r.filename else "")
+        )
+
+
+@app.command(name="cat")
+def cat_cmd(file_id: str, tenant: Tenant = "default") -> None:
+    """The text semfs extracted from a file (OCR included), block by block."""
+    from semfs.pipeline.state import load_document
+
+    with opened(tenant) as c:
+        doc = load_document(c, c.repo.get(tenant, file_id))
+    print(doc.text)
+
+
+@app.command(name="get")
+def get_cmd(
+    file_id: str,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Where to write it (default: its filename here; - = stdout).")
+    ] = None,
+    tenant: Tenant = "default",
+) -> None:
+    """The original file as it was ingested."""
+    with opened(tenant) as c:
+        record = c.repo.get(tenant, file_id)
+        if not record.blob_key:
+            why = record.outcome.value if record.outcome else "-"
+            err.print(f"[red]the original of {file_id} was not stored ({why})[/red]")
+            raise typer.Exit(1)
+        data = c.blobs.get(record.blob_key)
+    if output is not None and str(output) == "-":
+        sys.stdout.buffer.write(data)
+        return
+    target = output or Path(record.filename)
+    if target.is_dir():
+        target = target / record.filename
+    target.write_bytes(data)
+    err.print(f"wrote {len(data)} bytes to {target}")

@@ -1,0 +1,53 @@
+"""``semfs keys``: local API keys, each mapped to one tenant."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from semfs.cli.common import (
+    Tenant,
+    app,
+    err,
+    out,
+)
+from semfs.config import Settings
+
+keys_app = typer.Typer(help="Local API keys (each maps to one tenant).")
+
+
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """Every local API key by fingerprint and tenant (the keys themselves are stored hashed)."""
+    from semfs.server import ApiKeys
+
+    rows = ApiKeys(Settings().api_keys_file).list()
+    if not rows:
+        out.print("no API keys yet: semfs serve creates one, or semfs keys create --tenant NAME")
+    for fingerprint, tenant in rows:
+        out.print(f"{fingerprint}  {tenant}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key: Annotated[str, typer.Argument(help="The key, or its fingerprint from 'semfs keys list'.")],
+) -> None:
+    """Revoke an API key: requests with it get 401 from now on."""
+    from semfs.server import ApiKeys
+
+    if not ApiKeys(Settings().api_keys_file).revoke(key):
+        err.print("[red]no such key (give the key or at least 8 characters of its fingerprint)[/red]")
+        raise typer.Exit(1)
+    out.print("revoked")
+
+
+@keys_app.command("create")
+def keys_create(tenant: Tenant = "default") -> None:
+    """Create an API key for a tenant and print it (it is stored hashed; this is the only time it shows)."""
+    from semfs.server import ApiKeys
+
+    print(ApiKeys(Settings().api_keys_file).create(tenant))

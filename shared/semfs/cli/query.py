@@ -1,0 +1,226 @@
+"""Finding things: search, grounded answers, agent context and contacts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from semfs.cli.common import (
+    ContactOpt,
+    HistoryOpt,
+    Json,
+    MimeOpt,
+    ModeOpt,
+    SinceOpt,
+    SourceOpt,
+    TagOpt,
+    Tenant,
+    ThreadOpt,
+    UntilOpt,
+    app,
+    err,
+    opened,
+    out,
+    search_filters,
+)
+from semfs.domain.models import Location, SearchRequest, SearchResponse
+from semfs.pipeline.search import search as run_search
+
+
+def _search_json(resp: SearchResponse) -> dict[str, Any]:
+    return {
+        "results": [
+            {
+                "file_id": r.file_id,
+                "filename": r.filename,
+                "title": r.title,
+                "summary": r.summary,
+                "score": r.score,
+                "version": r.version,
+                "tags": r.tags,
+                "origin": r.origin,
+                "document_date": r.document_date.isoformat() if r.document_date else None,
+                "ingested_at": r.ingested_at.isoformat() if r.ingested_at else None,
+                "snippets": [
+                    {
+                        "text": s.text,
+                        "location": s.location.model_dump(exclude_none=True),
+                        "highlights": s.highlights,
+                    }
+                    for s in r.snippets
+                ],
+            }
+            for r in resp.results
+        ],
+        "degraded": resp.degraded,
+    }
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What you are looking for, in words.")],
+    tenant: Tenant = "default",
+    mode: ModeOpt = "hybrid",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100, help="How many files (1-100).")] = 10,
+    tag: TagOpt = None,
+    source_type: SourceOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    mime: MimeOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    include_history: HistoryOpt = False,
+    as_json: Json = False,
+) -> None:
+    """Hybrid (BM25 + vectors), keyword or semantic search, grouped by file."""
+    if not query.strip():
+        err.print("[red]the query is empty: say what you are looking for[/red]")
+        raise typer.Exit(2)
+    if len(query) > 2000:
+        err.print("[red]the query is longer than 2,000 characters[/red]")
+        raise typer.Exit(2)
+    with opened() as c:
+        request = SearchRequest(
+            query=query,
+            limit=limit,
+            mode=mode,
+            filters=search_filters(
+                c,
+                tenant,
+                tag=tag,
+                source_type=source_type,
+                contact=contact,
+                thread=thread,
+                mime=mime,
+                since=since,
+                until=until,
+                include_history=include_history,
+            ),
+        )
+        resp = run_search(c, tenant, request)
+    if as_json:
+        print(json.dumps(_search_json(resp), indent=2, default=str))
+        return
+    if resp.degraded:
+        out.print("[yellow]embeddings unavailable: keyword results only[/yellow]")
+    if not resp.results:
+        out.print("no results")
+    for rank, r in enumerate(resp.results, start=1):
+        badge = "" if r.is_latest else f" [dim](v{r.version}, not latest)[/dim]"
+        dated = f"dated {r.document_date:%Y-%m-%d} · " if r.document_date else ""
+        added = f"added {r.ingested_at:%Y-%m-%d} · " if r.ingested_at else ""
+        out.print(
+            f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
+            f"{dated}{added}score {r.score:.4f}[/dim]"
+        )
+        for s in r.snippets[:2]:
+            line = Text("   ")
+            pos = 0
+            for a, b in s.highlights:
+                line.append(s.text[pos:a])
+                line.append(s.text[a:b], style="bold yellow")
+                pos = b
+            line.append(s.text[pos:])
+            line.append(f"  ({s.location.label()})", style="dim")
+            out.print(line)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question the files should answer.")],
+    tenant: Tenant = "default",
+    file: Annotated[str | None, typer.Option("--file", help="Only this file (its id).")] = None,
+    tag: TagOpt = None,
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=20, help="Passages to consider (1-20).")] = 6,
+    as_json: Json = False,
+) -> None:
+    """A grounded answer: every sentence cited to a passage of a file in scope, or no answer."""
+    from semfs.pipeline.ask import ask as run_ask
+
+    if len(" ".join(question.split())) < 10:
+        err.print("[red]the question is too short: ask in a sentence[/red]")
+        raise typer.Exit(2)
+    with opened(tenant) as c:
+        filters = search_filters(c, tenant, tag=tag, contact=contact, thread=thread)
+        if file:
+            filters = filters.model_copy(update={"file_ids": [c.repo.get(tenant, file).file_id]})
+        answer = run_ask(c, tenant, question, filters, limit)
+        names = {x["file_id"]: c.repo.get(tenant, x["file_id"]).filename for x in answer.get("citations", [])}
+    if as_json:
+        print(json.dumps(answer, indent=2))
+        return
+    if answer["status"] != "answered":
+        out.print(f"no answer: {answer['reason']}")
+        raise typer.Exit(1)
+    out.print(answer["answer"])
+    out.print()
+    for n, cite in enumerate(answer["citations"], start=1):
+        where = Location.model_validate(cite["location"]).label()
+        out.print(f"[{n}] {names[cite['file_id']]} v{cite['version']}, {where} ({cite['file_id']})")
+        out.print(Text(f"    “{cite['quote']}”", style="dim"))
+
+
+@app.command()
+def context(
+    subject: Annotated[str, typer.Option("--subject", help="The message's subject.")] = "",
+    body: Annotated[str, typer.Option("--body", help="The message's text ('-' reads standard input).")] = "",
+    tenant: Tenant = "default",
+    contact: ContactOpt = None,
+    thread: ThreadOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=20, help="How many files (1-20).")] = 5,
+    as_json: Json = False,
+) -> None:
+    """The files an agent should know about when it answers this message, and why each matched."""
+    from semfs.pipeline.ask import context as run_context
+
+    if body == "-":
+        body = sys.stdin.read()
+    with opened(tenant) as c:
+        items = run_context(c, tenant, subject, body, search_filters(c, tenant, contact=contact, thread=thread), limit)
+    if as_json:
+        print(json.dumps({"items": items}, indent=2))
+        return
+    if not items:
+        out.print("nothing relevant (or the message is under 10 characters)")
+    for item in items:
+        out.print(
+            f"[bold]{item['title'] or item['filename']}[/bold]  [dim]{item['filename']} · {item['file_id']}[/dim]"
+        )
+        out.print(Text(f"   {item['why']}", style="dim"))
+
+
+@app.command()
+def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
+    """Contacts seen in mail, with how many files each is on."""
+    from semfs.ports.repository import RecordQuery
+
+    with opened(tenant) as c:
+        rows = []
+        for contact in sorted(c.mail.contacts(tenant), key=lambda x: x.email):
+            files = c.repo.query(RecordQuery(tenant_id=tenant, contact_id=contact.contact_id, limit=1000))
+            rows.append(
+                {
+                    "contact_id": contact.contact_id,
+                    "email": contact.email,
+                    "name": contact.name,
+                    "organisation": contact.organisation,
+                    "messages": contact.messages,
+                    "files": len(files),
+                }
+            )
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"contacts in tenant '{tenant}'")
+    for col in ("contact id", "name", "organisation", "messages", "files"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*(str(r[k] or "") for k in ("contact_id", "name", "organisation", "messages", "files")))
+    out.print(table)

@@ -1,0 +1,66 @@
+"""``semfs serve``: the local HTTP API and web page, the SMTP listener and the drop folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from semfs.cli.common import (
+    app,
+    container,
+    out,
+)
+
+
+@app.command()
+def serve(
+    port: Annotated[int | None, typer.Option("--port", help="HTTP port (default SEMFS_HTTP_PORT, 8080).")] = None,
+    smtp_port: Annotated[int | None, typer.Option("--smtp-port", help="Default SEMFS_SMTP_PORT (2525).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=16, help="Files processed at once.")] = 2,
+) -> None:
+    """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
+    import time
+
+    from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
+
+    overrides: dict[str, Any] = {"http_port": port} if port else {}
+    if smtp_port:
+        overrides["smtp_port"] = smtp_port
+    # uploads, mail and the drop folder queue their files for these workers: no request waits on one
+    c = container(background_workers=workers, log_level="INFO", **overrides)  # a server's log is its output
+    settings = c.settings
+    keys = ApiKeys(settings.api_keys_file)
+    if settings.default_tenant not in keys.tenants():
+        key = keys.create(settings.default_tenant)
+        out.print(f"API key for tenant '{settings.default_tenant}' (shown once): [bold]{key}[/bold]")
+    else:
+        out.print(
+            f"API keys exist for tenant '{settings.default_tenant}' (stored hashed): "
+            f"semfs keys create --tenant {settings.default_tenant} makes a new one, semfs keys list shows them"
+        )
+    http_port = port or settings.http_port
+    static = Path(__file__).parent.parent / "web"
+    server = start_http(c, keys, settings.http_host, http_port, static if static.is_dir() else None)
+    controller = start_smtp(c, settings.smtp_host, smtp_port or settings.smtp_port)
+    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant)
+    out.print(f"API and web page: http://{settings.http_host}:{http_port}/  (OpenAPI: /docs)")
+    out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
+    out.print(
+        f"SMTP: {settings.smtp_host}:{smtp_port or settings.smtp_port} for "
+        + (
+            ", ".join(f"{a} → {t}" for a, t in settings.mailbox_tenants.items())
+            or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
+        )
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        inbox.set()
+        server.shutdown()
+        controller.stop()
+        c.close()

@@ -1,0 +1,59 @@
+"""``semfs tags``: the tag vocabulary, merge suggestions and merges."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from semfs.cli.common import (
+    Json,
+    Tenant,
+    app,
+    opened,
+    out,
+)
+
+tags_app = typer.Typer(help="The tag vocabulary: counts, merge suggestions, merges.", invoke_without_command=True)
+
+
+app.add_typer(tags_app, name="tags")
+
+
+@tags_app.callback()
+def tags_list(
+    ctx: typer.Context,
+    tenant: Tenant = "default",
+    suggest: Annotated[bool, typer.Option("--suggest", help="Show tags that probably mean the same.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Every tag with its manual and auto counts (or, with --suggest, merge candidates with evidence)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from semfs.pipeline.tags import suggest_merges, vocabulary
+
+    with opened() as c:
+        rows: list[dict[str, Any]] = (
+            suggest_merges(c, tenant)
+            if suggest
+            else [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(c, tenant)]
+        )
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        if suggest:
+            out.print(f"{row['merge']} → {row['into']}  ({'; '.join(row['reasons'])})")
+        else:
+            out.print(f"{row['tag']}  manual {row['manual']}  auto {row['auto']}")
+
+
+@tags_app.command("merge")
+def tags_merge(source: str, target: str, tenant: Tenant = "default") -> None:
+    """Merge tag SOURCE into TARGET on every file; SOURCE keeps working as a search filter."""
+    from semfs.pipeline.tags import merge
+
+    with opened(tenant) as c:
+        changed = merge(c, tenant, source, target)
+    out.print(f"merged '{source}' into '{target}' on {changed} file(s)")
