@@ -6,7 +6,7 @@ the public view of a ``FileRecord`` (storage keys left out); a test keeps the tw
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,6 +53,22 @@ class VersionLink(Strict):
 
 
 # -- responses ---------------------------------------------------------------------------------------
+class FileFilters(BaseModel):
+    """Which files ``GET /files`` lists and ``GET /files/facets`` counts: one model for both, so the two
+    can never disagree on what a filter means. Threads and contacts may be given by name or id."""
+
+    tag: str | None = None
+    source_type: SourceType | None = None
+    mime_type: str | None = None
+    thread_id: str | None = None
+    contact_id: str | None = None
+    status: Status | None = None
+    since: date | None = None
+    until: date | None = None
+    include_history: bool = False
+    include_duplicates: bool = True
+
+
 class ErrorDetail(BaseModel):
     code: str = Field(description="Machine-readable: not_found, unauthorized, validation_error, …")
     message: str

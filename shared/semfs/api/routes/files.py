@@ -1,0 +1,160 @@
+"""Files: list and count them, read one, its versions, text and original, and change it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from aws_lambda_powertools.event_handler.exceptions import (
+    BadRequestError,
+    NotFoundError,
+)
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from semfs.api.models import (
+    Deleted,
+    Download,
+    Facets,
+    FileFilters,
+    FileList,
+    FileOut,
+    FileText,
+    TagPatch,
+    VersionLink,
+    Versions,
+)
+from semfs.api.request import container, current_tenant, new_router, ok, public, record_in_tenant
+from semfs.pipeline import manage, names
+from semfs.pipeline.state import load_document
+from semfs.ports.repository import RecordQuery
+
+router = new_router()
+
+
+def _file_query(filters: FileFilters) -> RecordQuery:
+    """The records a file listing (and its facet counts) covers; threads and contacts by name or id."""
+    tenant = current_tenant()
+    c = container()
+    since, until = filters.since, filters.until
+    return RecordQuery(
+        tenant_id=tenant,
+        statuses=[filters.status] if filters.status else [],
+        tag=filters.tag,
+        source_type=filters.source_type,
+        mime_type=filters.mime_type,
+        thread_id=names.thread_id(c, tenant, filters.thread_id),
+        contact_id=names.contact_id(c, tenant, filters.contact_id),
+        latest_only=not filters.include_history,
+        exclude_duplicates=not filters.include_duplicates,
+        created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+        created_to=datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None,
+    )
+
+
+@router.get("/files", summary="List files", responses=ok(FileList))
+def list_files(
+    filters: Annotated[FileFilters, Query()],
+    limit: int = 50,
+    cursor: str | None = None,
+    sort: Literal["newest", "oldest", "name", "size"] = "newest",
+) -> FileList:
+    """Latest versions, newest first unless ``sort`` says otherwise; ``include_history`` adds older
+    versions, ``include_duplicates=false`` leaves out skipped duplicates. ``cursor`` is the
+    ``next_cursor`` of the previous page. In AWS, newest and oldest read a page from an index by
+    creation time; name and size read every file of the tenant to sort them (slow past ~100k files)."""
+    if not 1 <= limit <= 200:
+        raise BadRequestError("limit must be between 1 and 200")
+    try:
+        offset = int(cursor) if cursor else 0
+    except ValueError as e:
+        raise BadRequestError("cursor must be the next_cursor of a previous page") from e
+    scope = _file_query(filters)
+    records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
+    more = len(records) > limit
+    return FileList(files=[public(r) for r in records[:limit]], next_cursor=str(offset + limit) if more else None)
+
+
+@router.get(
+    "/files/facets", summary="How many files have each tag, type, source, thread, contact, month", responses=ok(Facets)
+)
+def file_facets(filters: Annotated[FileFilters, Query()]) -> Facets:
+    """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
+    thread's subject, a contact's name), to narrow a listing by what is there."""
+    return Facets.model_validate(manage.facets(container(), _file_query(filters)))
+
+
+@router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))
+def get_file(file_id: str) -> FileOut:
+    """The record, with the names of its thread and contacts (the listing carries ids only)."""
+    record = record_in_tenant(file_id)
+    threads = {record.thread_id: names.record_subject(record)} if record.thread_id else {}
+    subjects, people = names.labels(container(), record.tenant_id, threads, record.contact_ids)
+    return public(record).model_copy(
+        update={"thread_subject": subjects.get(record.thread_id or ""), "contact_names": people}
+    )
+
+
+@router.get("/files/<file_id>/versions", summary="Every version of the file's document", responses=ok(Versions))
+def versions(file_id: str) -> Versions:
+    record = record_in_tenant(file_id)
+    lineage = container().repo.lineage(record.tenant_id, record.lineage_id)
+    return Versions(versions=[public(v) for v in lineage if v.deleted_at is None])
+
+
+@router.get("/files/<file_id>/text", summary="The extracted text with locations", responses=ok(FileText))
+def text(file_id: str) -> FileText:
+    doc = load_document(container(), record_in_tenant(file_id))
+    return FileText.model_validate({"file_id": file_id, "blocks": [b.model_dump() for b in doc.blocks]})
+
+
+@router.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
+def download(file_id: str) -> Download:
+    record = record_in_tenant(file_id)
+    if not record.blob_key:
+        raise NotFoundError("the original was not stored")
+    ref = f"{record.tenant_id}/{record.file_id}"
+    return Download(url=container().blobs.download_url(record.blob_key, record.filename, 300, ref), expires_in=300)
+
+
+@router.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))
+def patch_file(file_id: str, patch: TagPatch) -> FileOut:
+    record = record_in_tenant(file_id)
+    return public(manage.set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
+
+
+@router.delete("/files/<file_id>", summary="Delete a file (or every version)", responses=ok(Deleted))
+def delete(file_id: str, all_versions: bool = False) -> Deleted:
+    record = record_in_tenant(file_id)
+    removed = manage.delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
+    return Deleted(deleted=[r.file_id for r in removed])
+
+
+@router.post("/files/<file_id>/detach", summary="Detach a wrongly linked version", responses=ok(FileOut))
+def detach(file_id: str) -> FileOut:
+    """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
+    record = record_in_tenant(file_id)
+    return public(manage.detach_version(container(), record.tenant_id, file_id))
+
+
+@router.post("/files/<file_id>/link", summary="Make a file the next version of another", responses=ok(FileOut))
+def link(file_id: str, request: VersionLink) -> FileOut:
+    """Make this file the next version of ``previous_version_id``'s lineage."""
+    record = record_in_tenant(file_id)
+    record_in_tenant(request.previous_version_id)  # 404 for another tenant's file
+    return public(manage.link_version(container(), record.tenant_id, file_id, request.previous_version_id))
+
+
+@router.post("/files/<file_id>/cancel", summary="Take a queued file out of the queue", responses=ok(FileOut))
+def cancel(file_id: str) -> FileOut:
+    """Only a file still waiting in the queue can be cancelled; it ends ``SKIPPED_CANCELLED``."""
+    record = record_in_tenant(file_id)
+    return public(manage.cancel(container(), record.tenant_id, file_id))
+
+
+@router.post("/files/<file_id>/retry", summary="Run a failed file through the pipeline again", responses=ok(FileOut))
+def retry(file_id: str) -> FileOut:
+    from semfs.pipeline.ingest import retry as run_again
+
+    record = record_in_tenant(file_id)
+    return public(run_again(container(), record.tenant_id, file_id))

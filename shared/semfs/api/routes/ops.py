@@ -1,0 +1,35 @@
+"""Liveness, the queue and the status counts."""
+
+from __future__ import annotations
+
+from semfs.api.models import (
+    Health,
+    JobsOut,
+    StatusOut,
+)
+from semfs.api.request import container, current_tenant, new_router, ok
+from semfs.pipeline import manage
+
+router = new_router()
+
+
+@router.get(
+    "/health",
+    summary="Liveness",
+    responses={200: {"description": "Up", "content": {"application/json": {"model": Health}}}},
+)
+def health() -> Health:
+    return Health(status="ok")
+
+
+@router.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))
+def jobs() -> JobsOut:
+    return JobsOut.model_validate(manage.jobs_view(container(), current_tenant()))
+
+
+@router.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))
+def status() -> StatusOut:
+    tenant = current_tenant()
+    rows = manage.status_rows(container(), tenant)
+    counts = [{"status": s, "outcome": o, "count": n} for s, o, n in rows]
+    return StatusOut.model_validate({"tenant": tenant, "counts": counts})

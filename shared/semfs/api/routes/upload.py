@@ -1,0 +1,155 @@
+"""``POST /files``: a multipart upload ingested at once (locally) or a presigned POST (AWS)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import (
+    BadRequestError,
+    NotFoundError,
+)
+
+from semfs.api.models import (
+    CreatedFileOut,
+    UploadTarget,
+)
+from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
+from semfs.domain.errors import NotFound
+from semfs.domain.models import SourceType
+from semfs.pipeline import names
+
+router = new_router()
+
+
+UPLOAD_BODY: dict[str, Any] = {
+    "required": False,
+    "description": "Locally: the file and its provenance as multipart/form-data. In AWS: no body.",
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary", "description": "The file."},
+                    "previous_version_id": {"type": "string", "description": "The file this is a new version of."},
+                    "thread_id": {"type": "string", "description": "A thread id or subject."},
+                    "contact_ids": {"type": "string", "description": "Contact ids, comma-separated or repeated."},
+                    "tags": {"type": "string", "description": "Manual tags, comma-separated or repeated."},
+                    "source_type": {"type": "string", "enum": ["upload", "agent_generated"]},
+                    "agent": {"type": "string", "description": "For agent_generated: the agent's name."},
+                    "run_id": {"type": "string", "description": "For agent_generated: the run."},
+                    "derived_from": {"type": "string", "description": "File ids it was made from."},
+                },
+            }
+        }
+    },
+}
+
+
+@router.post(
+    "/files",
+    summary="Upload a file",
+    responses={
+        201: {
+            "description": "Registered and processed",
+            "content": {"application/json": {"model": CreatedFileOut}},
+        },
+        202: {
+            "description": "Registered and queued (semfs serve): poll status_url for the outcome",
+            "content": {"application/json": {"model": CreatedFileOut}},
+        },
+        200: {
+            "description": "Where to upload it (AWS: a presigned POST under uploads/{tenant}/)",
+            "content": {"application/json": {"model": UploadTarget}},
+        },
+        **ERRORS,
+    },
+)
+def upload() -> Response[str]:
+    """Locally: a multipart/form-data upload (``file`` plus optional ``previous_version_id``,
+    ``thread_id``, ``contact_ids``, ``source_type``, ``tags``), ingested at once. In AWS: a presigned
+    POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
+    tenant = current_tenant()
+    c = container()
+    event = router.current_event
+    filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
+    target = c.blobs.presign_upload(tenant, filename, c.settings.max_file_bytes, 900)
+    if target is not None:  # the client sends the bytes to the store itself
+        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
+    raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
+    fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
+    from semfs.domain.tags import manual_tag
+    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.register import Provenance
+
+    tags = [x for x in fields.get("tags", "").split(",") if x.strip()]
+    for t in tags:
+        try:
+            manual_tag(t)
+        except ValueError as e:
+            raise BadRequestError(f"tags: {e}") from e
+    source: SourceType = "agent_generated" if fields.get("source_type") == "agent_generated" else "upload"
+    prov = Provenance(
+        source_type=source,
+        previous_version_id=fields.get("previous_version_id") or None,
+        thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
+        contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
+        tags=tags,
+        extra={
+            **{k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
+            **(
+                {"derived_from": [x.strip() for x in fields["derived_from"].split(",") if x.strip()]}
+                if fields.get("derived_from")
+                else {}
+            ),
+        },
+        uploaded_by=fields.get("agent") or None,
+    )
+    try:
+        reg = ingest_bytes(c, tenant, payload, file_name, prov)
+    except NotFound as e:  # previous_version_id of another tenant or unknown
+        raise NotFoundError("no such previous version") from e
+    done = reg.record.status.terminal
+    where = f"/files/{reg.record.file_id}"
+    body = CreatedFileOut.model_validate(
+        {**public(reg.record).model_dump(), "created": reg.created, "status_url": where}
+    )
+    return Response(
+        status_code=201 if done else 202,  # 202: queued; poll status_url (GET /files/{id}) for the outcome
+        headers={} if done else {"Location": where},
+        content_type=content_types.APPLICATION_JSON,
+        body=body.model_dump_json(),
+    )
+
+
+def _multipart(content_type: str, raw: bytes) -> tuple[dict[str, str], str, bytes]:
+    """``(fields, filename, bytes)`` of a multipart/form-data body with one ``file`` part, parsed by
+    python-multipart (repeated fields are joined with commas, as a comma-separated field would be)."""
+    import python_multipart
+
+    if not content_type.startswith("multipart/form-data"):
+        raise BadRequestError("send the file as multipart/form-data")
+    fields: dict[str, list[str]] = {}
+    files: list[Any] = []
+
+    def on_field(f: Any) -> None:
+        fields.setdefault(f.field_name.decode(), []).append((f.value or b"").decode("utf-8", "replace").strip())
+
+    try:
+        python_multipart.parse_form(
+            {"Content-Type": content_type.encode("latin-1"), "Content-Length": str(len(raw)).encode()},
+            io.BytesIO(raw),
+            on_field,
+            files.append,
+        )
+    except (python_multipart.exceptions.FormParserError, ValueError) as e:
+        raise BadRequestError("the multipart body cannot be parsed") from e
+    upload = next((f for f in files if f.field_name == b"file" and f.file_name), None)
+    if upload is None:
+        raise BadRequestError("no file field in the upload")
+    upload.file_object.seek(0)
+    name = upload.file_name.decode("utf-8", "replace")
+    return {k: ",".join(v) for k, v in fields.items()}, name, upload.file_object.read()
