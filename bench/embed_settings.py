@@ -25,7 +25,8 @@ def texts(n: int) -> list[str]:
 
     from semfs.config import Settings
     from semfs.domain.models import Block, ExtractedDocument
-    from semfs.pipeline.embed import chunk_embedding_text, make_chunks
+    from semfs.pipeline.documents import chunk_embedding_text
+    from semfs.pipeline.stages.embed import make_chunks
 
     settings, out = Settings(), []
     for title, abstract in scifact_texts():

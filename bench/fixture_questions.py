@@ -31,7 +31,7 @@ from _common import ROOT
 from semfs.bootstrap import build_container
 from semfs.config import LOCAL_MODELS, Settings
 from semfs.domain.models import SearchFilters
-from semfs.pipeline.search import retrieve
+from semfs.pipeline.query.search import retrieve
 
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 FOLDERS = [FIXTURES / "docling" / "files", FIXTURES / "markitdown" / "files"]

@@ -29,9 +29,8 @@ from _common import scifact_texts
 from semfs.adapters.local.onnx_embedder import OnnxEmbedder
 from semfs.bootstrap import build_container
 from semfs.config import Settings
-from semfs.pipeline.embed import card_text, chunk_embedding_text
-from semfs.pipeline.index import load_chunks
-from semfs.pipeline.manage import iter_records
+from semfs.pipeline.catalogue.files import iter_records
+from semfs.pipeline.documents import card_text, chunk_embedding_text, load_chunks
 
 
 def write_docs(folder: Path, n: int) -> None:

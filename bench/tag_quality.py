@@ -25,11 +25,11 @@ from semfs.config import Settings
 from semfs.demo import ingest_demo, write_demo_corpus
 from semfs.domain.outcomes import Status
 from semfs.domain.tags import is_generic
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.manage import iter_records
-from semfs.pipeline.register import Provenance
-from semfs.pipeline.state import load_document
-from semfs.pipeline.tags import suggest_merges
+from semfs.pipeline.catalogue.files import iter_records
+from semfs.pipeline.catalogue.tags import suggest_merges
+from semfs.pipeline.documents import load_document
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
 
 SUPPORTED = {".docx", ".pptx", ".xlsx", ".pdf", ".html", ".htm", ".md", ".csv", ".txt", ".json"}
 

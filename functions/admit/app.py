@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
-from semfs.pipeline.ingest import admit_waiting, execution_ended
+from semfs.pipeline.intake.executions import admit_waiting, execution_ended
 
 processor = BatchProcessor(event_type=EventType.SQS)
 STATUS_CHANGE = "Step Functions Execution Status Change"

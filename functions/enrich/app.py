@@ -5,7 +5,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import logger, run_paid_stage
-from semfs.pipeline import enrich
+from semfs.pipeline.stages import enrich
 
 
 @logger.inject_lambda_context

@@ -5,7 +5,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import logger, run_stage
-from semfs.pipeline import index
+from semfs.pipeline.stages import index
 
 
 @logger.inject_lambda_context

@@ -6,7 +6,7 @@ from aws_lambda_powertools.utilities.data_classes import SESEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
-from semfs.pipeline.sources import ingest_ses_message
+from semfs.pipeline.intake.sources import ingest_ses_message
 
 
 @logger.inject_lambda_context

@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
-from semfs.pipeline.sources import delete_s3_object, ingest_s3_object
+from semfs.pipeline.intake.sources import delete_s3_object, ingest_s3_object
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

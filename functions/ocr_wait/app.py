@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
-from semfs.pipeline.ocr import job_ended, job_waiting
+from semfs.pipeline.stages.ocr import job_ended, job_waiting
 
 
 @logger.inject_lambda_context

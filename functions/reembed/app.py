@@ -14,8 +14,8 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import continue_later, get_container, logger, metrics
-from semfs.pipeline.reconcile import load_sweep, new_sweep, reconcile_pass, save_sweep
-from semfs.pipeline.reembed import reembed
+from semfs.pipeline.maintenance.reconcile import load_sweep, new_sweep, reconcile_pass, save_sweep
+from semfs.pipeline.maintenance.reembed import reembed
 
 MARGIN_S = 60  # left for the switch, the progress write and queueing the continuation
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord
@@ -69,7 +69,7 @@ def context_for(
     """The briefing ``POST /context`` returns, for agents running in the same process: the files
     relevant to a message (filename, title, summary, why it matched). Empty for near-empty text."""
     from semfs.domain.models import SearchFilters
-    from semfs.pipeline.ask import context
+    from semfs.pipeline.query.ask import context
 
     own = container is None
     if container is None:

@@ -225,7 +225,7 @@ def build_container(
         starter = StepFunctionsStarter(settings, admission)
     else:
         from semfs.adapters.local.asl import LocalAslStarter
-        from semfs.pipeline.stages import dispatch
+        from semfs.pipeline.stages.table import dispatch
 
         starter = LocalAslStarter(dispatch(lambda: built[0]), retry_scale=settings.retry_scale)
         if background_workers > 0 and settings.backend == "local":

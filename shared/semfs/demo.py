@@ -20,8 +20,8 @@ from typing import Any
 
 from rich.console import Console
 
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
 from semfs.ports import Container
 
 FIXED = datetime(2026, 9, 1, 9, 0, 0)

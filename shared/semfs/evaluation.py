@@ -29,9 +29,9 @@ from semfs.config import Settings
 from semfs.domain.models import FileRecord, SearchFilters, SearchMode
 from semfs.domain.tags import is_generic, merge_tags
 from semfs.extractors.text import extract_plain
-from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, has_card, make_chunks
-from semfs.pipeline.index import build_docs
-from semfs.pipeline.search import retrieve
+from semfs.pipeline.documents import build_docs, card_text, chunk_embedding_text, embed_texts, has_card
+from semfs.pipeline.query.search import retrieve
+from semfs.pipeline.stages.embed import make_chunks
 from semfs.ports.enricher import EnrichInput
 
 TENANT = "eval"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics
 
 from semfs.domain.errors import PermanentError, RetryableError, SemfsError
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.stages.state import PipelineState
 
 if TYPE_CHECKING:
     from semfs.ports import Container

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from semfs.domain.errors import NotFound, RetryableError
 from semfs.observability import get_logger
-from semfs.pipeline.mail import ingest_mail, tenant_for, tenants_for
+from semfs.pipeline.intake.mail import ingest_mail, tenant_for, tenants_for
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -389,8 +389,8 @@ def watch_inbox(
     same name dropped again with new content is the next version (if the text agrees). Runs until
     ``stop`` is set.
     """
-    from semfs.pipeline.ingest import ingest_bytes
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.intake.register import Provenance
 
     done = folder / "processed"
     done.mkdir(parents=True, exist_ok=True)

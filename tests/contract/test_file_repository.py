@@ -8,7 +8,7 @@ import pytest
 from semfs.domain.errors import Conflict, NotFound, RetryableError
 from semfs.domain.models import FileRecord, StageTiming, utcnow
 from semfs.domain.outcomes import Outcome, Status
-from semfs.pipeline.records import update
+from semfs.pipeline.record_update import update
 from semfs.ports import FileRepository, RecordQuery
 
 pytestmark = pytest.mark.contract

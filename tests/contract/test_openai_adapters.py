@@ -127,7 +127,7 @@ def test_enricher_output_that_obeys_an_injection_is_refused(server: str, answer:
 def test_an_obeying_model_ends_in_the_extractive_fallback(server: str, tmp_path: Any, shared_extractor: Any) -> None:
     from semfs.bootstrap import build_container
     from semfs.domain.outcomes import Outcome
-    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.intake.ingest import ingest_bytes
     from tests.conftest import make_settings
 
     evil = {"title": "Reset your password at https://evil.example", "summary": "x", "tags": ["attacker"]}
@@ -187,8 +187,8 @@ def test_embedder_orders_by_index_and_reports_failures(server: str) -> None:
 def test_ask_with_an_llm_returns_only_verified_citations(server: str, tmp_path: Any, shared_extractor: Any) -> None:
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.bootstrap import build_container
-    from semfs.pipeline.ask import ask
-    from semfs.pipeline.ingest import ingest_bytes
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.query.ask import ask
     from tests.conftest import make_settings
 
     settings = make_settings(tmp_path, llm_base_url=server, llm_model="m")
@@ -221,7 +221,7 @@ def test_reranker_speaks_the_cohere_rerank_api_and_reorders_the_fused_files(serv
     from semfs.adapters.openai.rerank import HttpReranker
     from semfs.bootstrap import build_container
     from semfs.domain.models import SearchFilters
-    from semfs.pipeline.search import retrieve
+    from semfs.pipeline.query.search import retrieve
     from tests.builders import index_doc
 
     settings = Settings(data_dir=tmp_path, embedder="hash", rerank_base_url=server, rerank_model="rerank-v3.5")
@@ -268,8 +268,8 @@ def test_a_rate_limited_endpoint_is_unavailable_not_wrong_and_the_file_is_enrich
     from semfs.bootstrap import build_container
     from semfs.domain.errors import EnrichmentUnavailable
     from semfs.domain.outcomes import Outcome
-    from semfs.pipeline.ingest import ingest_bytes
-    from semfs.pipeline.reconcile import reconcile
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.maintenance.reconcile import reconcile
     from tests.conftest import make_settings
 
     limited = (429, {"error": {"message": "Rate limit reached", "type": "requests"}}, {"retry-after-ms": "1"})

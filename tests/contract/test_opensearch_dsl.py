@@ -255,7 +255,7 @@ def test_opensearch_ranks_as_the_local_index_does(
     """The same legs fused both ways: through OpenSearch (one _msearch, fused in the function) and
     through the local index (each leg called, fused in the function) rank the files identically."""
     from semfs.adapters.local.hash_embedder import HashEmbedder
-    from semfs.pipeline.search import retrieve
+    from semfs.pipeline.query.search import retrieve
 
     legs = [
         [("a:0", "a", 0.91), ("b:2", "b", 0.90), ("c:0", "c", 0.55)],  # k-NN

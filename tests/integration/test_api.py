@@ -15,8 +15,8 @@ import pytest
 
 from semfs import demo
 from semfs.bootstrap import Container, build_container
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
 from semfs.server import ApiKeys, start_http, to_event
 from tests.conftest import make_settings
 

@@ -244,7 +244,7 @@ def test_a_reconcile_sweep_goes_on_pass_after_pass_from_where_it_stopped(
     sweep under maintenance/reconcile/ and queues its continuation until the sweep is done."""
     from tests.integration.aws_harness import MAINTENANCE_QUEUE_URL
 
-    monkeypatch.setattr("semfs.pipeline.reconcile.PAGE", 1)
+    monkeypatch.setattr("semfs.pipeline.maintenance.reconcile.PAGE", 1)
     for n in range(3):  # uploads whose S3 events were lost
         aws_stack.s3.put_object(Bucket="semfs-test", Key=f"uploads/acme/late/{n}.md", Body=f"# Late {n}\n\nNo event.")
     for m in aws_stack.sqs_event()["Records"]:  # ... lost: taken off the queue, never handled
@@ -279,7 +279,7 @@ def test_events_are_real_shaped() -> None:
         SQSEvent,
     )
 
-    from semfs.pipeline.state import PipelineState
+    from semfs.pipeline.stages.state import PipelineState
 
     load = lambda name: json.loads((ROOT / "events" / name).read_text())  # noqa: E731
     sqs = SQSEvent(load("sqs_s3_upload.json"))
@@ -516,7 +516,7 @@ def test_a_job_reads_only_the_pages_without_a_text_layer(aws_stack: Stack, monke
     record = record_of(aws_stack)
     assert (record.outcome, record.extraction) == (Outcome.OK, "mixed")
     from semfs.lambda_support import get_container
-    from semfs.pipeline.state import load_document
+    from semfs.pipeline.documents import load_document
 
     doc = load_document(get_container(), record)
     assert [(b.location.page, b.text.split()[0]) for b in doc.blocks][-1] == (2, "Invoice")  # the job's page 1

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from semfs.bootstrap import build_container
-from semfs.pipeline.ingest import ingest_bytes
+from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.server import ApiKeys, start_http
 from tests.conftest import make_settings
 
@@ -144,7 +144,7 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.register import Provenance
 
     port = _free_port()
     settings = make_settings(tmp_path, http_port=port)
@@ -491,7 +491,7 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.register import Provenance
 
     c, port = library
     server = _signed_in(browser, c, port)
@@ -656,7 +656,7 @@ def test_the_files_a_listing_shows_are_searched_by_relevance(library: tuple[Any,
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.register import Provenance
 
     c, port = library
     ingest_bytes(
@@ -687,7 +687,7 @@ def test_a_slow_answer_for_an_earlier_address_is_not_drawn_over_the_newer_one(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.register import Provenance
 
     c, port = library
     ingest_bytes(

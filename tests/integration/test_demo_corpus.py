@@ -11,7 +11,7 @@ from semfs.bootstrap import Container, build_container
 from semfs.domain.ids import thread_id_for
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome
-from semfs.pipeline.search import search
+from semfs.pipeline.query.search import search
 from tests.conftest import make_settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]

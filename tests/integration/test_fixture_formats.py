@@ -245,8 +245,8 @@ def test_legacy_word_through_the_bounded_worker_is_searchable(tmp_path: Path, sh
     from semfs.bootstrap import build_container
     from semfs.domain.models import SearchRequest
     from semfs.domain.outcomes import Outcome
-    from semfs.pipeline.ingest import ingest_bytes
-    from semfs.pipeline.search import search
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.query.search import search
     from tests.conftest import make_settings
 
     c = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]

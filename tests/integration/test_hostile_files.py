@@ -11,8 +11,8 @@ import pytest
 from semfs.bootstrap import Container
 from semfs.domain.models import SearchRequest
 from semfs.domain.outcomes import Outcome
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.search import search
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.query.search import search
 from tests.hostile_corpus import CASES
 
 pytestmark = pytest.mark.integration

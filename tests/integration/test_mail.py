@@ -11,8 +11,8 @@ import pytest
 from semfs.bootstrap import Container, build_container
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome
-from semfs.pipeline.mail import ingest_mail
-from semfs.pipeline.search import search
+from semfs.pipeline.intake.mail import ingest_mail
+from semfs.pipeline.query.search import search
 from tests import mail_corpus as mc
 from tests.conftest import make_settings
 

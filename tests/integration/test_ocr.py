@@ -10,9 +10,9 @@ from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
 from semfs.bootstrap import Container, build_container
 from semfs.domain.models import SearchRequest
 from semfs.domain.outcomes import Outcome
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.search import search
-from semfs.pipeline.state import load_document
+from semfs.pipeline.documents import load_document
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.query.search import search
 from tests import ocr_corpus as oc
 from tests.conftest import make_settings
 

@@ -15,10 +15,11 @@ from semfs.bootstrap import Container, build_container
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed
 from semfs.domain.models import Enrichment, SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome, Status
-from semfs.pipeline import manage
-from semfs.pipeline.ingest import ingest_bytes, resume
-from semfs.pipeline.register import Provenance
-from semfs.pipeline.search import search
+from semfs.pipeline.catalogue.files import delete_file, set_tags
+from semfs.pipeline.intake.ingest import ingest_bytes, resume
+from semfs.pipeline.intake.register import Provenance
+from semfs.pipeline.maintenance.reindex import reindex
+from semfs.pipeline.query.search import search
 from semfs.ports.enricher import EnrichInput
 from tests.conftest import make_settings
 
@@ -289,7 +290,7 @@ def test_a_question_in_german_is_not_answered_by_the_german_document_that_shares
 
 
 def test_only_a_query_plainly_in_another_language_loses_its_function_words() -> None:
-    from semfs.pipeline.search import keyword_text
+    from semfs.pipeline.query.search import keyword_text
 
     assert keyword_text("Wer hat die Schreibmaschine patentiert?") == "Schreibmaschine patentiert"
     assert keyword_text("Quels sont les avantages des logiciels libres ?") == "avantages logiciels libres"
@@ -317,7 +318,7 @@ def test_no_english_question_of_scifact_loses_a_word_to_the_foreign_stop_word_ru
     another language, so the SciFact figures do not move."""
     import json
 
-    from semfs.pipeline.search import keyword_text
+    from semfs.pipeline.query.search import keyword_text
 
     queries = [json.loads(line)["text"] for line in SCIFACT_QUERIES.read_text(encoding="utf-8").splitlines()]
     assert len(queries) == 300
@@ -338,22 +339,22 @@ def test_rm_removes_from_every_mode_and_promotes_the_previous_version(container:
     v1 = ingest_bytes(container, T, demo._contract(1), "supply.docx", same_place).record
     v2 = ingest_bytes(container, T, demo._contract(2), "supply.docx", same_place).record
     assert v2.lineage_id == v1.lineage_id
-    manage.delete_file(container, T, v2.file_id)
+    delete_file(container, T, v2.file_id)
     for mode in ("hybrid", "keyword", "semantic"):
         ids = [r.file_id for r in search(container, T, SearchRequest(query="supply agreement", mode=mode)).results]
         assert ids == [v1.file_id]
     assert container.repo.get(T, v1.file_id).is_latest
     assert container.repo.get(T, v2.file_id).status is Status.DELETED
-    manage.delete_file(container, T, v1.file_id, all_versions=True)
+    delete_file(container, T, v1.file_id, all_versions=True)
     assert search(container, T, SearchRequest(query="supply agreement")).results == []
 
 
 def test_manual_tags_are_searchable_filters(container: Container) -> None:
     r = ingest_bytes(container, T, TERMS, "terms.md").record
-    manage.set_tags(container, T, r.file_id, add=["Legal Review"], remove=[])
+    set_tags(container, T, r.file_id, add=["Legal Review"], remove=[])
     hits = search(container, T, SearchRequest(query="payable", filters=SearchFilters(tags=["Legal Review"])))
     assert [h.file_id for h in hits.results] == [r.file_id]
-    manage.set_tags(container, T, r.file_id, add=[], remove=["Legal Review"])
+    set_tags(container, T, r.file_id, add=[], remove=["Legal Review"])
     assert (
         search(container, T, SearchRequest(query="payable", filters=SearchFilters(tags=["Legal Review"]))).results == []
     )
@@ -366,7 +367,7 @@ def test_reindex_rebuilds_the_same_answers(container: Container) -> None:
     ingest_bytes(container, T, demo._contract(2), "supply.docx", Provenance(previous_version_id=first.file_id))
     queries = ["annual leave days", "aluminium shortage", "supply agreement"]
     before = [search(container, T, SearchRequest(query=q)) for q in queries]
-    assert manage.reindex(container) == 4
+    assert reindex(container) == 4
     assert [search(container, T, SearchRequest(query=q)) for q in queries] == before
 
 
@@ -375,7 +376,7 @@ def test_reindex_re_embeds_when_the_model_changed(tmp_path: Path, shared_extract
     c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
     r = ingest_bytes(c, T, TERMS, "terms.md").record
     c2 = build_container(settings, embedder=HashEmbedder(dim=128), extractor=shared_extractor)  # type: ignore[arg-type]
-    manage.reindex(c2)
+    reindex(c2)
     assert c2.repo.get(T, r.file_id).embedding_model == "hash-128"
     assert [x.file_id for x in search(c2, T, SearchRequest(query="payable", mode="semantic")).results] == [r.file_id]
 
@@ -416,7 +417,7 @@ def test_date_filters_use_the_document_date_and_results_show_both(container: Con
 
     import docx
 
-    from semfs.pipeline.mail import ingest_mail
+    from semfs.pipeline.intake.mail import ingest_mail
     from tests import mail_corpus as mc
 
     old = docx.Document()

@@ -6,9 +6,9 @@ import pytest
 
 from semfs.bootstrap import Container
 from semfs.domain.models import SearchRequest
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.reconcile import reconcile
-from semfs.pipeline.search import search
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.maintenance.reconcile import reconcile
+from semfs.pipeline.query.search import search
 from semfs.ports import RecordQuery
 from tests.builders import index_doc
 
@@ -72,7 +72,7 @@ def test_a_sweep_taken_a_step_per_pass_finds_and_fixes_what_a_whole_sweep_does(
     """Issue 15: at 1M files a sweep cannot finish in one 900 s invocation. Here every pass takes one
     page of two (records beside the index's ids in their range, or objects) and the sweep goes to JSON
     and back between passes, as it does in the bucket between Lambda invocations."""
-    from semfs.pipeline import reconcile as sweep_module
+    from semfs.pipeline.maintenance import reconcile as sweep_module
 
     monkeypatch.setattr(sweep_module, "PAGE", 2)
     files = {
@@ -115,7 +115,7 @@ def test_a_sweep_taken_a_step_per_pass_finds_and_fixes_what_a_whole_sweep_does(
 def test_an_upload_deleted_through_the_api_is_not_drift(container: Container) -> None:
     """Deleting a file tombstones its record and leaves the uploaded object: the sweep must not take
     the object for one whose event was lost (before, every sweep 'found' and re-registered it)."""
-    from semfs.pipeline.manage import delete_file
+    from semfs.pipeline.catalogue.files import delete_file
 
     container.blobs.put("uploads/acme/memo.md", b"# Memo\n\nThe canteen closes early on Friday.")
     assert reconcile(container)["objects_without_record"] == {"found": 1, "fixed": 1}

@@ -12,9 +12,9 @@ import pytest
 from semfs.adapters.local.hash_embedder import HashEmbedder
 from semfs.bootstrap import Container, build_container
 from semfs.domain.models import SearchRequest
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.reembed import progress, reembed
-from semfs.pipeline.search import search
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.maintenance.reembed import progress, reembed
+from semfs.pipeline.query.search import search
 from semfs.ports import RecordQuery
 from tests.conftest import make_settings
 
@@ -186,7 +186,7 @@ def test_each_pass_goes_on_from_where_the_walk_stopped(
     """Issue 15: a pass reads a page of records from the walk's place, never the whole archive again
     (before, every pass listed every indexed record into memory to find what was left: at 1M files,
     gigabytes and minutes of each 900 s pass)."""
-    from semfs.pipeline import reembed as module
+    from semfs.pipeline.maintenance import reembed as module
 
     monkeypatch.setattr(module, "PAGE", 2)
     old = populate(tmp_path, shared_extractor, n=6)

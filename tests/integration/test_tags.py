@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from semfs.bootstrap import Container
 from semfs.domain.models import SearchFilters, SearchRequest
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance
-from semfs.pipeline.search import search
-from semfs.pipeline.tags import merge, suggest_merges, vocabulary
+from semfs.pipeline.catalogue.tags import merge, suggest_merges, vocabulary
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
+from semfs.pipeline.query.search import search
 
 pytestmark = pytest.mark.integration
 T = "acme"

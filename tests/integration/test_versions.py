@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 from semfs import demo
 from semfs.bootstrap import Container
 from semfs.domain.models import SearchRequest
-from semfs.pipeline import manage
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.reconcile import reconcile
-from semfs.pipeline.records import update
-from semfs.pipeline.register import Provenance
-from semfs.pipeline.search import search
+from semfs.pipeline.catalogue.versions import detach_version, link_version
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance
+from semfs.pipeline.maintenance.reconcile import reconcile
+from semfs.pipeline.query.search import search
+from semfs.pipeline.record_update import update
 from tests.builders import run_cli
 
 run = run_cli
@@ -89,12 +89,12 @@ def test_detach_and_relink(container: Container) -> None:
     second = ingest_bytes(
         container, T, demo._contract(2), "supply.docx", Provenance(previous_version_id=first.file_id)
     ).record
-    detached = manage.detach_version(container, T, second.file_id)
+    detached = detach_version(container, T, second.file_id)
     assert (detached.version, detached.is_latest) == (1, True)
     assert container.repo.get(T, first.file_id).is_latest  # the lineage it left has its latest back
     hits = search(container, T, SearchRequest(query="supply agreement", mode="keyword")).results
     assert {h.file_id for h in hits} == {first.file_id, second.file_id}
-    relinked = manage.link_version(container, T, second.file_id, first.file_id)
+    relinked = link_version(container, T, second.file_id, first.file_id)
     assert (relinked.version, relinked.lineage_id, relinked.is_latest) == (2, first.lineage_id, True)
     assert not container.repo.get(T, first.file_id).is_latest
     hits = search(container, T, SearchRequest(query="supply agreement", mode="keyword")).results

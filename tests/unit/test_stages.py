@@ -18,9 +18,10 @@ from semfs.bootstrap import Container
 from semfs.domain.errors import PermanentError
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Outcome, Status
-from semfs.pipeline import embed, enrich, extract, finalize, index
-from semfs.pipeline.register import Provenance, register
-from semfs.pipeline.state import PipelineState, load_document
+from semfs.pipeline.documents import load_document
+from semfs.pipeline.intake.register import Provenance, register
+from semfs.pipeline.stages import embed, enrich, extract, finalize, index
+from semfs.pipeline.stages.state import PipelineState
 from semfs.ports import FileRepository
 
 pytestmark = pytest.mark.unit

@@ -10,7 +10,7 @@ import pytest
 
 from semfs.adapters.local import asl
 from semfs.adapters.local.asl import choice_matches, load_definition
-from semfs.pipeline.stages import STAGES
+from semfs.pipeline.stages.table import STAGES
 
 pytestmark = pytest.mark.unit
 ASL = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "statemachine" / "process_file.asl.json"

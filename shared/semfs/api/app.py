@@ -57,6 +57,8 @@ def _error(status: int, code: str, message: str, details: list[dict[str, Any]] |
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
+# One handler per error family instead of a try/except in every route. A domain reason is one line
+# written for the caller and never quotes document text.
 @app.exception_handler(NotFound)  # type: ignore[untyped-decorator]
 def _not_found(e: NotFound) -> Response[str]:
     return _error(404, "not_found", e.reason)

@@ -34,9 +34,10 @@ from semfs.domain.errors import NotFound, SemfsError
 from semfs.domain.models import SourceType
 from semfs.domain.outcomes import Outcome
 from semfs.domain.text import encodable
-from semfs.pipeline import manage
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance, Registered
+from semfs.pipeline.catalogue.files import delete_file, set_tags
+from semfs.pipeline.catalogue.versions import detach_version, link_version
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance, Registered
 from semfs.ports import Container
 
 
@@ -175,7 +176,7 @@ MAIL_SUFFIXES = {".eml", ".mbox", ".msg"}
 
 def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list[Registered]:
     """A file, or — for .eml, .mbox and Outlook .msg — every attachment of every message in it."""
-    from semfs.pipeline.mail import ingest_mail
+    from semfs.pipeline.intake.mail import ingest_mail
 
     suffix = path.suffix.lower()
     if suffix == ".eml":
@@ -252,9 +253,9 @@ def versions(
         raise typer.Exit(2)
     with opened(tenant) as c:
         if detach:
-            manage.detach_version(c, tenant, file_id)
+            detach_version(c, tenant, file_id)
         elif link_to:
-            manage.link_version(c, tenant, file_id, link_to)
+            link_version(c, tenant, file_id, link_to)
         record = c.repo.get(tenant, file_id)
         lineage = [v for v in c.repo.lineage(tenant, record.lineage_id) if v.deleted_at is None]
     if as_json:
@@ -301,7 +302,7 @@ def tag(
         err.print(f"[red]each change must start with + or -: {' '.join(bad)}[/red]")
         raise typer.Exit(2)
     with opened(tenant) as c:
-        record = manage.set_tags(c, tenant, file_id, add, remove)
+        record = set_tags(c, tenant, file_id, add, remove)
     out.print(f"tags: {', '.join(record.tags) or '(none)'}")
 
 
@@ -315,7 +316,7 @@ def rm(
 ) -> None:
     """Delete a file: tombstone its record and remove it from the index."""
     with opened(tenant) as c:
-        removed = manage.delete_file(c, tenant, file_id, all_versions=all_versions)
+        removed = delete_file(c, tenant, file_id, all_versions=all_versions)
     out.print(f"deleted {len(removed)} version(s)")
 
 
@@ -380,7 +381,7 @@ def ls_cmd(
 @app.command(name="cat")
 def cat_cmd(file_id: str, tenant: Tenant = "default") -> None:
     """The text semfs extracted from a file (OCR included), block by block."""
-    from semfs.pipeline.state import load_document
+    from semfs.pipeline.documents import load_document
 
     with opened(tenant) as c:
         doc = load_document(c, c.repo.get(tenant, file_id))

@@ -20,8 +20,11 @@ from semfs.cli.common import (
 )
 from semfs.config import Settings
 from semfs.domain.models import SearchMode
-from semfs.pipeline import manage
-from semfs.pipeline.ingest import resume
+from semfs.pipeline.catalogue.files import cancel as cancel_queued
+from semfs.pipeline.catalogue.files import status_rows
+from semfs.pipeline.catalogue.jobs import jobs_view
+from semfs.pipeline.intake.ingest import resume
+from semfs.pipeline.maintenance.reindex import reindex as rebuild_index
 
 
 @app.command()
@@ -30,13 +33,13 @@ def status(
     as_json: Json = False,
 ) -> None:
     """Counts of files by status and outcome."""
-    from semfs.pipeline.reembed import progress
+    from semfs.pipeline.maintenance.reembed import progress
 
     with opened() as c:
-        rows = manage.status_rows(c, tenant)
+        rows = status_rows(c, tenant)
         reembedding = progress(c)
         active = c.index.active_model()
-        queue = {t: manage.jobs_view(c, t) for t in ([tenant] if tenant else c.repo.tenants())}
+        queue = {t: jobs_view(c, t) for t in ([tenant] if tenant else c.repo.tenants())}
     if as_json:
         print(
             json.dumps(
@@ -68,7 +71,7 @@ def status(
 @app.command()
 def retry(file_id: str, tenant: Tenant = "default") -> None:
     """Run a failed file through the pipeline again (a new attempt)."""
-    from semfs.pipeline.ingest import retry as run_again
+    from semfs.pipeline.intake.ingest import retry as run_again
 
     with opened(tenant) as c:
         record = run_again(c, tenant, file_id)
@@ -82,7 +85,7 @@ def retry(file_id: str, tenant: Tenant = "default") -> None:
 def cancel(file_id: str, tenant: Tenant = "default") -> None:
     """Take a file that semfs serve has queued, and not started, out of the queue."""
     with opened(tenant) as c:
-        record = manage.cancel(c, tenant, file_id)
+        record = cancel_queued(c, tenant, file_id)
     out.print(f"cancelled {record.file_id} ({record.filename})")
 
 
@@ -90,7 +93,7 @@ def cancel(file_id: str, tenant: Tenant = "default") -> None:
 def reindex() -> None:
     """Rebuild the search index from the records and stored blobs."""
     with opened() as c:
-        n = manage.reindex(c)
+        n = rebuild_index(c)
     out.print(f"reindexed {n} file(s)")
 
 
@@ -102,7 +105,7 @@ def reembed_cmd(
 ) -> None:
     """Re-embed with the configured model (SEMFS_EMBEDDER / SEMFS_EMBEDDING_MODEL); searches switch to
     the new vectors in one step once every file has them."""
-    from semfs.pipeline.reembed import reembed
+    from semfs.pipeline.maintenance.reembed import reembed
 
     with opened() as c:
         result = reembed(c, file_ids=file or [], tag=tag, limit=limit)
@@ -124,7 +127,7 @@ def reconcile_cmd(
     as_json: Json = False,
 ) -> None:
     """Compare stored objects, records and the index; repair drift and report the counts."""
-    from semfs.pipeline.reconcile import reconcile
+    from semfs.pipeline.maintenance.reconcile import reconcile
 
     with opened() as c:
         report = reconcile(c, repair=not dry_run)

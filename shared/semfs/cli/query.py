@@ -29,7 +29,7 @@ from semfs.cli.common import (
     search_filters,
 )
 from semfs.domain.models import Location, SearchRequest, SearchResponse
-from semfs.pipeline.search import search as run_search
+from semfs.pipeline.query.search import search as run_search
 
 
 def _search_json(resp: SearchResponse) -> dict[str, Any]:
@@ -142,7 +142,7 @@ def ask(
     as_json: Json = False,
 ) -> None:
     """A grounded answer: every sentence cited to a passage of a file in scope, or no answer."""
-    from semfs.pipeline.ask import ask as run_ask
+    from semfs.pipeline.query.ask import ask as run_ask
 
     if len(" ".join(question.split())) < 10:
         err.print("[red]the question is too short: ask in a sentence[/red]")
@@ -178,7 +178,7 @@ def context(
     as_json: Json = False,
 ) -> None:
     """The files an agent should know about when it answers this message, and why each matched."""
-    from semfs.pipeline.ask import context as run_context
+    from semfs.pipeline.query.ask import context as run_context
 
     if body == "-":
         body = sys.stdin.read()

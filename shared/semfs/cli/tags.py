@@ -31,7 +31,7 @@ def tags_list(
     """Every tag with its manual and auto counts (or, with --suggest, merge candidates with evidence)."""
     if ctx.invoked_subcommand is not None:
         return
-    from semfs.pipeline.tags import suggest_merges, vocabulary
+    from semfs.pipeline.catalogue.tags import suggest_merges, vocabulary
 
     with opened() as c:
         rows: list[dict[str, Any]] = (
@@ -52,7 +52,7 @@ def tags_list(
 @tags_app.command("merge")
 def tags_merge(source: str, target: str, tenant: Tenant = "default") -> None:
     """Merge tag SOURCE into TARGET on every file; SOURCE keeps working as a search filter."""
-    from semfs.pipeline.tags import merge
+    from semfs.pipeline.catalogue.tags import merge
 
     with opened(tenant) as c:
         changed = merge(c, tenant, source, target)

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import difflib
+from typing import Any
+
+from semfs.domain.ids import lineage_id_for
+from semfs.domain.models import FileRecord
+from semfs.domain.similarity import resemblance
 
 
 def _excerpt(line: str, width: int = 80) -> str:
@@ -62,3 +67,25 @@ def change_summary(old: str, new: str, max_examples: int = 3) -> str:
     for line in removed[:max_examples]:
         parts.append(f'Removed: "{_excerpt(line)}"')
     return "\n".join(parts)
+
+
+def version_link(record: FileRecord, previous_text: str | None, text: str) -> dict[str, Any]:
+    """The changes that detach an implicit new version whose text is not plausibly a revision of the
+    previous one (``{}`` to keep the link). Explicit links (the caller named the previous version) stay."""
+    if record.provenance.get("version_link") == "explicit":
+        return {}
+    found = resemblance(previous_text or "", text)
+    if found.is_revision:
+        return {}
+    return {
+        "lineage_id": lineage_id_for(record.file_id),
+        "version": 1,
+        "previous_version_id": None,
+        "is_latest": False,  # Index makes it the latest of its own lineage
+        "provenance": {
+            **record.provenance,
+            "version_link": "detached",
+            "detached_from": record.previous_version_id,
+            "similarity": found.jaccard,
+        },
+    }

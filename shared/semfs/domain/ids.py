@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from email.utils import parseaddr
+
+from semfs.domain.tags import slugify
 
 _SEP = "\x1f"
 
@@ -60,3 +63,11 @@ def normalise_filename(name: str) -> str:
     """
     base = unicodedata.normalize("NFKC", name).strip().casefold()
     return " ".join(base.split())
+
+
+def contact_id_for(contact: str) -> str:
+    """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
+    _, address = parseaddr(contact)
+    if address and "@" in address:
+        return "c_" + address.strip().lower()
+    return "c_" + (slugify(contact) or contact.strip().lower())

@@ -81,3 +81,25 @@ def manual_tag(label: str) -> tuple[str, str]:
     if len(slug) > MAX_TAG_LEN:
         raise ValueError(f"a tag is at most {MAX_TAG_LEN} characters as a slug ({slug[:20]}…)")
     return slug, shown
+
+
+_MAIL_PROVIDERS = {
+    "gmail",
+    "googlemail",
+    "outlook",
+    "hotmail",
+    "yahoo",
+    "icloud",
+    "proton",
+    "protonmail",
+    "gmx",
+}
+
+
+def contact_tag(contact: str) -> str:
+    """A context tag for a contact: its organisation for an address at a company domain, else its name."""
+    if "@" in contact:
+        domain = contact.rsplit("@", 1)[1].lower()
+        label = domain.split(".")[0]
+        return "" if label in _MAIL_PROVIDERS else label
+    return contact

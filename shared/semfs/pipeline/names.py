@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from semfs.domain.ids import thread_id_for
+from semfs.domain.ids import contact_id_for, thread_id_for
 from semfs.extractors.email import normalise_subject
-from semfs.pipeline.register import contact_id_for
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord

@@ -46,7 +46,7 @@ class FileRepository(Protocol):
     def save(self, record: FileRecord) -> FileRecord:
         """Write ``record`` if the stored record is still at ``record.revision`` (the revision it was
         read at) and return it as stored, one revision later. Raises ``Conflict`` when another writer
-        got there first (re-read and re-apply: ``semfs.pipeline.records.update`` does), ``NotFound``
+        got there first (re-read and re-apply: ``semfs.pipeline.record_update.update`` does), ``NotFound``
         when there is no record: only ``create`` makes records."""
         ...
 

@@ -25,8 +25,11 @@ from semfs.api.models import (
     Versions,
 )
 from semfs.api.request import container, current_tenant, new_router, ok, public, record_in_tenant
-from semfs.pipeline import manage, names
-from semfs.pipeline.state import load_document
+from semfs.pipeline import names
+from semfs.pipeline.catalogue.files import cancel as cancel_queued
+from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
+from semfs.pipeline.catalogue.versions import detach_version, link_version
+from semfs.pipeline.documents import load_document
 from semfs.ports.repository import RecordQuery
 
 router = new_router()
@@ -81,7 +84,7 @@ def list_files(
 def file_facets(filters: Annotated[FileFilters, Query()]) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
-    return Facets.model_validate(manage.facets(container(), _file_query(filters)))
+    return Facets.model_validate(facets(container(), _file_query(filters)))
 
 
 @router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))
@@ -120,13 +123,13 @@ def download(file_id: str) -> Download:
 @router.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))
 def patch_file(file_id: str, patch: TagPatch) -> FileOut:
     record = record_in_tenant(file_id)
-    return public(manage.set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
+    return public(set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
 
 
 @router.delete("/files/<file_id>", summary="Delete a file (or every version)", responses=ok(Deleted))
 def delete(file_id: str, all_versions: bool = False) -> Deleted:
     record = record_in_tenant(file_id)
-    removed = manage.delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
+    removed = delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
     return Deleted(deleted=[r.file_id for r in removed])
 
 
@@ -134,7 +137,7 @@ def delete(file_id: str, all_versions: bool = False) -> Deleted:
 def detach(file_id: str) -> FileOut:
     """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
     record = record_in_tenant(file_id)
-    return public(manage.detach_version(container(), record.tenant_id, file_id))
+    return public(detach_version(container(), record.tenant_id, file_id))
 
 
 @router.post("/files/<file_id>/link", summary="Make a file the next version of another", responses=ok(FileOut))
@@ -142,19 +145,19 @@ def link(file_id: str, request: VersionLink) -> FileOut:
     """Make this file the next version of ``previous_version_id``'s lineage."""
     record = record_in_tenant(file_id)
     record_in_tenant(request.previous_version_id)  # 404 for another tenant's file
-    return public(manage.link_version(container(), record.tenant_id, file_id, request.previous_version_id))
+    return public(link_version(container(), record.tenant_id, file_id, request.previous_version_id))
 
 
 @router.post("/files/<file_id>/cancel", summary="Take a queued file out of the queue", responses=ok(FileOut))
 def cancel(file_id: str) -> FileOut:
     """Only a file still waiting in the queue can be cancelled; it ends ``SKIPPED_CANCELLED``."""
     record = record_in_tenant(file_id)
-    return public(manage.cancel(container(), record.tenant_id, file_id))
+    return public(cancel_queued(container(), record.tenant_id, file_id))
 
 
 @router.post("/files/<file_id>/retry", summary="Run a failed file through the pipeline again", responses=ok(FileOut))
 def retry(file_id: str) -> FileOut:
-    from semfs.pipeline.ingest import retry as run_again
+    from semfs.pipeline.intake.ingest import retry as run_again
 
     record = record_in_tenant(file_id)
     return public(run_again(container(), record.tenant_id, file_id))

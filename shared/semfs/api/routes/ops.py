@@ -8,7 +8,8 @@ from semfs.api.models import (
     StatusOut,
 )
 from semfs.api.request import container, current_tenant, new_router, ok
-from semfs.pipeline import manage
+from semfs.pipeline.catalogue.files import status_rows
+from semfs.pipeline.catalogue.jobs import jobs_view
 
 router = new_router()
 
@@ -24,12 +25,12 @@ def health() -> Health:
 
 @router.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))
 def jobs() -> JobsOut:
-    return JobsOut.model_validate(manage.jobs_view(container(), current_tenant()))
+    return JobsOut.model_validate(jobs_view(container(), current_tenant()))
 
 
 @router.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))
 def status() -> StatusOut:
     tenant = current_tenant()
-    rows = manage.status_rows(container(), tenant)
+    rows = status_rows(container(), tenant)
     counts = [{"status": s, "outcome": o, "count": n} for s, o, n in rows]
     return StatusOut.model_validate({"tenant": tenant, "counts": counts})

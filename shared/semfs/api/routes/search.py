@@ -11,8 +11,8 @@ from semfs.api.models import (
 from semfs.api.request import container, current_tenant, named, new_router, ok, record_in_tenant
 from semfs.domain.models import SearchFilters, SearchRequest, SearchResponse
 from semfs.pipeline import names
-from semfs.pipeline.ask import ask, context
-from semfs.pipeline.search import search
+from semfs.pipeline.query.ask import ask, context
+from semfs.pipeline.query.search import search
 
 router = new_router()
 

@@ -15,7 +15,7 @@ router = new_router()
 
 @router.get("/tags", summary="The tag vocabulary with counts", responses=ok(TagsOut))
 def tags() -> TagsOut:
-    from semfs.pipeline.tags import vocabulary
+    from semfs.pipeline.catalogue.tags import vocabulary
 
     stats = vocabulary(container(), current_tenant())
     return TagsOut.model_validate({"tags": [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in stats]})
@@ -25,14 +25,14 @@ def tags() -> TagsOut:
     "/tags/suggestions", summary="Tags that probably mean the same, with evidence", responses=ok(SuggestionsOut)
 )
 def tag_suggestions() -> SuggestionsOut:
-    from semfs.pipeline.tags import suggest_merges
+    from semfs.pipeline.catalogue.tags import suggest_merges
 
     return SuggestionsOut(suggestions=suggest_merges(container(), current_tenant()))
 
 
 @router.post("/tags/merge", summary="Merge one tag into another", responses=ok(MergeOut))
 def tag_merge(request: TagMerge) -> MergeOut:
-    from semfs.pipeline.tags import merge
+    from semfs.pipeline.catalogue.tags import merge
 
     changed = merge(container(), current_tenant(), request.merge, request.into)
     return MergeOut(merged=request.merge, into=request.into, files=changed)

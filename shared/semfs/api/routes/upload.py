@@ -82,8 +82,8 @@ def upload() -> Response[str]:
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
     fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
     from semfs.domain.tags import manual_tag
-    from semfs.pipeline.ingest import ingest_bytes
-    from semfs.pipeline.register import Provenance
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.intake.register import Provenance
 
     tags = [x for x in fields.get("tags", "").split(",") if x.strip()]
     for t in tags:

@@ -21,18 +21,27 @@ from semfs.domain.ids import card_id, chunk_id
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
-from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, vectors_to_bytes
-from semfs.pipeline.index import index_record, load_chunks
-from semfs.pipeline.manage import iter_records
-from semfs.pipeline.records import update
-from semfs.pipeline.state import derived_key
+from semfs.pipeline.catalogue.files import iter_records
+from semfs.pipeline.documents import (
+    card_text,
+    chunk_embedding_text,
+    derived_key,
+    embed_texts,
+    index_record,
+    load_chunks,
+    vectors_to_bytes,
+)
+from semfs.pipeline.record_update import update
 from semfs.ports import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
+
+
 STATE_KEY = "reembed/state.json"
+
+
 PAGE = 500  # records per page of a walk
 
 

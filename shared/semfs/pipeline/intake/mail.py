@@ -11,18 +11,17 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from semfs.domain.ids import sha256_hex
+from semfs.domain.ids import contact_id_for, sha256_hex
 from semfs.domain.outcomes import Outcome
+from semfs.domain.tags import contact_tag
 from semfs.extractors.email import Address, ParsedMail, normalise_subject, parse_mail
 from semfs.observability import get_logger
-from semfs.pipeline.enrich import contact_tag
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance, Registered, contact_id_for, register_rejected
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance, Registered, register_rejected
 from semfs.ports.mail import Contact, Person
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
 
 

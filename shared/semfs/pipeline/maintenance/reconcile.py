@@ -31,24 +31,26 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from semfs.domain.changes import version_link
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
-from semfs.pipeline.enrich import version_link
-from semfs.pipeline.index import index_record
-from semfs.pipeline.ingest import retry
-from semfs.pipeline.manage import detach_version
-from semfs.pipeline.records import update
-from semfs.pipeline.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
-from semfs.pipeline.state import load_document
+from semfs.pipeline.catalogue.versions import detach_version
+from semfs.pipeline.documents import index_record, load_document
+from semfs.pipeline.intake.ingest import retry
+from semfs.pipeline.intake.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
+from semfs.pipeline.record_update import update
 from semfs.ports import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
+
+
 PAGE = 500  # records, or objects, per step: a pass checks its deadline between steps
+
+
 KINDS = (
     "objects_without_record",
     "records_without_object",
@@ -58,6 +60,8 @@ KINDS = (
     "enrichments_to_redo",
     "slots_of_closed_executions",
 )
+
+
 SWEEP_PREFIX = "maintenance/reconcile/"
 
 

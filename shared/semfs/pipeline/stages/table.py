@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from semfs.pipeline import embed, enrich, extract, finalize, index, ocr
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.stages import embed, enrich, extract, finalize, index, ocr
+from semfs.pipeline.stages.state import PipelineState
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 
+
 StageFn = Callable[[PipelineState, "Container"], PipelineState]
+
 
 STAGES: dict[str, StageFn] = {
     "Extract": extract.run,

@@ -29,10 +29,15 @@ from semfs.observability import get_logger
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
+
+
 Leg = Literal["semantic", "keyword", "cards"]
+
+
 SNIPPET_CHARS = 280
+
+
 ORIGIN_KEYS = ("agent", "run_id", "derived_from", "sender", "subject", "thread_subject")
 
 
@@ -48,7 +53,7 @@ def retrieve(
 ) -> Retrieved:
     """Ranked files (id, score, best chunk hits) for ``query`` — no records are read here."""
     if filters.tags:  # a merged-away tag name still finds the files now carrying its target
-        from semfs.pipeline.tags import resolve
+        from semfs.pipeline.vocabulary import resolve
 
         typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})

@@ -7,14 +7,17 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.outcomes import Outcome
 from semfs.observability import get_logger
-from semfs.pipeline.ingest import ingest_bytes
-from semfs.pipeline.register import Provenance, Registered, register_rejected
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.register import Provenance, Registered, register_rejected
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
+
+
 UPLOAD_PREFIX = "uploads/"
+
+
 INBOUND_PREFIX = "inbound/raw/"
 
 
@@ -55,7 +58,7 @@ def ingest_ses_message(
 ) -> list[Registered]:
     """One SES-received message: the tenant from the recipient mailbox (unknown recipients are
     skipped and logged, never ingested into a default tenant), then the shared mail path."""
-    from semfs.pipeline.mail import failed_verdicts, ingest_mail, skip_message, tenant_for
+    from semfs.pipeline.intake.mail import failed_verdicts, ingest_mail, skip_message, tenant_for
 
     tenant = tenant_for(c, recipients)
     if tenant is None:
@@ -71,7 +74,7 @@ def ingest_ses_message(
 def delete_s3_object(c: Container, key: str) -> list[str]:
     """An object removed under ``uploads/{tenant}/`` (ObjectRemoved event): tombstone its records and take
     them out of the index in the same step. Returns the deleted file ids."""
-    from semfs.pipeline.manage import delete_file
+    from semfs.pipeline.catalogue.files import delete_file
     from semfs.ports.repository import RecordQuery
 
     tenant = tenant_from_key(key)

@@ -17,15 +17,16 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import NotFound
-from semfs.domain.ids import file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
+from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
 from semfs.domain.models import FileRecord, SourceType
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.tags import manual_tag, slugify
+from semfs.domain.tags import manual_tag
 from semfs.domain.text import encodable
-from semfs.pipeline.state import content_key
+from semfs.pipeline.documents import content_key
 
 if TYPE_CHECKING:
     from semfs.ports import Container
+
 
 MAX_NAME = 255
 
@@ -97,14 +98,6 @@ def _encodable(prov: Provenance) -> Provenance:
         uploaded_by=prov.uploaded_by and encodable(prov.uploaded_by),
         upload_context=prov.upload_context and encodable(prov.upload_context),
     )
-
-
-def contact_id_for(contact: str) -> str:
-    """``"Jane <jane@Acme.example>"`` → ``c_jane@acme.example``; a bare name → ``c_`` + its slug."""
-    _, address = parseaddr(contact)
-    if address and "@" in address:
-        return "c_" + address.strip().lower()
-    return "c_" + (slugify(contact) or contact.strip().lower())
 
 
 def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import difflib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +26,13 @@ from semfs.domain.tags import manual_tag, slugify
 if TYPE_CHECKING:
     from semfs.ports import Container
 
+
+from semfs.pipeline.vocabulary import stem_key
+
 MAX_TAGS_FOR_PAIRS = 400  # pairwise signals over the most used tags only
+
 EMBEDDING_SIMILARITY = 0.85
+
 SLUG_SIMILARITY = 0.8
 
 
@@ -44,22 +48,9 @@ class TagStats:
         return self.manual + self.auto
 
 
-@cache
-def _stemmer() -> Any:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=65536)
-def _stem_key(tag: str) -> str:
-    """Tags are compared per file against the whole vocabulary: stems are computed once per tag."""
-    return "-".join(_stemmer().stemWords(tag.split("-")))
-
-
 def vocabulary(c: Container, tenant: str) -> list[TagStats]:
     """Every tag of the tenant's indexed files with manual/auto counts and a few example filenames."""
-    from semfs.pipeline.manage import iter_records
+    from semfs.pipeline.catalogue.files import iter_records
 
     stats: dict[str, TagStats] = {}
     for record in iter_records(c, tenant, (Status.INDEXED,)):
@@ -77,7 +68,7 @@ def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[dict[str,
     vocab = vocabulary(c, tenant)[:MAX_TAGS_FOR_PAIRS]
     by_tag = {s.tag: s for s in vocab}
     reasons: dict[tuple[str, str], list[str]] = defaultdict(list)
-    keys = {s.tag: _stem_key(slugify(s.tag) or s.tag) for s in vocab}
+    keys = {s.tag: stem_key(slugify(s.tag) or s.tag) for s in vocab}
     for a, b in combinations([s.tag for s in vocab], 2):
         ka, kb = keys[a], keys[b]
         if ka == kb:
@@ -123,22 +114,12 @@ def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str
             reasons[pair].append(f"close meaning ({float(sims[i, j]):.2f})")
 
 
-def aliases(c: Container, tenant: str) -> dict[str, str]:
-    return c.tags.aliases(tenant)
-
-
-def resolve(c: Container, tenant: str, tags: list[str]) -> list[str]:
-    """Tags as stored now: a merged-away name resolves to the tag it was merged into."""
-    known = aliases(c, tenant) if tags else {}
-    return list(dict.fromkeys(known.get(t, t) for t in tags))
-
-
 def merge(c: Container, tenant: str, source: str, target: str) -> int:
     """Rewrite ``source`` to ``target`` on every record (manual and auto tags) and its index documents;
     remember the alias. Returns how many files changed."""
-    from semfs.pipeline.index import index_record
-    from semfs.pipeline.manage import iter_records
-    from semfs.pipeline.records import update
+    from semfs.pipeline.catalogue.files import iter_records
+    from semfs.pipeline.documents import index_record
+    from semfs.pipeline.record_update import update
 
     source = slugify(source)
     try:
@@ -168,31 +149,3 @@ def merge(c: Container, tenant: str, source: str, target: str) -> int:
 
 def _swap(values: list[str], source: str, target: str) -> list[str]:
     return list(dict.fromkeys(target if v == source else v for v in values))
-
-
-HINT_TAGS = 50  # the enricher is shown the most used tags
-STEM_MAP_TAGS = 2000  # new tags are mapped onto this many existing ones by stem
-
-
-def known_tags(c: Container, tenant: str, limit: int = HINT_TAGS) -> list[str]:
-    """The tenant's most used tags (a bounded read of the vocabulary, never a scan of its files)."""
-    return c.tags.top(tenant, limit)
-
-
-def remember(c: Container, tenant: str, file_id: str, tags: list[str]) -> None:
-    """Count a just-enriched file's tags in the vocabulary (once per file), so later files see them."""
-    c.tags.record_uses(tenant, file_id, tags)
-
-
-def prefer_existing(c: Container, tenant: str, tags: list[str]) -> list[str]:
-    """New tags mapped onto the vocabulary: a merged-away name → its target, and a tag sharing its stem
-    with an existing one (``invoices`` when ``invoice`` exists) → the existing tag."""
-    known = known_tags(c, tenant, STEM_MAP_TAGS)
-    if not known:
-        return tags
-    by_stem: dict[str, str] = {}
-    for tag in known:
-        by_stem.setdefault(_stem_key(tag), tag)
-    renamed = aliases(c, tenant)
-    out = [by_stem.get(_stem_key(renamed.get(t, t)), renamed.get(t, t)) for t in tags]
-    return list(dict.fromkeys(out))

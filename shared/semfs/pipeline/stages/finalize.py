@@ -6,13 +6,12 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
-from semfs.pipeline.records import update
-from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.record_update import update
+from semfs.pipeline.stages.state import PipelineState
+from semfs.pipeline.stages.unit_of_work import stage
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
 
 

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import FileSkipped
 from semfs.domain.outcomes import Outcome, Status
-from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState, derived_key
+from semfs.pipeline.documents import derived_key
+from semfs.pipeline.stages.state import PipelineState
+from semfs.pipeline.stages.unit_of_work import stage
 
 if TYPE_CHECKING:
     from semfs.ports import Container

@@ -13,13 +13,18 @@ from typing import TYPE_CHECKING, Any
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, Location, SearchFilters
 from semfs.domain.text import query_terms, sentences, words
-from semfs.pipeline.search import highlight, retrieve
+from semfs.pipeline.query.search import highlight, retrieve
 
 if TYPE_CHECKING:
     from semfs.ports import ChatModel, Container
 
+
 MIN_QUERY_CHARS = 10
+
+
 MIN_SENTENCE_SCORE = 0.45  # cosine of question and sentence (all-MiniLM-L6-v2) below which evidence is weak
+
+
 MIN_TERM_OVERLAP = 0.34  # share of the question's content words a supporting sentence must contain
 
 

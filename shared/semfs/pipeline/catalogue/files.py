@@ -1,25 +1,24 @@
-"""Maintenance of stored files: manual tags, deletion, rebuilding the index from records + blobs."""
+"""The stored files of a tenant: manual tags, deletion, cancelling a queued file, the status counts, the
+facet counts of a listing, and walking every record."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import InvalidRequest, NotFound
-from semfs.domain.ids import lineage_id_for
-from semfs.domain.models import FileRecord, IndexDoc, utcnow
+from semfs.domain.errors import InvalidRequest
+from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline import names
-from semfs.pipeline.index import index_record, record_docs, settle_index, settle_latest
-from semfs.pipeline.records import update
+from semfs.pipeline.catalogue.versions import resettle_lineage
+from semfs.pipeline.documents import index_record
+from semfs.pipeline.record_update import update
 from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
-_REINDEX_FILES_PER_WRITE = 200  # files per index write while rebuilding (one transaction each locally)
 
 
 def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | None, int]]:
@@ -127,106 +126,9 @@ def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool =
             seen=target,
         )
         done.append(tomb)
-    _resettle_lineage(c, tenant_id, record.lineage_id)
+    resettle_lineage(c, tenant_id, record.lineage_id)
     c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})
     return done
-
-
-def reindex(c: Container) -> int:
-    """Rebuild the whole index from records + blobs. Returns the number of files indexed."""
-    c.index.clear()
-    n = 0
-    with c.index.batch():
-        for tenant in c.repo.tenants():
-            pending: list[tuple[str, str, Sequence[IndexDoc]]] = []
-            for record in iter_records(c, tenant, (Status.INDEXED,)):
-                pending.append((tenant, record.file_id, record_docs(c, record)))
-                c.tags.record_uses(tenant, record.file_id, record.all_tags)  # idempotent: seeds old stores
-                n += 1
-                if len(pending) >= _REINDEX_FILES_PER_WRITE:
-                    c.index.replace_files(pending)
-                    pending = []
-            c.index.replace_files(pending)
-    return n
-
-
-def detach_version(c: Container, tenant_id: str, file_id: str) -> FileRecord:
-    """Take a wrongly linked version out of its lineage: it becomes version 1 of a lineage of its own
-    (and its latest), and the lineage it left gets its newest remaining version back as latest."""
-    record = c.repo.get(tenant_id, file_id)
-    if record.deleted_at is not None:
-        raise InvalidRequest("the file is deleted")
-    own = lineage_id_for(file_id)
-    if record.lineage_id == own and record.version == 1:
-        return record  # already a lineage of its own (detaching twice changes nothing)
-    old_lineage = record.lineage_id
-    moved = update(
-        c.repo,
-        tenant_id,
-        file_id,
-        lambda r: r.evolve(
-            lineage_id=own,
-            version=1,
-            previous_version_id=None,
-            is_latest=False,
-            change_summary=None,
-            provenance={**r.provenance, "version_link": "detached", "detached_from": r.previous_version_id},
-        ),
-        seen=record,
-    )
-    moved = _resettle(c, moved)
-    _resettle_lineage(c, tenant_id, old_lineage)
-    return moved
-
-
-def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str) -> FileRecord:
-    """Make ``file_id`` the next version of ``previous_id``'s lineage (an explicit link always wins)."""
-    record = c.repo.get(tenant_id, file_id)
-    target = c.repo.get(tenant_id, previous_id)  # NotFound for another tenant's file too
-    if record.deleted_at is not None or target.deleted_at is not None:
-        raise InvalidRequest("the file is deleted")
-    if target.lineage_id == record.lineage_id:
-        raise InvalidRequest("both files are already in one lineage")
-    head = max(
-        (v for v in c.repo.lineage(tenant_id, target.lineage_id) if v.deleted_at is None), key=lambda v: v.version
-    )
-    old_lineage = record.lineage_id
-    moved = update(
-        c.repo,
-        tenant_id,
-        file_id,
-        lambda r: r.evolve(
-            lineage_id=head.lineage_id,
-            version=head.version + 1,
-            previous_version_id=head.file_id,
-            is_latest=False,
-            provenance={**r.provenance, "version_link": "explicit"},
-        ),
-        seen=record,
-    )
-    moved = _resettle(c, moved)
-    _resettle_lineage(c, tenant_id, old_lineage)
-    return moved
-
-
-def _resettle(c: Container, record: FileRecord) -> FileRecord:
-    """Settle the latest flag of ``record``'s lineage and rewrite its index documents."""
-    if record.status is not Status.INDEXED:
-        return record
-    latest, lineage = settle_latest(c, record)
-    record = next((v for v in lineage if v.file_id == record.file_id), record)
-    index_record(c, record)
-    settle_index(c, record.tenant_id, record.lineage_id, latest)
-    return record
-
-
-def _resettle_lineage(c: Container, tenant_id: str, lineage_id: str) -> None:
-    remaining = [
-        v for v in c.repo.lineage(tenant_id, lineage_id) if v.deleted_at is None and v.status is Status.INDEXED
-    ]
-    if remaining:
-        latest, _ = settle_latest(c, max(remaining, key=lambda v: v.version))
-        settle_index(c, tenant_id, lineage_id, latest)
 
 
 def cancel(c: Container, tenant_id: str, file_id: str) -> FileRecord:
@@ -243,25 +145,3 @@ def cancel(c: Container, tenant_id: str, file_id: str) -> FileRecord:
         ),
         seen=record,
     )
-
-
-def jobs_view(c: Container, tenant_id: str) -> dict[str, Any]:
-    """Files queued and in flight, each with the stage its record names, and counts per stage."""
-    rows = []
-    for job in c.jobs.jobs(tenant_id):
-        try:
-            record = c.repo.get(tenant_id, job.file_id)
-        except NotFound:
-            continue
-        rows.append(
-            {
-                "file_id": job.file_id,
-                "filename": record.filename,
-                "state": job.state,
-                "stage": record.status.value,
-                "enqueued_at": job.enqueued_at,
-                "started_at": job.started_at,
-            }
-        )
-    stages = Counter(r["stage"] if r["state"] == "running" else "queued" for r in rows)
-    return {"jobs": rows, "counts": dict(sorted(stages.items()))}

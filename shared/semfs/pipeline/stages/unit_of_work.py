@@ -23,12 +23,11 @@ from semfs.domain.errors import SemfsError
 from semfs.domain.models import FileRecord, StageTiming
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
-from semfs.pipeline.records import update
-from semfs.pipeline.state import PipelineState
+from semfs.pipeline.record_update import update
+from semfs.pipeline.stages.state import PipelineState
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
 
 

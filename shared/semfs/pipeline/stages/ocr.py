@@ -19,15 +19,17 @@ from semfs.domain.models import Block, Location
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.text import normalise_ocr
 from semfs.observability import get_logger
-from semfs.pipeline.stage import Work, stage
-from semfs.pipeline.state import PipelineState, derived_key, load_document
+from semfs.pipeline.documents import derived_key, load_document
+from semfs.pipeline.stages.state import PipelineState
+from semfs.pipeline.stages.unit_of_work import Work, stage
 from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord
     from semfs.ports import Container, JobWaits
-
 log = get_logger(__name__)
+
+
 RENDER_BATCH = 4  # pages rendered per worker call: bounded memory at 300 dpi
 
 

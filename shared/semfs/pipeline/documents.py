@@ -1,24 +1,112 @@
-"""Index: replace this file's documents in the index (delete-then-upsert by file id), then settle
-which version of the lineage is latest — in the records first, then in the index."""
+"""What the stages, maintenance and the catalogue do to a file's stored document: the keys of its blobs, its
+extracted text and chunks, the texts it embeds (chunks and the file card), the index documents built from
+them, and settling which version of a lineage is the latest in the index."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
+from semfs.domain.errors import NotFound
+from semfs.domain.models import ExtractedDocument, FileRecord
+
+if TYPE_CHECKING:
+    from semfs.ports import Container
+import io
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from semfs.domain.models import Chunk, utcnow
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from semfs.ports import Container, Embedder
 from semfs.domain.errors import Conflict, RetryableError
 from semfs.domain.ids import card_id, chunk_id
-from semfs.domain.models import Chunk, FileRecord, IndexDoc, Location, utcnow
-from semfs.pipeline.embed import card_text, chunk_embedding_text, embed_texts, has_card, vectors_from_bytes
-from semfs.pipeline.records import ATTEMPTS, update
-from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState, derived_key
+from semfs.domain.models import IndexDoc, Location
+from semfs.pipeline.record_update import ATTEMPTS, update
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     from semfs.ports import Container
+
+
+def derived_key(tenant_id: str, file_id: str, name: str) -> str:
+    """Deterministic keys for stage artifacts, under a prefix that triggers nothing."""
+    return f"derived/{tenant_id}/{file_id}/{name}"
+
+
+def content_key(tenant_id: str, sha256: str) -> str:
+    """Content-addressed original bytes: identical bytes in a tenant are stored once."""
+    return f"content/{tenant_id}/{sha256[:2]}/{sha256}"
+
+
+def load_document(c: Container, record: FileRecord) -> ExtractedDocument:
+    """The stored extraction of ``record`` (``NotFound`` before Extract has written it)."""
+    if record.text_key is None:
+        raise NotFound(f"file {record.file_id} has no extracted text")
+    return ExtractedDocument.model_validate_json(c.blobs.get(record.text_key))
+
+
+def chunk_embedding_text(title: str | None, chunk: Chunk) -> str:
+    """What is embedded for a chunk: the file title and section as context, then the chunk text."""
+    head = " — ".join(x for x in (title, chunk.location.section) if x and x not in chunk.text[:200])
+    return f"{head}\n{chunk.text}" if head else chunk.text
+
+
+KIND_WORDS = {
+    "application/pdf": "PDF document",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Spreadsheet (Excel workbook)",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "Presentation slides (deck)",
+    "text/csv": "Table (CSV)",
+    "text/tab-separated-values": "Table (TSV)",
+    "text/html": "Web page",
+    "text/markdown": "Markdown document",
+    "text/x-source": "Source code",
+}
+
+
+def card_text(record: FileRecord) -> str:
+    """The file card: what a file is (its kind, so "the slides about…" finds a deck), its title,
+    summary and tags — so a file is found by what it is about."""
+    tags = ", ".join(record.all_tags)
+    kind = KIND_WORDS.get(record.mime_type)
+    return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
+
+
+def has_card(record: FileRecord) -> bool:
+    """Whether the file's card says more than its title — a summary, tags or its kind. Every chunk
+    already carries the title (its field, and the head of its embedding text), so a title-only card
+    only adds a second, shorter copy that competes with the chunks (SciFact, untitled corpora)."""
+    return bool(record.summary or record.all_tags or record.mime_type in KIND_WORDS)
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
+    import numpy as np  # imported on use: API-only cold starts never load it
+
+    rows: list[list[float]] = []
+    for i in range(0, len(texts), batch):
+        rows.extend(embedder.embed_documents(list(texts[i : i + batch])))
+    return np.asarray(rows, dtype=np.float32).reshape(len(texts), embedder.dim)
+
+
+def vectors_to_bytes(vectors: npt.NDArray[np.float32]) -> bytes:
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, vectors, allow_pickle=False)
+    return buf.getvalue()
+
+
+def vectors_from_bytes(data: bytes) -> npt.NDArray[np.float32]:
+    import numpy as np
+
+    return np.load(io.BytesIO(data), allow_pickle=False).astype(np.float32)  # type: ignore[no-any-return]
 
 
 def build_docs(
@@ -131,20 +219,3 @@ def settle_index(c: Container, tenant_id: str, lineage_id: str, latest: FileReco
         return record_docs(c, c.repo.get(tenant_id, file_id))
 
     c.index.set_latest(tenant_id, lineage_id, latest.file_id if latest else None, docs_of)
-
-
-def run(state: PipelineState, c: Container) -> PipelineState:
-    """Settle the lineage's latest version in the records, write this file's documents with that
-    flag, and only when the lineage has other versions update their flags in the index too.
-    (Re-running after a crash between the two writes converges: both steps are idempotent.)"""
-    with stage("index", state, c) as work:
-        record = work.record
-        chunks, vectors = load_chunks(c, record)
-        latest, lineage = settle_latest(c, record)
-        work.rebase(next((v for v in lineage if v.file_id == record.file_id), record))
-        is_latest = latest is not None and latest.file_id == record.file_id
-        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest)
-        c.index.replace_file(record.tenant_id, record.file_id, docs)
-        if record.version > 1 or not is_latest:
-            settle_index(c, record.tenant_id, record.lineage_id, latest)
-    return state

@@ -2,45 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from semfs.domain.changes import change_summary
+from semfs.domain.changes import change_summary, version_link
 from semfs.domain.errors import EnrichmentFailed, EnrichmentUnavailable, NotFound
-from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
-from semfs.domain.similarity import resemblance
-from semfs.domain.tags import is_generic, merge_tags
+from semfs.domain.tags import contact_tag, is_generic, merge_tags
 from semfs.observability import get_logger
-from semfs.pipeline.stage import stage
-from semfs.pipeline.state import PipelineState, load_document
+from semfs.pipeline.documents import load_document
+from semfs.pipeline.stages.state import PipelineState
+from semfs.pipeline.stages.unit_of_work import stage
 from semfs.ports.enricher import EnrichInput
 
 if TYPE_CHECKING:
     from semfs.ports import Container
-
 log = get_logger(__name__)
-
-_MAIL_PROVIDERS = {
-    "gmail",
-    "googlemail",
-    "outlook",
-    "hotmail",
-    "yahoo",
-    "icloud",
-    "proton",
-    "protonmail",
-    "gmx",
-}
-
-
-def contact_tag(contact: str) -> str:
-    """A context tag for a contact: its organisation for an address at a company domain, else its name."""
-    if "@" in contact:
-        domain = contact.rsplit("@", 1)[1].lower()
-        label = domain.split(".")[0]
-        return "" if label in _MAIL_PROVIDERS else label
-    return contact
 
 
 def context_tags(record: FileRecord) -> list[str]:
@@ -57,34 +34,12 @@ def context_tags(record: FileRecord) -> list[str]:
     return merge_tags(tags)
 
 
-def version_link(record: FileRecord, previous_text: str | None, text: str) -> dict[str, Any]:
-    """The changes that detach an implicit new version whose text is not plausibly a revision of the
-    previous one (``{}`` to keep the link). Explicit links (the caller named the previous version) stay."""
-    if record.provenance.get("version_link") == "explicit":
-        return {}
-    found = resemblance(previous_text or "", text)
-    if found.is_revision:
-        return {}
-    return {
-        "lineage_id": lineage_id_for(record.file_id),
-        "version": 1,
-        "previous_version_id": None,
-        "is_latest": False,  # Index makes it the latest of its own lineage
-        "provenance": {
-            **record.provenance,
-            "version_link": "detached",
-            "detached_from": record.previous_version_id,
-            "similarity": found.jaccard,
-        },
-    }
-
-
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
     fallback = False
     with stage("enrich", state, c, Status.EMBEDDING) as work:
         record = work.record
-        from semfs.pipeline.tags import known_tags, prefer_existing, remember
+        from semfs.pipeline.vocabulary import known_tags, prefer_existing, remember
 
         doc = load_document(c, record)
         # the enricher is shown the closest existing vocabulary, and near-duplicates are mapped onto it

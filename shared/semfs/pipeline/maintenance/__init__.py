@@ -1,0 +1,1 @@
+"""Maintenance: rebuild the index, re-embed with a new model, and reconcile blobs, records and index."""

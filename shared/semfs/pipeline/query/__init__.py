@@ -1,0 +1,1 @@
+"""Query: hybrid search, grounded answers and the context briefing for agents (reads only)."""

@@ -1,0 +1,51 @@
+"""Embed: chunk the document (structure-aware) and embed the chunks plus the file card, in batches."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from semfs.config import Settings
+from semfs.domain.chunking import chunk_document
+from semfs.domain.models import Chunk, ExtractedDocument, utcnow
+from semfs.domain.outcomes import Status
+from semfs.pipeline.documents import (
+    card_text,
+    chunk_embedding_text,
+    derived_key,
+    embed_texts,
+    load_document,
+    vectors_to_bytes,
+)
+from semfs.pipeline.stages.state import PipelineState
+from semfs.pipeline.stages.unit_of_work import stage
+
+if TYPE_CHECKING:
+    from semfs.ports import Container
+
+
+def make_chunks(doc: ExtractedDocument, settings: Settings) -> list[Chunk]:
+    return chunk_document(doc, settings.chunk_tokens, settings.chunk_overlap_tokens)
+
+
+def run(state: PipelineState, c: Container) -> PipelineState:
+    """Chunk, embed (chunks + card, last row is the card), store both as derived blobs."""
+    with stage("embed", state, c, Status.INDEXING) as work:
+        record = work.record
+        doc = load_document(c, record)
+        chunks = make_chunks(doc, c.settings)
+        if len(chunks) > c.settings.max_chunks:  # bounded embedding time and index size per file
+            chunks, state = chunks[: c.settings.max_chunks], state.model_copy(update={"partial": True})
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
+        c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
+        c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
+        work.set(
+            chunks_key=chunks_key,
+            chunk_count=len(chunks),
+            embedding_model=c.embedder.model,
+            embedding_dim=c.embedder.dim,
+            embedded_at=utcnow(),
+        )
+    return state
