@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 
 from tests.integration.iam_check import as_function, enforced
+from tests.waits import CEILING_S
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "eu-west-1"
@@ -138,7 +139,7 @@ class Stack:
     iam: Any = None  # the IAM enforcer (iam_check.Enforcer): what was checked and denied
     closed: set[str] = field(default_factory=set)  # executions whose status change was delivered
 
-    def wait(self, execution_arn: str, timeout: float = 60) -> dict[str, Any]:
+    def wait(self, execution_arn: str, timeout: float = CEILING_S) -> dict[str, Any]:
         deadline = time.time() + timeout
         while time.time() < deadline:
             desc = self.sfn.describe_execution(executionArn=execution_arn)

@@ -15,6 +15,7 @@ import pytest
 from semfs.domain.errors import EmbeddingUnavailable
 from semfs.domain.outcomes import Outcome
 from tests.integration.aws_harness import ROOT, FakeContext, Stack
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 KEY = "uploads/acme/Payment terms (Q3).md"
@@ -407,7 +408,7 @@ def notice(job_id: str = "job-1") -> dict[str, Any]:
     return event
 
 
-def waiting_token(stack: Stack, job_id: str = "job-1", timeout: float = 30) -> str | None:
+def waiting_token(stack: Stack, job_id: str = "job-1", timeout: float = CEILING_S) -> str | None:
     """The task token recorded for ``job_id`` once WaitForOcrNotice has run its function."""
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -469,12 +470,12 @@ def test_a_notice_that_comes_before_the_waiter_still_resumes_the_execution(
 
     def held(event: Any, context: Any) -> Any:  # the waiter's invocation, held until the notice is in
         entered.set()
-        assert go_on.wait(30)
+        assert go_on.wait(CEILING_S)
         return real(event, context)
 
     monkeypatch.setattr(module, "lambda_handler", held)
     arn = start_upload(aws_stack, "uploads/acme/scan.pdf", oc.image_only_pdf([oc.encode(oc.page_image())]))
-    assert entered.wait(30)
+    assert entered.wait(CEILING_S)
     fake.finish()
     real(notice(), FakeContext(function_name="semfs-ocr_wait"))  # no waiter yet: recorded, nothing resumed
     go_on.set()

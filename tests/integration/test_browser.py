@@ -14,6 +14,7 @@ from semfs.bootstrap import build_container
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.server import ApiKeys, start_http
 from tests.conftest import make_settings
+from tests.waits import CEILING_S
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 WEB = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "web"
@@ -21,6 +22,25 @@ DOC = (
     b"# Travel expenses\n\nTrain travel is preferred over flights for trips under 600 km.\n\n"
     b"Submit receipts within 30 days of the trip through the expenses portal."
 )
+
+
+def _ready(browser: Any, by: str, selector: str) -> Any:
+    """The element once a person could use it: present, and (unless it is a file input, which pages often
+    hide behind a styled label) displayed and enabled. Typing into or clicking an element the page has
+    not shown yet is what "element not interactable" meant on a busy machine."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def usable(d: Any) -> Any:
+        found = d.find_elements(by, selector)
+        if not found:
+            return False
+        el = found[0]
+        if el.tag_name == "input" and el.get_attribute("type") == "file":
+            return el
+        return el if el.is_displayed() and el.is_enabled() else False
+
+    return WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,)).until(usable)
 
 
 def _free_port() -> int:
@@ -55,7 +75,7 @@ def browser() -> Iterator[Any]:
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_bin), options=options)
-    driver.set_page_load_timeout(30)
+    driver.set_page_load_timeout(CEILING_S)
     yield driver
     driver.quit()
 
@@ -77,25 +97,25 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     from selenium.webdriver.support.ui import WebDriverWait
 
     base, key = site
-    wait = WebDriverWait(browser, 30)
+    wait = WebDriverWait(browser, CEILING_S)
     browser.get(base + "/")
-    browser.find_element(By.ID, "api-key").send_keys(key)
-    browser.find_element(By.CSS_SELECTOR, "#key-form button").click()
+    _ready(browser, By.ID, "api-key").send_keys(key)
+    _ready(browser, By.CSS_SELECTOR, "#key-form button").click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "key-state"), "Signed in · tenant default"))
 
     # upload
     path = tmp_path / "travel-policy.md"
     path.write_bytes(DOC)
-    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=upload]").click()
-    browser.find_element(By.ID, "upload-file").send_keys(str(path))
-    browser.find_element(By.CSS_SELECTOR, "#upload-form button").click()
+    _ready(browser, By.CSS_SELECTOR, "nav button[data-view=upload]").click()
+    _ready(browser, By.ID, "upload-file").send_keys(str(path))
+    _ready(browser, By.CSS_SELECTOR, "#upload-form button").click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "upload-list"), "OK"))
     assert "travel-policy.md" in browser.find_element(By.ID, "upload-list").text
 
     # find it
-    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=search]").click()
-    browser.find_element(By.ID, "q").send_keys("train or plane for short trips")
-    browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    _ready(browser, By.CSS_SELECTOR, "nav button[data-view=search]").click()
+    _ready(browser, By.ID, "q").send_keys("train or plane for short trips")
+    _ready(browser, By.CSS_SELECTOR, "#search-form button[type=submit]").click()
     first = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title")))
     assert first.text == "Travel expenses"
     assert browser.find_elements(By.CSS_SELECTOR, "#results mark")  # highlighted snippet
@@ -103,14 +123,14 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     # open it and edit a tag
     first.click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "file-title"), "Travel expenses"))
-    browser.find_element(By.ID, "new-tag").send_keys("policy")
-    browser.find_element(By.CSS_SELECTOR, "#tag-form button").click()
+    _ready(browser, By.ID, "new-tag").send_keys("policy")
+    _ready(browser, By.CSS_SELECTOR, "#tag-form button").click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "file-tags"), "policy"))
 
     # ask, and follow the citation back to the file
-    browser.find_element(By.CSS_SELECTOR, "nav button[data-view=ask]").click()
-    browser.find_element(By.ID, "question").send_keys("Within how many days must receipts be submitted?")
-    browser.find_element(By.CSS_SELECTOR, "#ask-form button").click()
+    _ready(browser, By.CSS_SELECTOR, "nav button[data-view=ask]").click()
+    _ready(browser, By.ID, "question").send_keys("Within how many days must receipts be submitted?")
+    _ready(browser, By.CSS_SELECTOR, "#ask-form button").click()
     citation = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#citations a.citation")))
     assert "30 days" in citation.text
     citation.click()
@@ -128,9 +148,9 @@ def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) 
     browser.get(base + "/")
     browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key)
     browser.get(base + "/#/search")
-    browser.find_element(By.ID, "q").send_keys("hostile title")
-    browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
-    title = WebDriverWait(browser, 30).until(
+    _ready(browser, By.ID, "q").send_keys("hostile title")
+    _ready(browser, By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+    title = WebDriverWait(browser, CEILING_S).until(
         ec.visibility_of_element_located((By.CSS_SELECTOR, "#results .result-title"))
     )
     assert title.text == "<img src=x onerror=alert(1)> & <b>markup</b>"
@@ -159,10 +179,10 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
     )
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
-        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=search]").click()
-        browser.find_element(By.ID, "q").send_keys("sourdough loaf")
-        browser.find_element(By.CSS_SELECTOR, "#search-form button[type=submit]").click()
+        wait = WebDriverWait(browser, CEILING_S)
+        _ready(browser, By.CSS_SELECTOR, "nav button[data-view=search]").click()
+        _ready(browser, By.ID, "q").send_keys("sourdough loaf")
+        _ready(browser, By.CSS_SELECTOR, "#search-form button[type=submit]").click()
         wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#results li .result-title"))).click()
         detach = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#file-versions button[data-detach]")))
         detach.click()
@@ -177,8 +197,8 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
         ]
         assert c.repo.get("default", first.record.file_id).is_latest
         # and linked back, from the same page
-        browser.find_element(By.ID, "link-to").send_keys(first.record.file_id)
-        browser.find_element(By.CSS_SELECTOR, "#link-form button").click()
+        _ready(browser, By.ID, "link-to").send_keys(first.record.file_id)
+        _ready(browser, By.CSS_SELECTOR, "#link-form button").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#file-versions li")) == 2)
         assert not c.repo.get("default", first.record.file_id).is_latest
     finally:
@@ -202,8 +222,8 @@ def test_status_shows_the_queue_and_cancels_a_queued_file(
     waiting = ingest_bytes(c, "default", b"# Waiting\n\nStill in the queue.", "second.md").record
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
-        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=status]").click()
+        wait = WebDriverWait(browser, CEILING_S)
+        _ready(browser, By.CSS_SELECTOR, "nav button[data-view=status]").click()
         cancel = f"#jobs button[data-cancel='{waiting.file_id}']"
         wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, cancel)))
         assert "slow-first.md" in browser.execute_script("return document.getElementById('jobs').textContent")
@@ -269,18 +289,18 @@ def test_documents_are_listed_sorted_paged_and_addressable(library: tuple[Any, i
     server = _signed_in(browser, c, port)
     try:
         # the table is drawn again when the list and its facets arrive: a row read mid-redraw is stale
-        wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,))
+        wait = WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,))
         rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
         wait.until(lambda d: len(rows()) == 20)  # the start page lists files without a query
         assert "Signed in · tenant default" in browser.find_element(By.ID, "key-state").text
-        browser.find_element(By.CSS_SELECTOR, "#d-sort option[value=name]").click()
+        _ready(browser, By.CSS_SELECTOR, "#d-sort option[value=name]").click()
         wait.until(lambda d: "sort=name" in d.current_url and "manifest-2291.pdf" in rows()[0].text)
         shown = wait.until(lambda d: [(r.text, r.find_element(By.CSS_SELECTOR, ".doc-title").text) for r in rows()])
         first_page = [title for _, title in shown]
         assert first_page[1:4] == ["Note 00", "Note 01", "Note 02"]  # by file name: manifest-…, note-00, …
         assert "PDF" in shown[0][0] and "Markdown" in shown[1][0]  # types as people name them
         _shot(browser, "documents")
-        browser.find_element(By.ID, "docs-next").click()
+        _ready(browser, By.ID, "docs-next").click()
         wait.until(lambda d: "page=2" in d.current_url and len(rows()) == 6)
         assert browser.find_element(By.ID, "docs-page").text == "files 21–26"
         assert browser.find_element(By.ID, "docs-next").get_attribute("disabled") == "true"
@@ -308,7 +328,7 @@ def test_a_stale_page_never_acts_on_the_file_it_showed_before(library: tuple[Any
     first, second = by_name["note-00.md"], by_name["note-01.md"]
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 60)
+        wait = WebDriverWait(browser, CEILING_S)
         title = lambda: browser.find_element(By.ID, "file-title").text  # noqa: E731
         browser.execute_script("location.hash = arguments[0]", f"#/file/{first.file_id}")
         wait.until(lambda d: title() == "Note 00" and d.find_element(By.ID, "delete-file").is_displayed())
@@ -336,7 +356,7 @@ def test_a_stale_page_never_acts_on_the_file_it_showed_before(library: tuple[Any
         browser.execute_script("location.hash = arguments[0]", f"#/file/{second.file_id}")
         wait.until(lambda d: title() == "Note 01" and d.find_element(By.ID, "delete-file").is_displayed())
         browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
-        browser.find_element(By.ID, "delete-file").click()
+        _ready(browser, By.ID, "delete-file").click()
         wait.until(lambda d: "#/documents" in d.current_url)
         assert "note-01.md" in browser.execute_script("return window.asked")
         assert c.repo.get("default", second.file_id).deleted_at is not None
@@ -361,13 +381,13 @@ def test_without_a_key_the_page_says_how_to_get_one_and_a_wrong_key_is_refused(
         with urllib.request.urlopen(base + "/favicon.ico") as icon:  # asked before any key: no 401
             assert (icon.status, icon.headers["Content-Type"]) == (200, "image/svg+xml")
         browser.get(base + "/")
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         signin = wait.until(lambda d: d.find_element(By.ID, "signin"))
         wait.until(lambda d: signin.is_displayed())
         assert "semfs keys create" in signin.text
         _shot(browser, "sign-in")
-        browser.find_element(By.ID, "api-key").send_keys("semfs_not-a-key")
-        browser.find_element(By.CSS_SELECTOR, "#key-form button[type=submit]").click()
+        _ready(browser, By.ID, "api-key").send_keys("semfs_not-a-key")
+        _ready(browser, By.CSS_SELECTOR, "#key-form button[type=submit]").click()
         wait.until(lambda d: "refused" in d.find_element(By.ID, "signin-error").text)
         assert browser.execute_script("return localStorage.getItem('semfs-key')") is None
         assert browser.find_element(By.ID, "key-state").text == "not signed in"
@@ -375,8 +395,8 @@ def test_without_a_key_the_page_says_how_to_get_one_and_a_wrong_key_is_refused(
         # a key that stopped working mid-session: Ask and Status say so instead of waiting forever
         browser.execute_script("localStorage.setItem('semfs-key', 'semfs_revoked')")
         browser.get(base + "/#/ask")
-        browser.find_element(By.ID, "question").send_keys("When are the pallets due?")
-        browser.find_element(By.CSS_SELECTOR, "#ask-form button").click()
+        _ready(browser, By.ID, "question").send_keys("When are the pallets due?")
+        _ready(browser, By.CSS_SELECTOR, "#ask-form button").click()
         wait.until(lambda d: "401" in d.find_element(By.ID, "answer").text)
         browser.get(base + "/#/status")
         wait.until(lambda d: "401" in d.find_element(By.ID, "status-state").text)
@@ -403,7 +423,7 @@ def test_a_pdf_is_previewed_inline_beside_its_text(library: tuple[Any, int], bro
     server = _signed_in(browser, c, port)
     try:
         browser.get(f"http://127.0.0.1:{port}/#/file/{pdf.file_id}")
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         frame = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#preview iframe"))
         src = frame.get_attribute("src")
         assert src and "inline=1" in src
@@ -426,7 +446,7 @@ def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], brows
     browser.set_window_size(390, 844)
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
         assert browser.execute_script(wide) <= 0
@@ -462,11 +482,11 @@ def test_many_files_upload_with_their_fields_and_progress_and_a_failure_is_retri
         paths.append(str(tmp_path / name))
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 60)
-        browser.find_element(By.CSS_SELECTOR, "nav button[data-view=upload]").click()
-        browser.find_element(By.ID, "upload-file").send_keys("\n".join(paths))  # several at once
-        browser.find_element(By.ID, "upload-tags").send_keys("harbour-ops")
-        browser.find_element(By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+        wait = WebDriverWait(browser, CEILING_S)
+        _ready(browser, By.CSS_SELECTOR, "nav button[data-view=upload]").click()
+        _ready(browser, By.ID, "upload-file").send_keys("\n".join(paths))  # several at once
+        _ready(browser, By.ID, "upload-tags").send_keys("harbour-ops")
+        _ready(browser, By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
         wait.until(lambda d: "3 file(s) done" in d.find_element(By.ID, "upload-state").text)
         rows = {
             r.find_element(By.CLASS_NAME, "upload-name").text: r
@@ -496,7 +516,7 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
     c, port = library
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         browser.get(f"http://127.0.0.1:{port}/#/status")
         total = (
             "return [...document.querySelectorAll('#status-table tbody tr')]"
@@ -513,10 +533,10 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
         # Ask about the files the Documents view shows (here: one tag): only those may be cited
         browser.get(f"http://127.0.0.1:{port}/#/documents?tag=tides")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 1)
-        browser.find_element(By.ID, "docs-ask").click()
+        _ready(browser, By.ID, "docs-ask").click()
         wait.until(lambda d: d.find_element(By.ID, "a-tag").get_attribute("value") == "tides")
-        browser.find_element(By.ID, "question").send_keys("When is high tide on Friday?")
-        browser.find_element(By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
+        _ready(browser, By.ID, "question").send_keys("When is high tide on Friday?")
+        _ready(browser, By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
         cites = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#citations li"))
         assert all("tides.md (v1)" in li.text for li in cites)
         _shot(browser, "ask")
@@ -531,7 +551,7 @@ def test_facets_count_the_listing_and_narrow_it(library: tuple[Any, int], browse
     c, port = library
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
         pdf = wait.until(
             lambda d: d.find_element(By.CSS_SELECTOR, "#facets button[data-facet=type][data-value='application/pdf']")
@@ -562,7 +582,7 @@ def test_empty_states_say_what_to_do(tmp_path: Path, shared_extractor: object, b
     c = build_container(make_settings(tmp_path, http_port=port), extractor=shared_extractor)  # type: ignore[arg-type]
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         wait.until(lambda d: "No files yet" in d.find_element(By.ID, "docs-state").text)
         _shot(browser, "empty")
         browser.get(f"http://127.0.0.1:{port}/#/search?q=harbour%20cranes")  # a search is a link
@@ -582,22 +602,22 @@ def test_tags_are_added_and_removed_on_many_files_at_once(library: tuple[Any, in
     c, port = library
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         boxes = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody input[type=checkbox]")  # noqa: E731
         wait.until(lambda d: len(boxes()) == 20)
         for box in boxes()[:3]:
             box.click()
         assert browser.find_element(By.ID, "bulk-count").text == "3 selected"
-        browser.find_element(By.ID, "bulk-tag").send_keys("Quay 4")
-        browser.find_element(By.ID, "bulk-add").click()
+        _ready(browser, By.ID, "bulk-tag").send_keys("Quay 4")
+        _ready(browser, By.ID, "bulk-add").click()
         wait.until(lambda d: "Tagged 3 file(s)" in d.find_element(By.ID, "bulk-state").text)
         tagged = c.repo.query(RecordQuery(tenant_id="default", tag="quay-4", limit=100))
         assert len(tagged) == 3  # normalised as every manual tag is
         _shot(browser, "bulk-tags")
-        browser.find_element(By.ID, "select-all").click()
+        _ready(browser, By.ID, "select-all").click()
         browser.find_element(By.ID, "bulk-tag").clear()
-        browser.find_element(By.ID, "bulk-tag").send_keys("quay-4")
-        browser.find_element(By.ID, "bulk-remove").click()
+        _ready(browser, By.ID, "bulk-tag").send_keys("quay-4")
+        _ready(browser, By.ID, "bulk-remove").click()
         wait.until(lambda d: "Untagged 20 file(s)" in d.find_element(By.ID, "bulk-state").text)
         assert c.repo.query(RecordQuery(tenant_id="default", tag="quay-4", limit=100)) == []
     finally:
@@ -620,7 +640,7 @@ def test_every_control_has_a_name_and_the_views_answer_the_keyboard(library: tup
     c, port = library
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
         assert browser.execute_script(UNNAMED) == []
         for _ in range(12):  # Tab (from the page itself) until the Upload button has the focus
@@ -640,11 +660,11 @@ def test_search_results_go_on_past_the_first_twenty(library: tuple[Any, int], br
     c, port = library
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         results = lambda: browser.find_elements(By.CSS_SELECTOR, "#results li .result-title")  # noqa: E731
         browser.get(f"http://127.0.0.1:{port}/#/search?q=meeting%20about%20the%20harbour&mode=keyword")
         wait.until(lambda d: len(results()) == 20)
-        browser.find_element(By.ID, "search-more").click()
+        _ready(browser, By.ID, "search-more").click()
         wait.until(lambda d: len(results()) == 25 and "n=40" in d.current_url)
         assert not browser.find_elements(By.ID, "search-more")  # all 25 notes are there: nothing more
         _shot(browser, "search")
@@ -664,11 +684,11 @@ def test_the_files_a_listing_shows_are_searched_by_relevance(library: tuple[Any,
     )
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, 30)
+        wait = WebDriverWait(browser, CEILING_S)
         browser.get(f"http://127.0.0.1:{port}/#/documents?tag=fees")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 1)
-        browser.find_element(By.ID, "d-q").send_keys("harbour meeting minutes")
-        browser.find_element(By.CSS_SELECTOR, "#docs-search button").click()
+        _ready(browser, By.ID, "d-q").send_keys("harbour meeting minutes")
+        _ready(browser, By.CSS_SELECTOR, "#docs-search button").click()
         wait.until(lambda d: "#/search" in d.current_url and "tag=fees" in d.current_url)
         titles = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results li .result-title"))
         assert [t.text for t in titles] == ["Harbour fees"]  # 25 other harbour notes, none with the tag
@@ -682,6 +702,7 @@ def test_a_slow_answer_for_an_earlier_address_is_not_drawn_over_the_newer_one(
 ) -> None:
     """The start page's unfiltered list still loading when a filtered address opens: its late answer
     is dropped (before, it replaced the filtered list; a loaded CI run showed 20 rows for one tag)."""
+    import threading
     import time
 
     from selenium.webdriver.common.by import By
@@ -694,10 +715,15 @@ def test_a_slow_answer_for_an_earlier_address_is_not_drawn_over_the_newer_one(
         c, "default", b"# Harbour fees\n\nMinutes of the harbour fees meeting.", "fees.md", Provenance(tags=["fees"])
     )
     real = c.repo.query
+    answered = threading.Event()
 
     def slow_unfiltered(q: Any) -> Any:
         if q.tag is None:
-            time.sleep(2.5)
+            time.sleep(2.5)  # slow enough that the filtered list is asked for, and drawn, before this answers
+            try:
+                return real(q)
+            finally:
+                answered.set()
         return real(q)
 
     monkeypatch.setattr(c.repo, "query", slow_unfiltered)
@@ -705,8 +731,15 @@ def test_a_slow_answer_for_an_earlier_address_is_not_drawn_over_the_newer_one(
     try:
         browser.execute_script("location.hash = '#/documents?tag=fees'")
         rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
-        WebDriverWait(browser, 30).until(lambda d: len(rows()) == 1)
-        time.sleep(4)  # the unfiltered answer has come back by now
+        WebDriverWait(browser, CEILING_S).until(lambda d: len(rows()) == 1)
+        assert answered.wait(CEILING_S), "the unfiltered listing was asked for"
+        # the page has the late answer once the browser's resource timing lists it; two frames later its
+        # handler has run (and drawn, had it drawn anything)
+        late = "return performance.getEntriesByType('resource').some(e => /\\/files\\?(?!.*tag=)/.test(e.name))"
+        WebDriverWait(browser, CEILING_S).until(lambda d: d.execute_script(late))
+        browser.execute_async_script(
+            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done))"
+        )
         assert len(rows()) == 1 and "fees" in browser.current_url
     finally:
         server.shutdown()

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import CEILING_S
+
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,7 +125,7 @@ def test_semfs_demo_and_serve_run_from_the_wheel(fresh_venv: Path, tmp_path: Pat
         env=env,
     )
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + CEILING_S
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
@@ -133,8 +135,8 @@ def test_semfs_demo_and_serve_run_from_the_wheel(fresh_venv: Path, tmp_path: Pat
                 assert server.poll() is None, server.stdout.read() if server.stdout else ""
                 assert time.time() < deadline, "semfs serve did not come up"
                 time.sleep(0.2)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=CEILING_S) as r:
             assert b"semfs" in r.read()  # the web page ships in the wheel
     finally:
         server.terminate()
-        server.wait(timeout=20)
+        server.wait(timeout=CEILING_S)

@@ -15,6 +15,7 @@ from semfs.pipeline.intake.mail import ingest_mail
 from semfs.pipeline.query.search import search
 from tests import mail_corpus as mc
 from tests.conftest import make_settings
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 T = "acme"
@@ -160,7 +161,7 @@ def test_smtp_round_trip_and_unknown_recipients_are_refused(mail_container: Cont
     port = _free_port()
     controller = start_smtp(mail_container, "127.0.0.1", port)
     try:
-        with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+        with smtplib.SMTP("127.0.0.1", port, timeout=CEILING_S) as smtp:
             with pytest.raises(smtplib.SMTPRecipientsRefused):
                 smtp.sendmail("jane.okafor@acme-corp.example", ["nobody@northwind.example"], mc.plain().as_bytes())
             smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN], mc.plain().as_bytes())
@@ -183,7 +184,7 @@ def test_smtp_delivers_to_every_tenant_and_refuses_poison_for_good(tmp_path: Pat
         nested += f"--b{depth - 1}\r\nContent-Type: multipart/mixed; boundary=b{depth}\r\n\r\n"
     poison = ("From: x@y.example\r\nTo: files@northwind.example\r\nSubject: deep\r\n" + nested).encode()
     try:
-        with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
+        with smtplib.SMTP("127.0.0.1", port, timeout=CEILING_S) as smtp:
             smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN, "docs@globex.example"], mc.plain().as_bytes())
             # 2,000 nested multiparts: accepted and stored with its outcome (not 451 "try again" forever)
             smtp.sendmail("x@y.example", [mc.OWN], poison)

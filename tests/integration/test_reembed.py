@@ -17,6 +17,7 @@ from semfs.pipeline.maintenance.reembed import progress, reembed
 from semfs.pipeline.query.search import search
 from semfs.ports import RecordQuery
 from tests.conftest import make_settings
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 T = "acme"
@@ -81,7 +82,7 @@ def test_model_switch_with_searches_running(tmp_path: Path, shared_extractor: ob
         assert (second["done"], second["remaining"], second["switched"]) == (8, 0, True)
     finally:
         stop.set()
-        thread.join(timeout=30)
+        thread.join(timeout=CEILING_S)
     assert failures == []
     assert seen_models and all(len(m) == 1 for m in seen_models)  # one model's vectors at every moment
     assert models_with_vectors(db) == {new_model.model}

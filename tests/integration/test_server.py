@@ -20,6 +20,7 @@ from semfs.bootstrap import Container, build_container
 from semfs.extractors.dispatch import ExtractOutput
 from semfs.server import ApiKeys, HttpServer, start_http
 from tests.conftest import make_settings
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 
@@ -59,7 +60,7 @@ class Host:
         if body is not None:
             request.add_header("Content-Type", ctype)
         try:
-            with urllib.request.urlopen(request, timeout=30) as r:
+            with urllib.request.urlopen(request, timeout=CEILING_S) as r:
                 return r.status, json.loads(r.read() or b"{}")
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"{}")
@@ -99,13 +100,13 @@ def host(tmp_path: Path, shared_extractor: Any) -> Iterator[Host]:
     c.starter.close()
 
 
-def _until(predicate: Any, timeout: float = 30) -> None:
+def _until(predicate: Any, timeout: float = CEILING_S) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
         if predicate():
             return
         time.sleep(0.05)
-    raise AssertionError("timed out")
+    raise AssertionError(f"the condition did not hold within {timeout} s")
 
 
 def test_uploads_are_queued_and_searches_never_wait(host: Host) -> None:
@@ -142,7 +143,7 @@ def test_uploads_are_queued_and_searches_never_wait(host: Host) -> None:
     ],
 )
 def test_malformed_http_gets_a_4xx_with_the_error_body(host: Host, raw: bytes, status: int) -> None:
-    with socket.create_connection(("127.0.0.1", host.port), timeout=10) as s:
+    with socket.create_connection(("127.0.0.1", host.port), timeout=CEILING_S) as s:
         s.sendall(raw)
         reply = b""
         while chunk := s.recv(65536):  # the server closes the connection after an error
@@ -168,11 +169,11 @@ def test_download_links_use_the_serving_port_and_die_with_the_file(host: Host) -
     _until(lambda: host.call("GET", f"/files/{created['file_id']}")[1]["status"] == "indexed")
     _, link = host.call("GET", f"/files/{created['file_id']}/download")
     assert link["url"].startswith(f"http://127.0.0.1:{host.port}/download/")
-    with urllib.request.urlopen(link["url"], timeout=10) as r:
+    with urllib.request.urlopen(link["url"], timeout=CEILING_S) as r:
         assert r.read().startswith(b"# Terms")
     assert host.call("DELETE", f"/files/{created['file_id']}")[0] == 200
     with pytest.raises(urllib.error.HTTPError) as gone:
-        urllib.request.urlopen(link["url"], timeout=10)
+        urllib.request.urlopen(link["url"], timeout=CEILING_S)
     assert gone.value.code == 404 and json.loads(gone.value.read())["error"]["code"] == "not_found"
 
 
@@ -192,7 +193,7 @@ def test_only_formats_that_run_nothing_are_shown_inline(host: Host, name: str, d
     _, created = host.call("POST", "/files", body, ctype)
     _until(lambda: host.call("GET", f"/files/{created['file_id']}")[1]["status"] in ("indexed", "skipped"))
     _, link = host.call("GET", f"/files/{created['file_id']}/download")
-    with urllib.request.urlopen(link["url"] + "?inline=1", timeout=10) as r:
+    with urllib.request.urlopen(link["url"] + "?inline=1", timeout=CEILING_S) as r:
         disposition, content_type = r.headers["Content-Disposition"], r.headers["Content-Type"]
         assert r.headers["X-Content-Type-Options"] == "nosniff"
         if shown:
