@@ -19,6 +19,7 @@ from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance
 from semfs.server import ApiKeys, start_http, to_event
 from tests.conftest import make_settings
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +47,7 @@ class Api:
         if key is not None:
             request.add_header("Authorization", f"Bearer {self.keys.get(key, key)}")
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=CEILING_S) as response:
                 payload = response.read()
                 status = response.status
         except urllib.error.HTTPError as e:
@@ -129,11 +130,11 @@ def test_tags_download_upload_and_delete(api: Api) -> None:
     assert patched["tags"] == ["legal"] and patched["tag_labels"] == {"legal": "Legal"}
     status, link = api.call("GET", f"/files/{fid}/download")
     assert status == 200
-    with urllib.request.urlopen(link["url"], timeout=30) as response:
+    with urllib.request.urlopen(link["url"], timeout=CEILING_S) as response:
         assert response.read() == demo._contract(2)
     forged = link["url"][:-4] + "0000"
     with pytest.raises(urllib.error.HTTPError):
-        urllib.request.urlopen(forged, timeout=30)
+        urllib.request.urlopen(forged, timeout=CEILING_S)
     boundary = "semfsboundary"
     body = (
         (
@@ -376,6 +377,20 @@ def test_every_error_has_one_body(
     got, payload = api.call(method, path.format(**api.files), body, key=key)
     assert got == status, payload
     assert set(payload) == {"error"} and payload["error"]["code"] == code and payload["error"]["message"]
+
+
+def test_a_request_lost_to_a_concurrent_change_is_a_409_not_a_500(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``Conflict`` reaching a route (a tag edit that kept losing to other writers) is the caller's to
+    retry: 409 with the request's own outcome, not the ``FAILED_INTERNAL`` 500 it used to inherit."""
+    from semfs.api.routes import files
+    from semfs.domain.errors import Conflict
+
+    def lost(*args: Any, **kwargs: Any) -> Any:
+        raise Conflict("the file changed while its tags were edited")
+
+    monkeypatch.setattr(files, "set_tags", lost)
+    status, payload = api.call("PATCH", f"/files/{api.files['terms']}", {"add_tags": ["x"]})
+    assert (status, payload["error"]["code"]) == (409, "conflict"), payload
 
 
 @pytest.mark.parametrize(

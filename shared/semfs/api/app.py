@@ -28,7 +28,7 @@ from semfs.api import request
 from semfs.api.models import FileFilters
 from semfs.api.routes import ROUTERS
 from semfs.api.routes.upload import UPLOAD_BODY
-from semfs.domain.errors import InvalidRequest, NotFound, RetryableError, SemfsError
+from semfs.domain.errors import RequestError, RetryableError, SemfsError
 
 app = APIGatewayHttpResolver(enable_validation=True)
 for router in (request.router, *ROUTERS):
@@ -59,14 +59,9 @@ def _error(status: int, code: str, message: str, details: list[dict[str, Any]] |
 
 # One handler per error family instead of a try/except in every route. A domain reason is one line
 # written for the caller and never quotes document text.
-@app.exception_handler(NotFound)  # type: ignore[untyped-decorator]
-def _not_found(e: NotFound) -> Response[str]:
-    return _error(404, "not_found", e.reason)
-
-
-@app.exception_handler(InvalidRequest)  # type: ignore[untyped-decorator]
-def _invalid(e: InvalidRequest) -> Response[str]:
-    return _error(400, "invalid_request", e.reason)
+@app.exception_handler(RequestError)  # type: ignore[untyped-decorator]
+def _request(e: RequestError) -> Response[str]:
+    return _error(e.http_status, e.request_outcome.value.lower(), e.reason)
 
 
 @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]

@@ -38,8 +38,10 @@ router = new_router()  # holds no routes: included so that it sees the request t
 ERRORS: dict[int, OpenAPIResponse] = {
     status: {"description": text, "content": {"application/json": {"model": ErrorOut}}}
     for status, text in (
+        (400, "The request cannot be done as asked"),
         (401, "Missing or invalid credentials"),
         (404, "No such file in your tenant"),
+        (409, "The file changed under the request (retry it)"),
         (422, "The request does not match its schema"),
     )
 }

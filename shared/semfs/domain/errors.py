@@ -7,7 +7,7 @@ Code never branches on message text: it reads ``.outcome``.
 
 from __future__ import annotations
 
-from semfs.domain.outcomes import Outcome
+from semfs.domain.outcomes import Outcome, RequestOutcome
 
 
 class SemfsError(Exception):
@@ -73,16 +73,34 @@ class IndexUnavailable(RetryableError):
     outcome = Outcome.FAILED_INDEX
 
 
-class NotFound(SemfsError):
+class RequestError(SemfsError):
+    """The family of a caller's request that cannot be done as asked: it changes nothing and says why.
+    Each leaf has its own ``request_outcome`` and HTTP status; its ``outcome`` stays ``FAILED_INTERNAL``
+    only for the case that one escapes inside a stage, where it means the pipeline's own request failed."""
+
+    request_outcome: RequestOutcome = RequestOutcome.INVALID_REQUEST
+    http_status: int = 400
+
+
+class NotFound(RequestError):
     """No such record in this tenant (another tenant's file is also NotFound, never Forbidden)."""
 
+    request_outcome = RequestOutcome.NOT_FOUND
+    http_status = 404
 
-class Conflict(SemfsError):
+
+class Conflict(RequestError):
     """A conditional write lost (the record exists, or a newer version is already latest)."""
 
+    request_outcome = RequestOutcome.CONFLICT
+    http_status = 409
 
-class InvalidRequest(SemfsError):
+
+class InvalidRequest(RequestError):
     """A caller's request is malformed (bad filter, unknown mode)."""
+
+    request_outcome = RequestOutcome.INVALID_REQUEST
+    http_status = 400
 
 
 def family_name(error: BaseException) -> str:

@@ -59,3 +59,12 @@ class Outcome(StrEnum):
         if self.value.startswith(("SKIPPED", "REJECTED")):
             return Status.SKIPPED
         return Status.FAILED
+
+
+class RequestOutcome(StrEnum):
+    """What became of a caller's request that was not done as asked. A request is not a file: these are
+    never a file's outcome, and they answer as a 4xx (the API) or exit code 1 or 2 (the CLI)."""
+
+    NOT_FOUND = "NOT_FOUND"  # no such file (or thread, contact, key) in the caller's tenant
+    CONFLICT = "CONFLICT"  # the state changed under the request (a newer version is latest, a race lost)
+    INVALID_REQUEST = "INVALID_REQUEST"  # the request cannot be done as asked (a bad tag, a file not failed)
