@@ -206,14 +206,21 @@ def build_container(
         enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))
         chat = chat or OpenAIChat(settings, _llm_key(settings))
 
-    admission: Admission | None = None
-    job_waits: JobWaits | None = None
+    admission: Admission
+    job_waits: JobWaits
     if settings.backend == "aws" and settings.gate_table:
         from semfs.adapters.aws.admission import DynamoAdmission
         from semfs.adapters.aws.callbacks import DynamoJobWaits
 
         admission = DynamoAdmission(settings)
         job_waits = DynamoJobWaits(settings)
+    else:  # the job queue's workers bound the work, and Tesseract starts no job that ends by itself
+        from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
+
+        admission, job_waits = UnboundedAdmission(), NoJobWaits()
+    from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
+
+    answerer = LlmAnswerer(chat) if chat is not None else ExtractiveAnswerer(embedder)
 
     # The local interpreter runs the stages with the finished bundle, which holds the interpreter:
     # it looks the bundle up when an execution starts, after both exist.
@@ -222,7 +229,7 @@ def build_container(
     if settings.backend == "aws" and settings.state_machine_arn:
         from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
 
-        starter = StepFunctionsStarter(settings, admission)
+        starter = StepFunctionsStarter(settings, admission if settings.gate_table else None)
     else:
         from semfs.adapters.local.asl import LocalAslStarter
         from semfs.pipeline.stages.table import dispatch
@@ -250,7 +257,7 @@ def build_container(
         starter=starter,
         embedder_for_model=cache(lambda model: embedder_for(settings, model)),
         ocr=ocr if ocr is not None else _ocr(settings),
-        chat=chat,
+        answerer=answerer,
         reranker=_reranker(settings),
         admission=admission,
         job_waits=job_waits,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
@@ -206,6 +207,28 @@ class IndexDoc(Frozen):
     embedding: list[float] | None = None
     embedding_model: str | None = None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A passage an answer rests on: the file and version, the chunk, where it is, and the quote."""
+
+    file_id: str
+    version: int
+    chunk_id: str
+    location: Location
+    quote: str
+    filename: str = ""  # what a person recognises the cited file by
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file_id": self.file_id,
+            "filename": self.filename,
+            "version": self.version,
+            "chunk_id": self.chunk_id,
+            "location": self.location.model_dump(exclude_none=True),
+            "quote": self.quote,
+        }
 
 
 class SearchFilters(Frozen):

@@ -1,6 +1,7 @@
 """Ports: one ``typing.Protocol`` per capability. The pipeline depends on these only."""
 
 from semfs.ports.admission import Admission
+from semfs.ports.answerer import Answerer
 from semfs.ports.blobs import BlobStore
 from semfs.ports.callbacks import JobWaits
 from semfs.ports.chat import ChatModel
@@ -20,6 +21,7 @@ from semfs.ports.tags import TagRepository
 
 __all__ = [
     "Admission",
+    "Answerer",
     "BlobStore",
     "ChatModel",
     "Contact",

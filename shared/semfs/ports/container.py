@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from semfs.config import Settings
 from semfs.ports.admission import Admission
+from semfs.ports.answerer import Answerer
 from semfs.ports.blobs import BlobStore
 from semfs.ports.callbacks import JobWaits
-from semfs.ports.chat import ChatModel
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher
 from semfs.ports.events import EventPublisher
@@ -47,11 +47,11 @@ class Container:
     jobs: JobQueue
     # the embedder for a model id the index reports as active (the root caches what it builds)
     embedder_for_model: Callable[[str], Embedder]
-    ocr: Ocr | None = None
-    chat: ChatModel | None = None  # answers /ask when an LLM endpoint is configured
+    answerer: Answerer  # writes /ask's answers: the LLM when an endpoint is configured, else extraction
+    admission: Admission  # bounds the executions in flight (AWS: the gate table; locally unbounded: the queue is)
+    job_waits: JobWaits  # an execution waiting on a Textract job meets the job's end (locally: none can wait)
+    ocr: Ocr | None = None  # None: no engine installed or OCR switched off; pages without text stay unread
     reranker: Reranker | None = None  # reorders the fused top files when a /rerank endpoint is configured
-    admission: Admission | None = None  # AWS: bounds the executions in flight (locally the job queue does)
-    job_waits: JobWaits | None = None  # AWS: an execution waiting on a Textract job meets the job's end
 
     def close(self) -> None:
         self.starter.close()

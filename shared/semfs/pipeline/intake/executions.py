@@ -51,5 +51,4 @@ def execution_ended(c: Container, name: str, state: dict[str, Any], status: str)
         parsed = None  # an input EventBridge left out (over 256 KiB; semfs's state never is)
     if parsed is not None and status != "SUCCEEDED" and _current(c, name, parsed) is not None:
         finalize.mark_failed(parsed.model_copy(update={"error": {"Error": f"execution {status.lower()}"}}), c)
-    if c.admission is not None:
-        c.admission.release(name)
+    c.admission.release(name)

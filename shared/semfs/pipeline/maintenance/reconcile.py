@@ -209,12 +209,11 @@ def _objects_step(c: Container, sweep: Sweep) -> None:
 
 
 def _slots_step(c: Container, sweep: Sweep) -> None:
-    if c.admission is not None:
-        for name in c.admission.holders():
-            if not c.starter.running(name):
-                if sweep.repair:
-                    c.admission.release(name)
-                sweep.saw("slots_of_closed_executions", sweep.repair)
+    for name in c.admission.holders():
+        if not c.starter.running(name):
+            if sweep.repair:
+                c.admission.release(name)
+            sweep.saw("slots_of_closed_executions", sweep.repair)
     sweep.phase = "done"
 
 

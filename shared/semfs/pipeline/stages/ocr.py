@@ -26,7 +26,7 @@ from semfs.ports.ocr import OcrPage
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord
-    from semfs.ports import Container, JobWaits
+    from semfs.ports import Container
 log = get_logger(__name__)
 
 
@@ -93,28 +93,22 @@ def _job_document(c: Container, record: FileRecord, numbers: list[int]) -> tuple
 def _waiting(c: Container) -> dict[str, object]:
     """What the state machine's wait for a running job reads: the notice, or the timer."""
     assert c.ocr is not None
-    notice = c.ocr.announces_jobs and c.job_waits is not None
+    notice = c.ocr.announces_jobs
     seconds = c.settings.ocr_notice_timeout_s if notice else c.settings.ocr_poll_seconds
     return {"ocr_done": False, "ocr_notice": notice, "ocr_wait_seconds": seconds}
-
-
-def _job_waits(c: Container) -> JobWaits:
-    if c.job_waits is None:
-        raise PermanentError("no job-wait store is configured", outcome=Outcome.FAILED_INTERNAL)
-    return c.job_waits
 
 
 def job_waiting(c: Container, job_id: str, token: str) -> None:
     """``WaitForOcrNotice``: the execution's task token waits for the job's end (resumed at once when
     the notice came first)."""
-    resumed = _job_waits(c).wait(job_id, token)
+    resumed = c.job_waits.wait(job_id, token)
     log.info("ocr job waited on", job_id=job_id, already_ended=resumed)
 
 
 def job_ended(c: Container, job_id: str, status: str) -> None:
     """Textract's notice that a job ended (whatever its status: Ocr reads the job and says what became
     of the file): the waiting execution goes on."""
-    resumed = _job_waits(c).ended(job_id)
+    resumed = c.job_waits.ended(job_id)
     log.info("ocr job ended", job_id=job_id, status=status, resumed=resumed)
 
 
