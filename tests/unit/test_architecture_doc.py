@@ -14,8 +14,30 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "architecture.md").read_text()
 
 
+def test_every_folder_and_module_in_the_layout_tree_exists() -> None:
+    """The layout tree (the ```text block) names folders by indentation and modules inside them."""
+    tree = DOC.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    base = ROOT / tree[0].strip().rstrip("/")
+    parents = {1: base}
+    folder = base
+    missing = []
+    for line in tree[1:]:
+        depth = (len(line) - len(line.lstrip())) // 2
+        head = re.match(r"^\s*([\w]+)/\s", line + " ")
+        if head and depth in parents:
+            folder = parents[depth] / head.group(1)
+            parents[depth + 1] = folder
+            if not folder.is_dir():
+                missing.append(str(folder.relative_to(ROOT)))
+        for name in re.findall(r"\b(\w+\.py)\b", line):
+            if not any((d / name).exists() for d in (folder, folder.parent, base)):
+                missing.append(name)
+    assert len(tree) > 10 and missing == []
+
+
 def test_every_module_path_in_the_doc_exists() -> None:
-    named = set(re.findall(r"((?:\w+/)*[\w.]+\.(?:py|json))", DOC))
+    outside_tree = DOC.split("```text\n", 1)[0] + DOC.split("```text\n", 1)[1].split("```", 1)[1]
+    named = set(re.findall(r"((?:\w+/)*[\w.]+\.(?:py|json))", outside_tree))
     missing = []
     for path in named:
         candidates = [ROOT / path, ROOT / "shared" / "semfs" / path, ROOT / "shared" / path]
@@ -30,3 +52,11 @@ def test_every_port_is_described() -> None:
     assert protocols, "the ports package exports its protocols"
     undocumented = [n for n in protocols if f"`{n}`" not in DOC]
     assert undocumented == []
+
+
+def test_the_outcome_table_names_every_code() -> None:
+    from semfs.domain.outcomes import Outcome, RequestOutcome
+
+    table = (ROOT / "docs" / "outcomes.md").read_text()
+    missing = [o.value for o in [*Outcome, *RequestOutcome] if f"| `{o.value}` |" not in table]
+    assert missing == []
