@@ -40,12 +40,12 @@ def ingest_agent_file(
         container = build_container(Settings())
     try:
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        prov = Provenance(
+        prov = Provenance.from_caller(  # an invalid tag is the agent's to hear about, not to lose quietly
             source_type="agent_generated",
             source_key=f"agent:{agent}:{run_id or '-'}:{filename}",
             thread_id=thread_id,
             contact_ids=list(contact_ids),
-            tags=list(tags),
+            tags=tags,
             uploaded_by=agent,
             upload_context=f"produced by agent {agent}" + (f" in run {run_id}" if run_id else ""),
             extra={"agent": agent, "run_id": run_id, "derived_from": list(derived_from)},

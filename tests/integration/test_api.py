@@ -17,6 +17,7 @@ from semfs import demo
 from semfs.bootstrap import Container, build_container
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance
+from semfs.ports import RecordQuery
 from semfs.server import ApiKeys, start_http, to_event
 from tests.conftest import make_settings
 from tests.waits import CEILING_S
@@ -325,6 +326,44 @@ def test_agents_upload_with_provenance(api: Api) -> None:
         "run_id": "run-7",
         "derived_from": [api.files["terms"]],
     }
+
+
+def _multipart_upload(fields: dict[str, str], name: str = "note.md", text: str = "# Note\n\nA short note.") -> bytes:
+    boundary = "provboundary"
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()
+    )
+    return (
+        body
+        + (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n\r\n{text}\r\n'
+            f"--{boundary}--\r\n"
+        ).encode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"tags": "ok,!!!"}, "tags: "),
+        (
+            {"source_type": "email_attachment"},
+            "source_type must be upload or agent_generated",
+        ),  # mail is semfs's to say
+        ({"source_type": "scanner"}, "source_type must be upload or agent_generated"),
+    ],
+)
+def test_an_upload_claiming_what_a_caller_may_not_is_refused_and_stores_nothing(
+    api: Api, fields: dict[str, str], message: str
+) -> None:
+    """One provenance check (``Provenance.from_caller``) for the CLI, this route and the agent entry point.
+    An unknown source type used to be stored quietly as an upload."""
+    before = len(api.container.repo.query(RecordQuery(tenant_id="acme", limit=1000)))
+    body = _multipart_upload(fields)
+    status, payload = api.call("POST", "/files", raw=body, content_type="multipart/form-data; boundary=provboundary")
+    assert (status, payload["error"]["code"]) == (400, "invalid_request"), payload
+    assert payload["error"]["message"].startswith(message)
+    assert len(api.container.repo.query(RecordQuery(tenant_id="acme", limit=1000))) == before
 
 
 def test_one_openapi_document_titled_semfs_and_valid(api: Api) -> None:

@@ -310,3 +310,19 @@ def test_ingest_outlook_msg_as_mail(cli: CliRunner, monkeypatch: pytest.MonkeyPa
     assert [c["email"] for c in contacts] == ["muratcan.kurtulus@gmail.com"]
     found = json.loads(run(cli, "search", "body of the test email", "--tenant", "acme", "--json"))
     assert found["results"][0]["origin"]["subject"] == "Test Email Message"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--tag", "!!!"], "--tag: "),
+        (["--source-type", "email_attachment"], "--source-type must be upload or agent_generated"),
+    ],
+)
+def test_ingest_refuses_what_a_caller_may_not_claim_before_reading_any_file(
+    cli: CliRunner, tmp_path: Path, args: list[str], said: str
+) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nSome text.")
+    result = cli.invoke(app, ["ingest", str(tmp_path / "a.md"), *args])
+    assert result.exit_code == 2 and said in result.output, result.output
+    assert "ingested" not in result.output

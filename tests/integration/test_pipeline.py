@@ -381,6 +381,17 @@ def test_reindex_re_embeds_when_the_model_changed(tmp_path: Path, shared_extract
     assert [x.file_id for x in search(c2, T, SearchRequest(query="payable", mode="semantic")).results] == [r.file_id]
 
 
+def test_an_agent_giving_an_invalid_tag_is_told_and_nothing_is_stored(container: Container) -> None:
+    """The agent entry point checks provenance as the CLI and POST /files do; it used to drop the tag."""
+    import semfs
+    from semfs.domain.errors import InvalidRequest
+    from semfs.ports import RecordQuery
+
+    with pytest.raises(InvalidRequest, match=r"^tags: "):
+        semfs.ingest_agent_file("# Note\n\nA note.", "note.md", agent="bot", tags=["fine", "!!!"], container=container)
+    assert container.repo.query(RecordQuery(tenant_id="default", limit=10)) == []
+
+
 def test_agent_generated_files_carry_their_provenance(container: Container) -> None:
     import semfs
 

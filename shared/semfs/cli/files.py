@@ -30,8 +30,7 @@ from semfs.cli.common import (
     opened,
     out,
 )
-from semfs.domain.errors import NotFound, SemfsError
-from semfs.domain.models import SourceType
+from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.domain.text import encodable
 from semfs.pipeline.catalogue.files import delete_file, set_tags
@@ -80,28 +79,20 @@ def ingest(
     A file's identity is its absolute path: the same path with new content is its next version (if
     the text is plausibly a revision), the same name elsewhere is another document. Exit code 1 when
     a path does not exist or a file ended FAILED_* or REJECTED_* (see the table), else 0."""
-    if source_type not in ("upload", "agent_generated"):
-        err.print("[red]--source-type must be upload or agent_generated[/red]")
-        raise typer.Exit(2)
-    from semfs.domain.tags import manual_tag
-
-    for t in tag or []:
-        try:
-            manual_tag(t)
-        except ValueError as e:
-            err.print(f"[red]--tag: {e}[/red]")
-            raise typer.Exit(2) from None
+    try:  # checked before any file is read: the same check as POST /files and ingest_agent_file
+        prov = Provenance.from_caller(
+            source_type=source_type,
+            tags=tag or [],
+            thread_subject=thread,
+            contacts=contact or [],
+            previous_version_id=previous_version,
+        )
+    except InvalidRequest as e:  # said with the option's name: "--tag: …", "--source-type must be …"
+        err.print(f"[red]{e.reason.replace('tags:', '--tag:').replace('source_type', '--source-type')}[/red]")
+        raise typer.Exit(2) from None
     files, missing = _files(paths)
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
-    st: SourceType = "agent_generated" if source_type == "agent_generated" else "upload"
-    prov = Provenance(
-        source_type=st,
-        thread_subject=thread,
-        contacts=contact or [],
-        tags=tag or [],
-        previous_version_id=previous_version,
-    )
     with (
         opened(tenant) as c,
         Progress(

@@ -18,7 +18,6 @@ from semfs.api.models import (
 )
 from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
 from semfs.domain.errors import NotFound
-from semfs.domain.models import SourceType
 from semfs.pipeline import names
 
 router = new_router()
@@ -81,23 +80,15 @@ def upload() -> Response[str]:
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
     fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
-    from semfs.domain.tags import manual_tag
     from semfs.pipeline.intake.ingest import ingest_bytes
     from semfs.pipeline.intake.register import Provenance
 
-    tags = [x for x in fields.get("tags", "").split(",") if x.strip()]
-    for t in tags:
-        try:
-            manual_tag(t)
-        except ValueError as e:
-            raise BadRequestError(f"tags: {e}") from e
-    source: SourceType = "agent_generated" if fields.get("source_type") == "agent_generated" else "upload"
-    prov = Provenance(
-        source_type=source,
+    prov = Provenance.from_caller(
+        source_type=fields.get("source_type"),
+        tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
         previous_version_id=fields.get("previous_version_id") or None,
         thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
         contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
-        tags=tags,
         extra={
             **{k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
             **(

@@ -11,12 +11,13 @@ checks that the text is plausibly a revision (``domain/similarity.py``) and deta
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import NotFound
+from semfs.domain.errors import InvalidRequest, NotFound
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
 from semfs.domain.models import FileRecord, SourceType
 from semfs.domain.outcomes import Outcome, Status
@@ -50,6 +51,27 @@ class Provenance:
     upload_context: str | None = None
     source_message_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_caller(cls, *, source_type: str | None = None, tags: Sequence[str] = (), **given: Any) -> Provenance:
+        """What a person or an agent says about a file they hand in (``semfs ingest``, ``POST /files``,
+        ``ingest_agent_file``), checked once for all three: a source type a caller may claim (mail is
+        semfs's own to say) and manual tags that make valid tags. Raises ``InvalidRequest`` naming the
+        field; the rest of the provenance is the caller's word, stored as given."""
+        claimed = source_type or "upload"
+        if claimed not in CALLER_SOURCE_TYPES:
+            raise InvalidRequest(f"source_type must be {' or '.join(CALLER_SOURCE_TYPES)}, not {claimed!r}")
+        for tag in tags:
+            try:
+                manual_tag(tag)
+            except ValueError as e:
+                raise InvalidRequest(f"tags: {e}") from e
+        kind: SourceType = "agent_generated" if claimed == "agent_generated" else "upload"
+        return cls(source_type=kind, tags=list(tags), **given)
+
+
+# the source types a caller may claim for a file it hands in; email_attachment comes only from a message
+CALLER_SOURCE_TYPES = ("upload", "agent_generated")
 
 
 @dataclass(frozen=True)
