@@ -9,7 +9,7 @@ import pytest
 from semfs.adapters.local.hash_embedder import HashEmbedder
 from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
-from semfs.ports import SearchIndex
+from semfs.ports import IndexWriter, Retriever, SearchIndex, VectorMigration
 from tests.builders import index_doc
 
 pytestmark = pytest.mark.contract
@@ -46,6 +46,40 @@ def fill(index: SearchIndex) -> SearchIndex:
     )
     index.replace_file("globex", "sec", [doc("sec", 0, "Invoice payment secrets of another tenant", tenant="globex")])
     return index
+
+
+CAPABILITIES = [IndexWriter, Retriever, VectorMigration]
+
+
+def _adapters() -> list[type]:
+    from semfs.adapters.aws.opensearch import OpenSearchIndex
+
+    return [LocalSearchIndex, OpenSearchIndex]
+
+
+@pytest.mark.parametrize("capability", CAPABILITIES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("adapter", _adapters(), ids=lambda a: a.__name__)
+def test_every_adapter_offers_each_capability_with_its_parameters(adapter: type, capability: type) -> None:
+    """The index port is three capabilities (writing, retrieving, migrating vectors): every adapter has
+    each method of each, taking the parameters the capability names, in its order (callers pass them by
+    keyword, so a renamed parameter is a broken contract even where mypy sees a compatible type)."""
+    import inspect
+
+    members = [n for n, v in vars(capability).items() if callable(v) and not n.startswith("_")]
+    assert members, capability
+    for name in members:
+        ours = list(inspect.signature(getattr(adapter, name)).parameters)
+        theirs = list(inspect.signature(getattr(capability, name)).parameters)
+        assert ours == theirs, f"{adapter.__name__}.{name}{ours} is not {capability.__name__}.{name}{theirs}"
+
+
+def test_the_capabilities_together_are_the_whole_port() -> None:
+    def methods(t: type) -> set[str]:
+        return {n for n, v in vars(t).items() if callable(v) and not n.startswith("_")}
+
+    parts = [methods(c) for c in CAPABILITIES]
+    assert set().union(*parts) == {n for c in SearchIndex.__mro__ if c not in (object,) for n in methods(c)}
+    assert sum(len(p) for p in parts) == len(set().union(*parts))  # no method in two capabilities
 
 
 @pytest.fixture

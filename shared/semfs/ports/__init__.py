@@ -10,7 +10,7 @@ from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher, EnrichInput
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
-from semfs.ports.index import SearchIndex
+from semfs.ports.index import IndexWriter, Retriever, SearchIndex, VectorMigration
 from semfs.ports.jobs import Job, JobQueue
 from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
@@ -32,6 +32,7 @@ __all__ = [
     "EventPublisher",
     "Extractor",
     "FileRepository",
+    "IndexWriter",
     "Job",
     "JobQueue",
     "JobWaits",
@@ -41,7 +42,9 @@ __all__ = [
     "PipelineStarter",
     "RecordQuery",
     "Reranker",
+    "Retriever",
     "SearchIndex",
     "TagRepository",
     "Thread",
+    "VectorMigration",
 ]

@@ -7,12 +7,9 @@ from typing import Protocol
 from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 
 
-class SearchIndex(Protocol):
-    """Chunks and file cards, searchable by keyword (BM25) and by vector (k-NN).
-
-    Every read takes the tenant and applies it inside the query of each leg: there is no way to
-    search without it.
-    """
+class IndexWriter(Protocol):
+    """Writes a file's documents (chunks and its card) and the flags that scope them. Only the functions
+    that index (Index, reindex, re-embed, tag edits, deletes) need it; every write is per file."""
 
     def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
         """Atomically replace every document of ``file_id`` by ``docs`` (delete-then-upsert by file id).
@@ -41,6 +38,20 @@ class SearchIndex(Protocol):
         update rebuilds a document from ``_source``, so a partial update would drop its vector)."""
         ...
 
+    def batch(self) -> AbstractContextManager[None]:
+        """A context in which writes may be buffered and become searchable together at its end
+        (bulk loads, reindex). Every write inside still follows its own contract."""
+        ...
+
+    def clear(self) -> None:
+        """Drop everything (reindex starts from here)."""
+        ...
+
+
+class Retriever(Protocol):
+    """Reads: the BM25 legs over chunks and over cards, the k-NN leg, stored documents. Every read takes
+    the tenant and applies it inside the query of each leg: there is no way to search without it."""
+
     def keyword(
         self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
     ) -> list[IndexHit]:
@@ -66,14 +77,28 @@ class SearchIndex(Protocol):
         inside every leg."""
         ...
 
-    def knn_staged(
-        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
-    ) -> list[IndexHit]:
-        """Like ``knn``, over the vectors staged for ``model`` (the new-files-only re-embed mode)."""
+    def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
+        """The stored documents (without embeddings) for these ids within the tenant."""
+        ...
+
+    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
+        """Ids of files with at least one document, within ``after < id <= until`` when given (the
+        reconcile sweep reads the index a page of records at a time)."""
         ...
 
     def active_model(self) -> str | None:
         """The embedding model whose vectors are searchable (``None`` before the first vector)."""
+        ...
+
+
+class VectorMigration(Protocol):
+    """A model switch without downtime: vectors of the next model staged beside the searchable ones,
+    searched on their own (new-files-only mode), and made searchable in one step."""
+
+    def knn_staged(
+        self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
+    ) -> list[IndexHit]:
+        """Like ``knn``, over the vectors staged for ``model`` (the new-files-only re-embed mode)."""
         ...
 
     def stage_vectors(self, tenant_id: str, file_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
@@ -92,20 +117,8 @@ class SearchIndex(Protocol):
         """Atomically make ``model``'s staged vectors the searchable ones and drop the others."""
         ...
 
-    def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:
-        """The stored documents (without embeddings) for these ids within the tenant."""
-        ...
 
-    def file_ids(self, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None) -> set[str]:
-        """Ids of files with at least one document, within ``after < id <= until`` when given (the
-        reconcile sweep reads the index a page of records at a time)."""
-        ...
-
-    def batch(self) -> AbstractContextManager[None]:
-        """A context in which writes may be buffered and become searchable together at its end
-        (bulk loads, reindex). Every write inside still follows its own contract."""
-        ...
-
-    def clear(self) -> None:
-        """Drop everything (reindex starts from here)."""
-        ...
+class SearchIndex(IndexWriter, Retriever, VectorMigration, Protocol):
+    """Chunks and file cards, searchable by keyword (BM25) and by vector (k-NN): every capability, as the
+    container holds it. Each capability has its own contract suite (``tests/contract/test_search_index.py``),
+    run on every adapter."""
