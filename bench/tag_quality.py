@@ -55,7 +55,7 @@ def report(c, tenant: str, name: str) -> None:
     print(f"tags whose last word is not in the document (cut or invented): {len(cut)} {sorted(set(cut))[:10]}")
     print(f"merge suggestions: {len(suggestions)}")
     for s in suggestions:
-        print(f"  {s['merge']} → {s['into']}: {', '.join(s['reasons'])}")
+        print(f"  {s.merge} → {s.into}: {', '.join(s.reasons)}")
     print("most used:", ", ".join(f"{t} {n}" for t, n in tags.most_common(15)))
 
 

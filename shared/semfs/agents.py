@@ -79,7 +79,7 @@ def context_for(
         container = build_container(Settings())
     try:
         filters = SearchFilters(contact_id=contact_id, thread_id=thread_id)
-        return context(container, tenant, subject, body, filters, limit)
+        return [item.model_dump() for item in context(container, tenant, subject, body, filters, limit)]
     finally:
         if own:
             container.close()

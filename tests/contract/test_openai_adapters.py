@@ -203,12 +203,12 @@ def test_ask_with_an_llm_returns_only_verified_citations(server: str, tmp_path: 
     outside = {"answer": "28 days.", "citations": [{"chunk_id": "f_other:0", "quote": "Everyone gets 28 days"}]}
     FakeOpenAI.script = [(200, chat(json.dumps(a)), {}) for a in (good, invented_quote, outside)]
     answered = ask(c, "acme", "How many days of paid holiday do we get?")
-    assert answered["status"] == "answered" and answered["method"] == "llm"
-    assert answered["citations"][0]["chunk_id"] == chunk and answered["citations"][0]["version"] == 1
+    assert answered.status == "answered" and answered.method == "llm"
+    assert answered.citations[0].chunk_id == chunk and answered.citations[0].version == 1
     assert "<passage" in FakeOpenAI.requests[-1]["body"]["messages"][1]["content"]
     for _ in range(2):
         refused = ask(c, "acme", "How many days of paid holiday do we get?")
-        assert refused["status"] == "no_answer" and "citation" in refused["reason"]
+        assert refused.status == "no_answer" and "citation" in (refused.reason or "")
 
 
 def _rerank_answer(scores: list[float]) -> dict[str, Any]:

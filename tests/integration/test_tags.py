@@ -45,18 +45,18 @@ def test_vocabulary_counts_manual_and_auto(tagged: Container) -> None:
 
 
 def test_merge_suggestions_come_with_reasons_and_evidence(tagged: Container) -> None:
-    pairs = {(s["merge"], s["into"]): s for s in suggest_merges(tagged, T)}
+    pairs = {(s.merge, s.into): s for s in suggest_merges(tagged, T)}
     stem = pairs[("invoices", "invoice")]
-    assert "same stem" in stem["reasons"]
-    assert stem["evidence"]["invoice"]["manual"] == 2 and stem["evidence"]["invoices"]["examples"] == ["c.md"]
+    assert "same stem" in stem.reasons
+    assert stem.evidence["invoice"].manual == 2 and stem.evidence["invoices"].examples == ["c.md"]
     assert ("invoicing", "invoice") in pairs
     finance = pairs.get(("q3-finance", "q3-financials")) or pairs.get(("q3-financials", "q3-finance"))
-    assert finance is not None and "stems differ by one letter" in finance["reasons"]
+    assert finance is not None and "stems differ by one letter" in finance.reasons
     look_alikes = [("connection", "convention"), ("import", "port"), ("flat", "float"), ("licensor", "license")]
     suggested = {frozenset(p) for p in pairs}
     assert [p for p in look_alikes if frozenset(p) in suggested] == []
     # precision by the stated rule (an inflection: same stem, or stems one letter apart): every pair
-    assert all({"same stem", "stems differ by one letter"} & set(s["reasons"]) for s in pairs.values())
+    assert all({"same stem", "stems differ by one letter"} & set(s.reasons) for s in pairs.values())
 
 
 def test_merge_rewrites_records_and_index_and_keeps_both_names_working(tagged: Container) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from semfs.domain.models import Extraction, Location, SearchFilters, SourceType, StageTiming
 from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.results import Answer, BriefingItem, FacetCounts, MergeSuggestion, QueueView
 
 HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
 
@@ -155,23 +156,6 @@ class FileList(BaseModel):
     next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null on the last.")
 
 
-class FacetValue(BaseModel):
-    value: str = Field(description="What the filter takes (a tag, a MIME type, a thread or contact id, YYYY-MM)")
-    label: str = Field(description="What a person reads: a thread's subject, a contact's name")
-    count: int
-
-
-class Facets(BaseModel):
-    total: int = Field(description="Files counted")
-    capped: bool = Field(description="True when only the first 10,000 matching files were counted")
-    tag: list[FacetValue]
-    type: list[FacetValue]
-    source: list[FacetValue]
-    thread: list[FacetValue]
-    contact: list[FacetValue]
-    month: list[FacetValue]
-
-
 class Versions(BaseModel):
     versions: list[FileOut]
 
@@ -197,36 +181,6 @@ class Deleted(BaseModel):
     deleted: list[str]
 
 
-class Citation(BaseModel):
-    file_id: str
-    filename: str = Field(default="", description="The cited file's name")
-    version: int
-    chunk_id: str
-    location: dict[str, Any]
-    quote: str
-
-
-class AskOut(BaseModel):
-    status: Literal["answered", "no_answer"]
-    answer: str | None = None
-    citations: list[Citation] = Field(default_factory=list)
-    method: str | None = None
-    reason: str | None = None
-
-
-class ContextItem(BaseModel):
-    file_id: str
-    filename: str
-    title: str | None
-    summary: str | None
-    score: float
-    why: str
-
-
-class ContextOut(BaseModel):
-    items: list[ContextItem]
-
-
 class TagCount(BaseModel):
     tag: str
     manual: int
@@ -238,7 +192,7 @@ class TagsOut(BaseModel):
 
 
 class SuggestionsOut(BaseModel):
-    suggestions: list[dict[str, Any]]
+    suggestions: list[MergeSuggestion]
 
 
 class MergeOut(BaseModel):
@@ -262,15 +216,22 @@ class Health(BaseModel):
     status: Literal["ok"]
 
 
-class JobOut(BaseModel):
-    file_id: str
-    filename: str
-    state: Literal["queued", "running"]
-    stage: str = Field(description="The status the file's record names: received, enriching, …")
-    enqueued_at: float
-    started_at: float | None = None
+# The use cases' typed results, named as the OpenAPI document has always named them.
+class AskOut(Answer):
+    """A grounded answer, or why there is none."""
 
 
-class JobsOut(BaseModel):
-    jobs: list[JobOut]
-    counts: dict[str, int] = Field(description="queued, and running files per stage")
+class ContextItem(BriefingItem):
+    pass
+
+
+class ContextOut(BaseModel):
+    items: list[ContextItem]
+
+
+class Facets(FacetCounts):
+    pass
+
+
+class JobsOut(QueueView):
+    pass

@@ -55,8 +55,8 @@ def status(
         table.add_row(s, o or "-", str(n))
     out.print(table)
     for t, view in queue.items():
-        if view["jobs"]:
-            counts = ", ".join(f"{k} {n}" for k, n in view["counts"].items())
+        if view.jobs:
+            counts = ", ".join(f"{k} {n}" for k, n in view.counts.items())
             out.print(f"in the queue for tenant {t}: {counts} (semfs cancel FILE_ID takes a queued file out)")
     out.print(f"searchable embedding model: {active or '(none yet)'}")
     walk = (reembedding or {}).get("walk") or {}

@@ -152,19 +152,19 @@ def ask(
         if file:
             filters = filters.model_copy(update={"file_ids": [c.repo.get(tenant, file).file_id]})
         answer = run_ask(c, tenant, question, filters, limit)
-        names = {x["file_id"]: c.repo.get(tenant, x["file_id"]).filename for x in answer.get("citations", [])}
+        names = {x.file_id: c.repo.get(tenant, x.file_id).filename for x in answer.citations}
     if as_json:
-        print(json.dumps(answer, indent=2))
+        print(answer.model_dump_json(indent=2, exclude_none=True))
         return
-    if answer["status"] != "answered":
-        out.print(f"no answer: {answer['reason']}")
+    if answer.status != "answered":
+        out.print(f"no answer: {answer.reason}")
         raise typer.Exit(1)
-    out.print(answer["answer"])
+    out.print(answer.answer)
     out.print()
-    for n, cite in enumerate(answer["citations"], start=1):
-        where = Location.model_validate(cite["location"]).label()
-        out.print(f"[{n}] {names[cite['file_id']]} v{cite['version']}, {where} ({cite['file_id']})")
-        out.print(Text(f"    “{cite['quote']}”", style="dim"))
+    for n, cite in enumerate(answer.citations, start=1):
+        where = Location.model_validate(cite.location).label()
+        out.print(f"[{n}] {names[cite.file_id]} v{cite.version}, {where} ({cite.file_id})")
+        out.print(Text(f"    “{cite.quote}”", style="dim"))
 
 
 @app.command()
@@ -185,15 +185,13 @@ def context(
     with opened(tenant) as c:
         items = run_context(c, tenant, subject, body, search_filters(c, tenant, contact=contact, thread=thread), limit)
     if as_json:
-        print(json.dumps({"items": items}, indent=2))
+        print(json.dumps({"items": [item.model_dump() for item in items]}, indent=2))
         return
     if not items:
         out.print("nothing relevant (or the message is under 10 characters)")
     for item in items:
-        out.print(
-            f"[bold]{item['title'] or item['filename']}[/bold]  [dim]{item['filename']} · {item['file_id']}[/dim]"
-        )
-        out.print(Text(f"   {item['why']}", style="dim"))
+        out.print(f"[bold]{item.title or item.filename}[/bold]  [dim]{item.filename} · {item.file_id}[/dim]")
+        out.print(Text(f"   {item.why}", style="dim"))
 
 
 @app.command()

@@ -35,7 +35,7 @@ def tags_list(
 
     with opened() as c:
         rows: list[dict[str, Any]] = (
-            suggest_merges(c, tenant)
+            [s.model_dump() for s in suggest_merges(c, tenant)]
             if suggest
             else [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(c, tenant)]
         )

@@ -84,7 +84,7 @@ def list_files(
 def file_facets(filters: Annotated[FileFilters, Query()]) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
-    return Facets.model_validate(facets(container(), _file_query(filters)))
+    return Facets.model_validate(facets(container(), _file_query(filters)).model_dump())
 
 
 @router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))

@@ -25,7 +25,7 @@ def health() -> Health:
 
 @router.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))
 def jobs() -> JobsOut:
-    return JobsOut.model_validate(jobs_view(container(), current_tenant()))
+    return JobsOut.model_validate(jobs_view(container(), current_tenant()).model_dump())
 
 
 @router.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))

@@ -37,7 +37,7 @@ def ask_route(request: AskRequest) -> AskOut:
         filters = filters.model_copy(update={"file_ids": [record_in_tenant(request.file_id).file_id]})
     if request.thread_id:
         filters = filters.model_copy(update={"thread_id": names.thread_id(container(), tenant, request.thread_id)})
-    return AskOut.model_validate(ask(container(), tenant, request.question, filters, request.limit))
+    return AskOut.model_validate(ask(container(), tenant, request.question, filters, request.limit).model_dump())
 
 
 @router.post("/context", summary="The files an agent should know about for a message", responses=ok(ContextOut))
@@ -45,4 +45,4 @@ def context_route(request: ContextRequest) -> ContextOut:
     tenant = current_tenant()
     filters = named(tenant, SearchFilters(contact_id=request.contact_id, thread_id=request.thread_id))
     items = context(container(), tenant, request.subject, request.body, filters, request.limit)
-    return ContextOut.model_validate({"items": items})
+    return ContextOut.model_validate({"items": [item.model_dump() for item in items]})

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.results import FacetCounts, FacetValue
 from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline import names
 from semfs.pipeline.catalogue.versions import resettle_lineage
@@ -30,7 +31,7 @@ def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | No
 FACET_CAP = 10_000  # records a facet count reads at most (the page says when it counted only these)
 
 
-def facets(c: Container, query: RecordQuery, top: int = 12) -> dict[str, Any]:
+def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     """Counts of the files ``query`` matches, per tag, type, source, thread, contact and month, each with
     a label a person reads (a thread's subject, a contact's name). Reads the matching records page by
     page, at most ``FACET_CAP`` of them (``capped`` then says so)."""
@@ -59,15 +60,15 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> dict[str, Any]:
     top_contacts = [k for k, _ in counters["contact"].most_common(top)]
     thread_names, people = names.labels(c, query.tenant_id, top_threads, top_contacts)
     named: dict[str, dict[str, str]] = {"thread": thread_names, "contact": people}
-    out: dict[str, Any] = {"total": seen, "capped": seen >= FACET_CAP}
+    values: dict[str, list[FacetValue]] = {}
     for name, counter in counters.items():
         ordered = (
             sorted(counter.items(), key=lambda kv: kv[0], reverse=True) if name == "month" else counter.most_common()
         )
-        out[name] = [
-            {"value": value, "label": named.get(name, {}).get(value, value), "count": n} for value, n in ordered[:top]
+        values[name] = [
+            FacetValue(value=value, label=named.get(name, {}).get(value, value), count=n) for value, n in ordered[:top]
         ]
-    return out
+    return FacetCounts(total=seen, capped=seen >= FACET_CAP, **values)
 
 
 def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from semfs.domain.errors import NotFound
+from semfs.domain.results import QueuedFile, QueueView
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 
 
-def jobs_view(c: Container, tenant_id: str) -> dict[str, Any]:
+def jobs_view(c: Container, tenant_id: str) -> QueueView:
     """Files queued and in flight, each with the stage its record names, and counts per stage."""
     rows = []
     for job in c.jobs.jobs(tenant_id):
@@ -20,14 +21,14 @@ def jobs_view(c: Container, tenant_id: str) -> dict[str, Any]:
         except NotFound:
             continue
         rows.append(
-            {
-                "file_id": job.file_id,
-                "filename": record.filename,
-                "state": job.state,
-                "stage": record.status.value,
-                "enqueued_at": job.enqueued_at,
-                "started_at": job.started_at,
-            }
+            QueuedFile(
+                file_id=job.file_id,
+                filename=record.filename,
+                state=job.state,
+                stage=record.status.value,
+                enqueued_at=job.enqueued_at,
+                started_at=job.started_at,
+            )
         )
-    stages = Counter(r["stage"] if r["state"] == "running" else "queued" for r in rows)
-    return {"jobs": rows, "counts": dict(sorted(stages.items()))}
+    stages = Counter(r.stage if r.state == "running" else "queued" for r in rows)
+    return QueueView(jobs=rows, counts=dict(sorted(stages.items())))

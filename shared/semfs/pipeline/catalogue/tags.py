@@ -17,10 +17,11 @@ import difflib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
+from semfs.domain.results import MergeSuggestion, TagEvidence
 from semfs.domain.tags import manual_tag, slugify
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def vocabulary(c: Container, tenant: str) -> list[TagStats]:
     return sorted(stats.values(), key=lambda s: (-s.total, s.tag))
 
 
-def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[dict[str, Any]]:
+def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[MergeSuggestion]:
     """Pairs of tags that are inflections of each other, the less used one first (the one to merge away)."""
     vocab = vocabulary(c, tenant)[:MAX_TAGS_FOR_PAIRS]
     by_tag = {s.tag: s for s in vocab}
@@ -85,15 +86,9 @@ def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[dict[str,
     out = []
     for (a, b), why in reasons.items():
         small, big = sorted((by_tag[a], by_tag[b]), key=lambda s: (s.total, s.tag))
-        out.append(
-            {
-                "merge": small.tag,
-                "into": big.tag,
-                "reasons": sorted(set(why)),
-                "evidence": {t.tag: {"manual": t.manual, "auto": t.auto, "examples": t.examples} for t in (small, big)},
-            }
-        )
-    return sorted(out, key=lambda x: (-len(x["reasons"]), x["merge"]))[:limit]
+        evidence = {t.tag: TagEvidence(manual=t.manual, auto=t.auto, examples=t.examples) for t in (small, big)}
+        out.append(MergeSuggestion(merge=small.tag, into=big.tag, reasons=sorted(set(why)), evidence=evidence))
+    return sorted(out, key=lambda x: (-len(x.reasons), x.merge))[:limit]
 
 
 def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str], list[str]]) -> None:

@@ -8,10 +8,11 @@ composition root's choice (``pipeline/query/answerers.py``); this module only re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from semfs.domain.errors import NotFound
 from semfs.domain.models import IndexDoc, SearchFilters
+from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
 from semfs.pipeline.query.search import highlight, retrieve
 
@@ -32,31 +33,25 @@ def _chunks_in_scope(
     return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query
 
 
-def ask(
-    c: Container, tenant: str, question: str, filters: SearchFilters | None = None, limit: int = 6
-) -> dict[str, Any]:
-    """``{"status": "answered", "answer", "citations", "method"}`` or ``{"status": "no_answer", "reason"}``."""
+def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None = None, limit: int = 6) -> Answer:
+    """``answered`` with the answer, its citations and the method, or ``no_answer`` with the reason."""
     question = " ".join(question.split())
     if len(question) < MIN_QUERY_CHARS:
-        return {"status": "no_answer", "reason": "the question is too short"}
+        return Answer.refused("the question is too short")
     chunks, keyword_query = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
     if not chunks:
-        return {"status": "no_answer", "reason": "nothing in scope matches the question"}
+        return Answer.refused("nothing in scope matches the question")
     result = c.answerer.answer(question, keyword_query, chunks)
     if isinstance(result, str):
-        return {"status": "no_answer", "reason": result}
+        return Answer.refused(result)
     answer, citations = result
-    return {
-        "status": "answered",
-        "answer": answer,
-        "citations": [x.as_dict() for x in citations],
-        "method": c.answerer.method,
-    }
+    cited = [CitedPassage.of(x) for x in citations]
+    return Answer(status="answered", answer=answer, citations=cited, method=c.answerer.method)
 
 
 def context(
     c: Container, tenant: str, subject: str, body: str, filters: SearchFilters | None = None, limit: int = 5
-) -> list[dict[str, Any]]:
+) -> list[BriefingItem]:
     """A briefing for an agent's prompt: the files relevant to a message, and why each matched."""
     text = " ".join(f"{subject}\n{body}".split())[:2000]
     if len(text) < MIN_QUERY_CHARS:
@@ -72,13 +67,13 @@ def context(
         doc = docs.get(hits[0].chunk_id)
         why = highlight(doc.text, query_terms(text), 200)[0] if doc else ""
         brief.append(
-            {
-                "file_id": file_id,
-                "filename": record.filename,
-                "title": record.title,
-                "summary": record.summary,
-                "score": round(score, 6),
-                "why": why,
-            }
+            BriefingItem(
+                file_id=file_id,
+                filename=record.filename,
+                title=record.title,
+                summary=record.summary,
+                score=round(score, 6),
+                why=why,
+            )
         )
     return brief

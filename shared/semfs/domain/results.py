@@ -1,0 +1,97 @@
+"""What the query and catalogue use cases return: typed, so the API, the CLI and agents read fields the
+type names instead of keys a dict may or may not hold. The API's response models are these models
+(``api/models.py`` only names them for the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from semfs.domain.models import Citation, Frozen
+
+
+class CitedPassage(Frozen):
+    """One citation of an answer: the file and version, the chunk, where it is, and the exact quote."""
+
+    file_id: str
+    filename: str = Field(default="", description="The cited file's name")
+    version: int
+    chunk_id: str
+    location: dict[str, Any]
+    quote: str
+
+    @classmethod
+    def of(cls, citation: Citation) -> CitedPassage:
+        return cls.model_validate(citation.as_dict())
+
+
+class Answer(Frozen):
+    """``answered`` with its citations and the method that wrote it, or ``no_answer`` with the reason."""
+
+    status: Literal["answered", "no_answer"]
+    answer: str | None = None
+    citations: list[CitedPassage] = Field(default_factory=list)
+    method: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def refused(cls, reason: str) -> Answer:
+        return cls(status="no_answer", reason=reason)
+
+
+class BriefingItem(Frozen):
+    """A file an agent should know about for a message, and the passage that shows why."""
+
+    file_id: str
+    filename: str
+    title: str | None
+    summary: str | None
+    score: float
+    why: str
+
+
+class FacetValue(Frozen):
+    value: str = Field(description="What the filter takes (a tag, a MIME type, a thread or contact id, YYYY-MM)")
+    label: str = Field(description="What a person reads: a thread's subject, a contact's name")
+    count: int
+
+
+class FacetCounts(Frozen):
+    total: int = Field(description="Files counted")
+    capped: bool = Field(description="True when only the first 10,000 matching files were counted")
+    tag: list[FacetValue]
+    type: list[FacetValue]
+    source: list[FacetValue]
+    thread: list[FacetValue]
+    contact: list[FacetValue]
+    month: list[FacetValue]
+
+
+class QueuedFile(Frozen):
+    file_id: str
+    filename: str
+    state: Literal["queued", "running"]
+    stage: str = Field(description="The status the file's record names: received, enriching, …")
+    enqueued_at: float
+    started_at: float | None = None
+
+
+class QueueView(Frozen):
+    jobs: list[QueuedFile]
+    counts: dict[str, int] = Field(description="queued, and running files per stage")
+
+
+class TagEvidence(Frozen):
+    manual: int
+    auto: int
+    examples: list[str]
+
+
+class MergeSuggestion(Frozen):
+    """Two tags that probably mean the same: merge the less used into the more used, with the reasons."""
+
+    merge: str
+    into: str
+    reasons: list[str]
+    evidence: dict[str, TagEvidence] = Field(description="Counts and example files of both tags")
