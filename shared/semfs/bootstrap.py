@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from semfs.config import LOCAL_MODELS, Settings
 from semfs.extractors.dispatch import ExtractLimits
@@ -134,6 +135,134 @@ def _ocr(settings: Settings) -> Ocr | None:
     return TextractOcr(settings)
 
 
+@dataclass(frozen=True)
+class _Backend:
+    """What a backend provides: its stores, its index, and how it starts executions."""
+
+    blobs: BlobStore
+    repo: FileRepository
+    mail: MailRepository
+    tags: TagRepository
+    jobs: JobQueue
+    index: SearchIndex
+    embedder: Embedder
+    extractor: Extractor
+    events: EventPublisher
+    admission: Admission
+    job_waits: JobWaits
+    # the starter, given the container the stages run with (locally they run in this process)
+    starter: Callable[[Container], PipelineStarter]
+
+
+def _local_backend(
+    settings: Settings,
+    embedder: Embedder | None,
+    extractor: Extractor | None,
+    events: EventPublisher | None,
+    background_workers: int,
+) -> _Backend:
+    from semfs.adapters.local.asl import LocalAslStarter
+    from semfs.adapters.local.blobs import LocalBlobStore
+    from semfs.adapters.local.recording_events import LogEventPublisher
+    from semfs.adapters.local.search_index import LocalSearchIndex
+    from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
+    from semfs.adapters.local.sqlite_mail import SqliteMailRepository
+    from semfs.adapters.local.sqlite_repository import SqliteFileRepository
+    from semfs.adapters.local.sqlite_tags import SqliteTagRepository
+    from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
+    from semfs.extractors.runner import SubprocessExtractor
+    from semfs.pipeline.stages.table import dispatch
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    jobs = SqliteJobQueue(settings.records_db)
+
+    def starter(stages: Container) -> PipelineStarter:
+        run = LocalAslStarter(dispatch(stages), retry_scale=settings.retry_scale)
+        # semfs serve: uploads, mail and the drop folder queue their files for worker threads
+        return QueuedStarter(jobs, run, workers=background_workers) if background_workers > 0 else run
+
+    return _Backend(
+        blobs=LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}"),
+        repo=SqliteFileRepository(settings.records_db),
+        mail=SqliteMailRepository(settings.records_db),
+        tags=SqliteTagRepository(settings.records_db),
+        jobs=jobs,
+        index=LocalSearchIndex(settings.index_db),
+        embedder=embedder or _embedder(settings),
+        extractor=extractor
+        or SubprocessExtractor(extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb),
+        events=events or LogEventPublisher(),
+        # the job queue's workers bound the work, and Tesseract starts no job that ends by itself
+        admission=UnboundedAdmission(),
+        job_waits=NoJobWaits(),
+        starter=starter,
+    )
+
+
+def _aws_backend(
+    settings: Settings, embedder: Embedder | None, extractor: Extractor | None, events: EventPublisher | None
+) -> _Backend:
+    from semfs.adapters.aws.dynamodb import DynamoFileRepository
+    from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository
+    from semfs.adapters.aws.eventbridge import EventBridgePublisher
+    from semfs.adapters.aws.jobs import RecordJobs
+    from semfs.adapters.aws.opensearch import OpenSearchIndex
+    from semfs.adapters.aws.s3 import S3BlobStore
+    from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
+    from semfs.extractors.runner import InProcessExtractor
+
+    repo = DynamoFileRepository(settings)
+    embedder = embedder or _embedder(settings)
+    admission: Admission = UnboundedAdmission()
+    job_waits: JobWaits = NoJobWaits()
+    if settings.gate_table:
+        from semfs.adapters.aws.admission import DynamoAdmission
+        from semfs.adapters.aws.callbacks import DynamoJobWaits
+
+        admission, job_waits = DynamoAdmission(settings), DynamoJobWaits(settings)
+    gate = admission if settings.gate_table else None
+
+    def starter(stages: Container) -> PipelineStarter:
+        if settings.state_machine_arn:
+            from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
+
+            return StepFunctionsStarter(settings, gate)
+        from semfs.adapters.local.asl import LocalAslStarter  # offline: the same definition, in-process
+        from semfs.pipeline.stages.table import dispatch
+
+        return LocalAslStarter(dispatch(stages), retry_scale=settings.retry_scale)
+
+    return _Backend(
+        blobs=S3BlobStore(settings),
+        repo=repo,
+        mail=DynamoMailRepository(settings),
+        tags=DynamoTagRepository(settings),
+        jobs=RecordJobs(repo),
+        index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
+        embedder=embedder,
+        # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
+        extractor=extractor or InProcessExtractor(extract_limits(settings)),
+        events=events or EventBridgePublisher(settings),
+        admission=admission,
+        job_waits=job_waits,
+        starter=starter,
+    )
+
+
+class _StagesStartNothing:
+    """The starter in the container the stages run with: a stage never starts an execution (intake does,
+    and stages sit below intake in the import contracts), so this one refuses."""
+
+    def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
+        raise RuntimeError("a stage does not start executions")
+
+    def running(self, name: str) -> bool:
+        return False
+
+    def close(self) -> None:
+        return None
+
+
 def build_container(
     settings: Settings,
     *,
@@ -147,125 +276,48 @@ def build_container(
 ) -> Container:
     """Wire the adapters for ``settings.backend``; tests pass doubles for the model-backed ports.
     ``background_workers`` > 0 (``semfs serve``): registering a file queues it for that many worker
-    threads instead of processing it before returning (``container.close()`` stops them)."""
+    threads instead of processing it before returning (``container.close()`` stops them).
+
+    No late binding: the stages run with a container that is complete but for its starter (they start
+    no executions), the starter is built with that container, and the container returned is the same
+    bundle with the starter in place."""
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
-    from semfs.adapters.local.recording_events import LogEventPublisher
+    from semfs.adapters.local.sqlite_jobs import QueuedStarter
+    from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
 
-    blobs: BlobStore
-    repo: FileRepository
-    mail: MailRepository
-    tags: TagRepository
-    jobs: JobQueue
-    index: SearchIndex
-    match settings.backend:
-        case "local":
-            from semfs.adapters.local.blobs import LocalBlobStore
-            from semfs.adapters.local.search_index import LocalSearchIndex
-            from semfs.adapters.local.sqlite_jobs import SqliteJobQueue
-            from semfs.adapters.local.sqlite_mail import SqliteMailRepository
-            from semfs.adapters.local.sqlite_repository import SqliteFileRepository
-            from semfs.adapters.local.sqlite_tags import SqliteTagRepository
-            from semfs.extractors.runner import SubprocessExtractor
-
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-            blobs = LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}")
-            repo = SqliteFileRepository(settings.records_db)
-            mail = SqliteMailRepository(settings.records_db)
-            tags = SqliteTagRepository(settings.records_db)
-            jobs = SqliteJobQueue(settings.records_db)
-            index = LocalSearchIndex(settings.index_db)
-            embedder = embedder or _embedder(settings)
-            extractor = extractor or SubprocessExtractor(
-                extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb
-            )
-        case "aws":
-            from semfs.adapters.aws.dynamodb import DynamoFileRepository
-            from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository
-            from semfs.adapters.aws.jobs import RecordJobs
-            from semfs.adapters.aws.opensearch import OpenSearchIndex
-            from semfs.adapters.aws.s3 import S3BlobStore
-            from semfs.extractors.runner import InProcessExtractor
-
-            blobs = S3BlobStore(settings)
-            repo = DynamoFileRepository(settings)
-            mail = DynamoMailRepository(settings)
-            tags = DynamoTagRepository(settings)
-            jobs = RecordJobs(repo)
-            embedder = embedder or _embedder(settings)
-            index = OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model)
-            # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
-            extractor = extractor or InProcessExtractor(extract_limits(settings))
-            if events is None:
-                from semfs.adapters.aws.eventbridge import EventBridgePublisher
-
-                events = EventBridgePublisher(settings)
-
+    backend = (
+        _local_backend(settings, embedder, extractor, events, background_workers)
+        if settings.backend == "local"
+        else _aws_backend(settings, embedder, extractor, events)
+    )
     if settings.llm_base_url:
         from semfs.adapters.openai.client import OpenAIChat, OpenAIEnricher
 
         enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))
         chat = chat or OpenAIChat(settings, _llm_key(settings))
-
-    admission: Admission
-    job_waits: JobWaits
-    if settings.backend == "aws" and settings.gate_table:
-        from semfs.adapters.aws.admission import DynamoAdmission
-        from semfs.adapters.aws.callbacks import DynamoJobWaits
-
-        admission = DynamoAdmission(settings)
-        job_waits = DynamoJobWaits(settings)
-    else:  # the job queue's workers bound the work, and Tesseract starts no job that ends by itself
-        from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
-
-        admission, job_waits = UnboundedAdmission(), NoJobWaits()
-    from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
-
-    answerer = LlmAnswerer(chat) if chat is not None else ExtractiveAnswerer(embedder)
-
-    # The local interpreter runs the stages with the finished bundle, which holds the interpreter:
-    # it looks the bundle up when an execution starts, after both exist.
-    built: list[Container] = []
-    starter: PipelineStarter
-    if settings.backend == "aws" and settings.state_machine_arn:
-        from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
-
-        starter = StepFunctionsStarter(settings, admission if settings.gate_table else None)
-    else:
-        from semfs.adapters.local.asl import LocalAslStarter
-        from semfs.pipeline.stages.table import dispatch
-
-        starter = LocalAslStarter(dispatch(lambda: built[0]), retry_scale=settings.retry_scale)
-        if background_workers > 0 and settings.backend == "local":
-            from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
-
-            assert isinstance(jobs, SqliteJobQueue)
-            starter = QueuedStarter(jobs, starter, workers=background_workers)
-
-    container = Container(
+    stages = Container(
         settings=settings,
-        blobs=blobs,
-        repo=repo,
-        mail=mail,
-        tags=tags,
-        jobs=jobs,
-        index=index,
-        embedder=embedder,
+        blobs=backend.blobs,
+        repo=backend.repo,
+        mail=backend.mail,
+        tags=backend.tags,
+        jobs=backend.jobs,
+        index=backend.index,
+        embedder=backend.embedder,
         enricher=enricher or ExtractiveEnricher(),
         fallback_enricher=ExtractiveEnricher(),
-        extractor=extractor,
-        events=events or LogEventPublisher(),
-        starter=starter,
+        extractor=backend.extractor,
+        events=backend.events,
+        starter=_StagesStartNothing(),
         embedder_for_model=cache(lambda model: embedder_for(settings, model)),
+        answerer=LlmAnswerer(chat) if chat is not None else ExtractiveAnswerer(backend.embedder),
+        admission=backend.admission,
+        job_waits=backend.job_waits,
         ocr=ocr if ocr is not None else _ocr(settings),
-        answerer=answerer,
         reranker=_reranker(settings),
-        admission=admission,
-        job_waits=job_waits,
     )
-    built.append(container)
-    if background_workers > 0 and settings.backend == "local":
-        from semfs.adapters.local.sqlite_jobs import QueuedStarter
-
-        assert isinstance(starter, QueuedStarter)
+    starter = backend.starter(stages)
+    container = replace(stages, starter=starter)
+    if isinstance(starter, QueuedStarter):
         starter.run_workers()  # after the bundle exists: the workers run stages with it
     return container

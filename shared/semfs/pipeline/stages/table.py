@@ -30,11 +30,11 @@ STAGES: dict[str, StageFn] = {
 }
 
 
-def dispatch(container: Callable[[], Container]) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
-    """``(resource, state) → state`` over the stage table, for the local interpreter. ``container`` is
-    called at dispatch time: the root builds the interpreter before the bundle it belongs to."""
+def dispatch(container: Container) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """``(resource, state) → state`` over the stage table, for the local interpreter, running each stage
+    with ``container`` (the root's bundle, whose starter the stages never use)."""
 
     def run(resource: str, state: dict[str, Any]) -> dict[str, Any]:
-        return STAGES[resource](PipelineState.model_validate(state), container()).model_dump(mode="json")
+        return STAGES[resource](PipelineState.model_validate(state), container).model_dump(mode="json")
 
     return run
