@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -70,6 +70,10 @@ _INSERT = (
     " mime_type, filename, title, text, tags, contact_ids, location, created_at, embedding_model, embedding)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+
+# the documents a keyword index of each kind holds: every chunk, and the file cards that have text
+_KIND_SQL = {"chunk": "kind = 'chunk'", "card": "kind = 'card' AND text != ''"}
+_BUMP_EPOCH = "UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'"
 
 # list-valued fields are JSON arrays, searched with json_each
 _JSON_LISTS = {"tag", "contact"}
@@ -234,7 +238,84 @@ class DocStore:
             stmts += more
         self.write(stmts)
 
+    def delete_file(self, tenant_id: str, file_id: str) -> int:
+        """Remove one file's documents (and, by trigger, their staged vectors); rows removed."""
+        return self.write([("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))])
+
+    def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> list[sqlite3.Row]:
+        """Flag ``latest_file_id``'s documents as the lineage's latest and the others' not (in place,
+        nothing rewritten); the lineage's rows as they now are."""
+        self.write(
+            [
+                (
+                    "UPDATE docs SET is_latest = (file_id IS ?) WHERE tenant_id = ? AND lineage_id = ?",
+                    (latest_file_id, tenant_id, lineage_id),
+                )
+            ]
+        )
+        return self.rows("tenant_id = ? AND lineage_id = ?", (tenant_id, lineage_id))
+
+    def clear(self) -> None:
+        """Every document and staged vector gone, and no searchable model: the next vectors name it."""
+        self.write(
+            [
+                ("DELETE FROM docs", ()),
+                ("DELETE FROM staged", ()),
+                ("DELETE FROM settings WHERE key = 'active_model'", ()),
+                (_BUMP_EPOCH, ()),
+            ]
+        )
+
+    # -- embedding models -----------------------------------------------------------------------
+    def stage_vectors(self, tenant_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
+        """Keep ``model``'s vectors beside these chunks' rows until the switch (chunks not stored are skipped)."""
+        self.write(
+            [
+                (
+                    "INSERT OR REPLACE INTO staged SELECT rid, ?, ? FROM docs WHERE tenant_id = ? AND chunk_id = ?",
+                    (model, np.asarray(v, dtype=np.float32).tobytes(), tenant_id, chunk),
+                )
+                for chunk, v in vectors.items()
+            ]
+        )
+
+    def staged_file_ids(
+        self, model: str, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None
+    ) -> set[tuple[str, str]]:
+        """(tenant, file) pairs with vectors of ``model`` staged, optionally one tenant's, in a file-id range."""
+        sql = "SELECT DISTINCT d.tenant_id, d.file_id FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ?"
+        params = [model]
+        for cond, value in (("d.tenant_id = ?", tenant_id), ("d.file_id > ?", after), ("d.file_id <= ?", until)):
+            if value is not None:
+                sql += f" AND {cond}"
+                params.append(value)
+        return {(r[0], r[1]) for r in self.conn().execute(sql, params)}
+
+    def switch_model(self, model: str) -> None:
+        """In one transaction: ``model``'s staged vectors become the searchable ones, every other
+        vector leaves, ``model`` is the active model, and the vector epoch moves on."""
+        self.write(
+            [
+                (
+                    "UPDATE docs SET embedding_model = ?, embedding ="
+                    " (SELECT s.embedding FROM staged s WHERE s.rid = docs.rid AND s.model = ?)",
+                    (model, model),
+                ),
+                ("DELETE FROM staged WHERE model = ?", (model,)),
+                ("INSERT OR REPLACE INTO settings VALUES ('active_model', ?)", (model,)),
+                (_BUMP_EPOCH, ()),
+            ]
+        )
+
     # -- reads ----------------------------------------------------------------------------------
+    def kind_count(self, kind: str) -> int:
+        """How many documents a keyword index of ``kind`` holds (file cards only with text)."""
+        return int(self.conn().execute(f"SELECT COUNT(*) FROM docs WHERE {_KIND_SQL[kind]}").fetchone()[0])
+
+    def kind_rows(self, kind: str) -> Iterator[sqlite3.Row]:
+        """Every document a keyword index of ``kind`` holds, streamed (a rebuild reads them all)."""
+        yield from self.conn().execute(f"SELECT * FROM docs WHERE {_KIND_SQL[kind]}")
+
     def rows(self, where: str, params: Sequence[object]) -> list[sqlite3.Row]:
         return self.conn().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()
 

@@ -127,7 +127,6 @@ def _tv_doc(row: sqlite3.Row) -> Any:
 
 
 # which of the store's rows each index holds
-_KIND_SQL = {"chunk": "kind = 'chunk'", "card": "kind = 'card' AND text != ''"}
 
 
 def _holds(kind: str, row: sqlite3.Row) -> bool:
@@ -141,7 +140,6 @@ class KeywordIndex:
         self._path = path
         self._store = store
         self._kind = kind
-        self._where = _KIND_SQL[kind]
         self._meta_key = "keyword_generation" if kind == "chunk" else f"keyword_generation_{kind}"
         self._tv: Any = None
         self._seen_generation = -1
@@ -178,7 +176,7 @@ class KeywordIndex:
     def _repair_if_behind(self) -> None:
         """Rebuild from SQLite when the last commit does not cover SQLite's latest write (a process
         died between the two) — unless another process holds the writer: it is alive and will commit."""
-        count = self._store.conn().execute(f"SELECT COUNT(*) FROM docs WHERE {self._where}").fetchone()[0]  # noqa: S608 - a constant
+        count = self._store.kind_count(self._kind)
         behind = self._store.meta(self._meta_key) != self._store.generation()
         if not behind and self._tv.searcher().num_docs == count:
             return
@@ -189,7 +187,7 @@ class KeywordIndex:
         generation = self._store.generation()
         try:
             writer.delete_all_documents()
-            for row in self._store.conn().execute(f"SELECT * FROM docs WHERE {self._where}"):  # noqa: S608
+            for row in self._store.kind_rows(self._kind):
                 writer.add_document(_tv_doc(row))
             writer.commit()
         finally:

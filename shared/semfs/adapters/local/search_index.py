@@ -6,7 +6,8 @@
 - ``VectorIndex`` (usearch HNSW per model and tenant, memory-mapped, plus an exact tail) ranks by
   cosine; derived, rebuilt from SQLite when missing.
 
-Each search's scope is built once (``domain.scope``) and compiled by each part for itself.
+Each search's scope is built once (``domain.scope``) and compiled by each part for itself. The
+``DocStore`` owns every SQL statement on its tables; this façade only says which part does what.
 """
 
 from __future__ import annotations
@@ -16,16 +17,12 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.scope import scope
 
 from .doc_store import DocStore
 from .keyword_index import KeywordIndex, file_key
 from .vector_index import ANN_MIN, TAIL_MAX, VectorIndex
-
-_BUMP_EPOCH = "UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'"
 
 
 class LocalSearchIndex:
@@ -67,7 +64,7 @@ class LocalSearchIndex:
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
         self._open_keywords()
-        n = self.store.write([("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))])
+        n = self.store.delete_file(tenant_id, file_id)
         self._sync_keywords([file_key(tenant_id, file_id)], [])
         self.vectors.after_write([tenant_id])
         return n
@@ -81,29 +78,14 @@ class LocalSearchIndex:
     ) -> None:
         # the flag is a column of the documents' table: changed in place, nothing rewritten
         self._open_keywords()
-        self.store.write(
-            [
-                (
-                    "UPDATE docs SET is_latest = (file_id IS ?) WHERE tenant_id = ? AND lineage_id = ?",
-                    (latest_file_id, tenant_id, lineage_id),
-                )
-            ]
-        )
-        rows = self.store.rows("tenant_id = ? AND lineage_id = ?", (tenant_id, lineage_id))
+        rows = self.store.set_latest(tenant_id, lineage_id, latest_file_id)
         self._sync_keywords(sorted({file_key(tenant_id, r["file_id"]) for r in rows}), rows)
         # the vector index needs nothing: it proposes candidates, and SQLite's is_latest decides
 
     def clear(self) -> None:
         # an empty index has no searchable model: the next vectors written define it
         self._open_keywords()
-        self.store.write(
-            [
-                ("DELETE FROM docs", ()),
-                ("DELETE FROM staged", ()),
-                ("DELETE FROM settings WHERE key = 'active_model'", ()),
-                (_BUMP_EPOCH, ()),
-            ]
-        )
+        self.store.clear()
         self._sync_keywords([], [], all_docs=True)
         self.vectors.drop_all()
 
@@ -123,44 +105,19 @@ class LocalSearchIndex:
         return self.store.active_model()
 
     def stage_vectors(self, tenant_id: str, file_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
-        self.store.write(
-            [
-                (
-                    "INSERT OR REPLACE INTO staged SELECT rid, ?, ? FROM docs WHERE tenant_id = ? AND chunk_id = ?",
-                    (model, np.asarray(v, dtype=np.float32).tobytes(), tenant_id, chunk),
-                )
-                for chunk, v in vectors.items()
-            ]
-        )
+        self.store.stage_vectors(tenant_id, model, vectors)
 
     def staged_file_ids(
         self, model: str, tenant_id: str | None = None, *, after: str | None = None, until: str | None = None
     ) -> set[tuple[str, str]]:
-        sql = "SELECT DISTINCT d.tenant_id, d.file_id FROM staged s JOIN docs d ON d.rid = s.rid WHERE s.model = ?"
-        params = [model]
-        for cond, value in (("d.tenant_id = ?", tenant_id), ("d.file_id > ?", after), ("d.file_id <= ?", until)):
-            if value is not None:
-                sql += f" AND {cond}"
-                params.append(value)
-        return {(r[0], r[1]) for r in self.store.conn().execute(sql, params)}
+        return self.store.staged_file_ids(model, tenant_id, after=after, until=until)
 
     def switch_model(self, model: str) -> None:
         """In one transaction: the staged vectors of ``model`` become the searchable ones, every other
         vector leaves, and ``model`` is the active model. Searches see the old set or the new, never a
         mix: vector-index files belong to one model, and the new model's are built after the switch
         (until then its searches are exact)."""
-        self.store.write(
-            [
-                (
-                    "UPDATE docs SET embedding_model = ?, embedding ="
-                    " (SELECT s.embedding FROM staged s WHERE s.rid = docs.rid AND s.model = ?)",
-                    (model, model),
-                ),
-                ("DELETE FROM staged WHERE model = ?", (model,)),
-                ("INSERT OR REPLACE INTO settings VALUES ('active_model', ?)", (model,)),
-                (_BUMP_EPOCH, ()),
-            ]
-        )
+        self.store.switch_model(model)
         self.vectors.drop_all()
         self.vectors.after_write()
 
