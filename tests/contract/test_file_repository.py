@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC
 
 import pytest
 
@@ -253,3 +254,76 @@ def test_a_throttled_count_never_fails_the_write_it_follows(aws_settings: object
     assert repo.create(rec("a", status=Status.RECEIVED))
     saved = update(repo, "acme", "a", lambda r: r.evolve(status=Status.EXTRACTING))
     assert repo.get("acme", "a").status is Status.EXTRACTING and saved.revision == 2
+
+
+# One record per interesting value of every filter field, and a table of queries with the ids each
+# must return. Every repository answers the table, and ``domain.scope.matches`` (what a clause means)
+# agrees with it: the compilers (SQL; DynamoDB key, filter and the rest) are held to one meaning.
+def _filter_corpus() -> list[FileRecord]:
+    from datetime import datetime, timedelta
+
+    day = datetime(2026, 3, 1, tzinfo=UTC)
+    return [
+        rec("a", status=Status.INDEXED, outcome=Outcome.OK, tags=["red"], thread_id="t1", created_at=day),
+        rec("b", status=Status.FAILED, outcome=Outcome.FAILED_PARSE, auto_tags=["red"], created_at=day + timedelta(1)),
+        rec(
+            "c",
+            status=Status.INDEXED,
+            outcome=Outcome.SKIPPED_DUPLICATE,
+            mime_type="application/pdf",
+            created_at=day + timedelta(2),
+        ),
+        rec(
+            "d",
+            status=Status.EMBEDDING,
+            contact_ids=["k1", "k2"],
+            source_type="email_attachment",
+            source_key="m/1",
+            created_at=day + timedelta(3),
+        ),
+        rec("e", lineage_id="L", version=1, is_latest=False, created_at=day + timedelta(4)),
+        rec("f", lineage_id="L", version=2, deleted_at=day, status=Status.DELETED, created_at=day + timedelta(5)),
+        rec("g", tenant="globex", tags=["red"], thread_id="t1", contact_ids=["k1"], created_at=day),
+    ]
+
+
+_DAY = "2026-03-0{}T00:00:00+00:00"
+FILTER_TABLE: list[tuple[str, dict[str, object], str]] = [
+    ("tenant only: the deleted one left out", {}, "abcde"),
+    ("deleted included", {"include_deleted": True}, "abcdef"),
+    ("one status", {"statuses": [Status.INDEXED]}, "ac"),
+    ("statuses any of", {"statuses": [Status.FAILED, Status.EMBEDDING]}, "bd"),
+    ("a person's tag or the enricher's", {"tag": "red"}, "ab"),
+    ("a contact inside a list", {"contact_id": "k2"}, "d"),
+    ("thread", {"thread_id": "t1"}, "a"),
+    ("mime from the record's JSON", {"mime_type": "application/pdf"}, "c"),
+    ("source type and key", {"source_type": "email_attachment", "source_key": "m/1"}, "d"),
+    ("lineage, latest only", {"lineage_id": "L", "latest_only": True, "include_deleted": True}, "f"),
+    ("lineage, every version", {"lineage_id": "L", "include_deleted": True}, "ef"),
+    ("created from (included)", {"created_from": _DAY.format(3)}, "cde"),
+    ("created to (included)", {"created_to": _DAY.format(2)}, "ab"),
+    ("created between", {"created_from": _DAY.format(2), "created_to": _DAY.format(4)}, "bcd"),
+    ("duplicates left out", {"exclude_duplicates": True}, "abde"),
+    ("after a cursor", {"after": "b"}, "cde"),
+    ("filters together", {"statuses": [Status.INDEXED, Status.FAILED], "tag": "red", "after": "a"}, "b"),
+    ("no match", {"tag": "blue"}, ""),
+]
+
+
+@pytest.mark.parametrize(("case", "filters", "expected"), FILTER_TABLE, ids=[c for c, _, _ in FILTER_TABLE])
+def test_every_record_filter_means_the_same_in_every_repository(
+    repository: FileRepository, case: str, filters: dict[str, object], expected: str
+) -> None:
+    from datetime import datetime
+
+    from semfs.domain.scope import matches
+
+    corpus = _filter_corpus()
+    for r in corpus:
+        assert repository.create(r)
+    kw = {k: datetime.fromisoformat(v) if k.startswith("created_") else v for k, v in filters.items()}
+    for order in ("id", "newest", "oldest", "name", "size"):
+        q = RecordQuery(tenant_id="acme", order=order, **kw)  # type: ignore[arg-type]
+        assert "".join(sorted(r.file_id for r in repository.query(q))) == expected, order
+    oracle = "".join(r.file_id for r in corpus if matches(r, RecordQuery(tenant_id="acme", **kw).clauses()))  # type: ignore[arg-type]
+    assert oracle == expected

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
+from semfs.domain.scope import RecordClause, record_scope
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,28 @@ class RecordQuery:
     # "id" (stable, for sweeps), "newest"/"oldest" (by created_at), "name" (filename), "size" (largest first)
     order: Literal["id", "newest", "oldest", "name", "size"] = "id"
     exclude_duplicates: bool = False  # leave out SKIPPED_DUPLICATE records
-    extra: dict[str, str] = field(default_factory=dict)
+
+    def clauses(self) -> list[RecordClause]:
+        """The filter as clause data (``domain.scope``), for each adapter's compiler; paging and order
+        are the adapter's own."""
+        return record_scope(
+            self.tenant_id,
+            statuses=[s.value for s in self.statuses],
+            terms=[
+                ("lineage", self.lineage_id),
+                ("thread", self.thread_id),
+                ("source_type", self.source_type),
+                ("mime", self.mime_type),
+                ("tag", self.tag),
+                ("contact", self.contact_id),
+                ("source_key", self.source_key),
+            ],
+            latest_only=self.latest_only,
+            include_deleted=self.include_deleted,
+            created=(self.created_from, self.created_to),
+            exclude_duplicates=self.exclude_duplicates,
+            after=self.after,
+        )
 
 
 class FileRepository(Protocol):

@@ -16,13 +16,15 @@ races that first count, or a function stopped between a put and its count, can l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from semfs.config import Settings
 from semfs.domain.errors import Conflict, NotFound, RetryableError
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES, Status
+from semfs.domain.scope import After, AnyOf, Not, RecordClause, Term, matches
 from semfs.observability import get_logger
 from semfs.ports.repository import RecordQuery
 
@@ -89,6 +91,72 @@ def _tally(records: Iterator[FileRecord]) -> dict[tuple[str, str | None], int]:
         key = (r.status.value, r.outcome.value if r.outcome else None)
         out[key] = out.get(key, 0) + 1
     return out
+
+
+# record fields the item carries as attributes of its own (name, DynamoDB type): DynamoDB filters on
+# these; the other fields live only in the record's JSON and are checked on each record read
+_ATTRIBUTES = {
+    "status": ("status", "S"),
+    "latest": ("is_latest", "N"),
+    "deleted": ("deleted", "N"),
+    "created": ("created_at", "S"),
+    "file_id": ("file_id", "S"),
+}
+
+
+@dataclass(frozen=True)
+class CompiledQuery:
+    """A record query for DynamoDB: the key condition on the tenant (and the cursor, where the index
+    sorts by file id), a filter expression on item attributes, and the clauses left to ``matches``."""
+
+    key: str
+    filter: str | None
+    names: dict[str, str]
+    values: dict[str, Any]
+    rest: list[RecordClause]
+
+
+def _value(field: str, value: str | bool) -> dict[str, str]:
+    return {"N": str(int(value))} if isinstance(value, bool) else {_ATTRIBUTES[field][1]: value}
+
+
+def compile_record_query(clauses: Sequence[RecordClause], *, cursor_in_key: bool) -> CompiledQuery:
+    """Compile a record query's clauses; the first is the tenant, the partition key of both indexes."""
+    tenant, *others = clauses
+    if not (isinstance(tenant, Term) and tenant.field == "tenant"):
+        raise ValueError("a record query starts with its tenant")
+    key, conds, rest = "tenant_id = :t", [], []
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {":t": {"S": tenant.value}}
+    for i, c in enumerate(others):
+        field = c.term.field if isinstance(c, Not) else c.field
+        if field not in _ATTRIBUTES:
+            rest.append(c)
+            continue
+        name, v = f"#a{i}", f":v{i}"
+        names[name] = _ATTRIBUTES[field][0]  # by placeholder: "status" is a reserved word
+        if isinstance(c, After) and cursor_in_key:
+            key += f" AND {name} > {v}"
+            values[v] = _value(field, c.value)
+        elif isinstance(c, After):
+            conds.append(f"{name} > {v}")
+            values[v] = _value(field, c.value)
+        elif isinstance(c, Term):
+            conds.append(f"{name} = {v}")
+            values[v] = _value(field, c.value)
+        elif isinstance(c, Not):
+            conds.append(f"{name} <> {v}")
+            values[v] = _value(field, c.term.value)
+        elif isinstance(c, AnyOf):
+            keys = [f"{v}_{j}" for j in range(len(c.values))]
+            conds.append(f"{name} IN ({', '.join(keys)})")
+            values.update({k: _value(field, x) for k, x in zip(keys, c.values, strict=True)})
+        else:
+            for op, suffix, bound in ((">=", "lo", c.low), ("<=", "hi", c.high)):
+                if bound is not None:
+                    conds.append(f"{name} {op} {v}{suffix}")
+                    values[v + suffix] = _value(field, bound)
+    return CompiledQuery(key, " AND ".join(conds) or None, names, values, rest)
 
 
 class DynamoFileRepository:
@@ -266,61 +334,21 @@ class DynamoFileRepository:
         return after
 
     def query(self, q: RecordQuery) -> list[FileRecord]:
-        conds, values, names = [], {":t": {"S": q.tenant_id}}, {}
-        if q.statuses:
-            keys = []
-            for i, s in enumerate(q.statuses):
-                values[f":s{i}"] = {"S": s.value}
-                keys.append(f":s{i}")
-            conds.append(f"#st IN ({', '.join(keys)})")
-            names["#st"] = "status"
-        if q.latest_only:
-            conds.append("is_latest = :one")
-            values[":one"] = {"N": "1"}
-        if not q.include_deleted:
-            conds.append("deleted = :zero")
-            values[":zero"] = {"N": "0"}
-        if q.created_from:
-            conds.append("created_at >= :cf")
-            values[":cf"] = {"S": q.created_from.isoformat()}
-        if q.created_to:
-            conds.append("created_at <= :ct")
-            values[":ct"] = {"S": q.created_to.isoformat()}
         # newest/oldest come from the index by creation time, a page at a time; "id" from by_tenant
         by_time = q.order in ("newest", "oldest")
-        key = "tenant_id = :t"
-        if q.after:
-            values[":after"] = {"S": q.after}
-            if by_time:
-                conds.append("file_id > :after")  # a filter there: that index is sorted by time
-            else:
-                key += " AND file_id > :after"
+        compiled = compile_record_query(q.clauses(), cursor_in_key=not by_time)  # that index sorts by time
         out: list[FileRecord] = []
         items = self._query(
             GSI_CREATED if by_time else GSI_TENANT,
-            key,
-            values,
+            compiled.key,
+            compiled.values,
             forward=q.order != "newest",
-            filter_expr=" AND ".join(conds) or None,
-            names=names or None,
+            filter_expr=compiled.filter,
+            names=compiled.names or None,
         )
         for item in items:
             r = _record(item)
-            if q.lineage_id and r.lineage_id != q.lineage_id:
-                continue
-            if q.thread_id and r.thread_id != q.thread_id:
-                continue
-            if q.mime_type and r.mime_type != q.mime_type:
-                continue
-            if q.source_type and r.source_type != q.source_type:
-                continue
-            if q.tag and q.tag not in r.tags and q.tag not in r.auto_tags:
-                continue
-            if q.contact_id and q.contact_id not in r.contact_ids:
-                continue
-            if q.source_key and r.source_key != q.source_key:
-                continue
-            if q.exclude_duplicates and r.outcome is not None and r.outcome.value == "SKIPPED_DUPLICATE":
+            if not matches(r, compiled.rest):
                 continue
             out.append(r)
             if (q.order == "id" and len(out) >= q.limit) or (by_time and len(out) >= q.offset + q.limit):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from semfs.domain.errors import Conflict, NotFound
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES
+from semfs.domain.scope import After, AnyOf, Not, RecordClause, Term
 from semfs.ports.repository import RecordQuery
 
 from .sqlite_util import SqliteConnections
@@ -87,6 +89,56 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE files ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
     if columns and "version_key" not in columns:  # implicit versions now need a version key (reconcile)
         conn.execute("ALTER TABLE files ADD COLUMN version_key TEXT")
+
+
+# each record field's SQL: a column, or a value inside the record's JSON
+_RECORD_SQL = {
+    "tenant": "tenant_id",
+    "status": "status",
+    "lineage": "lineage_id",
+    "thread": "thread_id",
+    "source_type": "source_type",
+    "mime": "json_extract(data, '$.mime_type')",
+    "source_key": "json_extract(data, '$.source_key')",
+    "latest": "is_latest",
+    "deleted": "deleted",
+    "created": "created_at",
+    "outcome": "outcome",
+    "file_id": "file_id",
+}
+# list-valued fields: JSON arrays, searched with json_each (a tag is a person's or the enricher's)
+_RECORD_LISTS = {"tag": ("$.tags", "$.auto_tags"), "contact": ("$.contact_ids",)}
+
+
+def compile_record_sql(clauses: Sequence[RecordClause]) -> tuple[str, list[object]]:
+    """A record query's clauses as a WHERE clause over ``files`` (the tenant condition first)."""
+    where: list[str] = []
+    params: list[object] = []
+    for c in clauses:
+        if isinstance(c, Term) and c.field in _RECORD_LISTS:
+            paths = _RECORD_LISTS[c.field]
+            where.append(
+                "(" + " OR ".join(f"EXISTS (SELECT 1 FROM json_each(data, '{p}') WHERE value = ?)" for p in paths) + ")"
+            )
+            params += [c.value] * len(paths)
+        elif isinstance(c, Term):
+            where.append(f"{_RECORD_SQL[c.field]} = ?")
+            params.append(int(c.value) if isinstance(c.value, bool) else c.value)
+        elif isinstance(c, Not):
+            where.append(f"{_RECORD_SQL[c.term.field]} IS NOT ?")
+            params.append(c.term.value)
+        elif isinstance(c, AnyOf):
+            where.append(f"{_RECORD_SQL[c.field]} IN ({','.join('?' * len(c.values))})")
+            params += c.values
+        elif isinstance(c, After):
+            where.append(f"{_RECORD_SQL[c.field]} > ?")
+            params.append(c.value)
+        else:
+            for op, bound in ((">=", c.low), ("<=", c.high)):
+                if bound is not None:
+                    where.append(f"{_RECORD_SQL[c.field]} {op} ?")
+                    params.append(bound)
+    return " AND ".join(where), params
 
 
 class SqliteFileRepository:
@@ -211,52 +263,8 @@ class SqliteFileRepository:
             raise
 
     def query(self, q: RecordQuery) -> list[FileRecord]:
-        where = ["tenant_id = ?"]
-        params: list[object] = [q.tenant_id]
-        if q.statuses:
-            where.append(f"status IN ({','.join('?' * len(q.statuses))})")
-            params.extend(s.value for s in q.statuses)
-        if q.lineage_id:
-            where.append("lineage_id = ?")
-            params.append(q.lineage_id)
-        if q.thread_id:
-            where.append("thread_id = ?")
-            params.append(q.thread_id)
-        if q.source_type:
-            where.append("source_type = ?")
-            params.append(q.source_type)
-        if q.mime_type:
-            where.append("json_extract(data, '$.mime_type') = ?")
-            params.append(q.mime_type)
-        if q.tag:
-            where.append(
-                "(EXISTS (SELECT 1 FROM json_each(data, '$.tags') WHERE value = ?)"
-                " OR EXISTS (SELECT 1 FROM json_each(data, '$.auto_tags') WHERE value = ?))"
-            )
-            params.extend([q.tag, q.tag])
-        if q.source_key:
-            where.append("json_extract(data, '$.source_key') = ?")
-            params.append(q.source_key)
-        if q.contact_id:
-            where.append("EXISTS (SELECT 1 FROM json_each(data, '$.contact_ids') WHERE value = ?)")
-            params.append(q.contact_id)
-        if q.latest_only:
-            where.append("is_latest = 1")
-        if not q.include_deleted:
-            where.append("deleted = 0")
-        if q.created_from:
-            where.append("created_at >= ?")
-            params.append(q.created_from.isoformat())
-        if q.created_to:
-            where.append("created_at <= ?")
-            params.append(q.created_to.isoformat())
-        if q.exclude_duplicates:
-            where.append("outcome IS NOT 'SKIPPED_DUPLICATE'")
-        if q.after:
-            where.append("file_id > ?")
-            params.append(q.after)
-        order = _ORDERS[q.order]
-        sql = f"SELECT data FROM files WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ? OFFSET ?"
+        where, params = compile_record_sql(q.clauses())
+        sql = f"SELECT data FROM files WHERE {where} ORDER BY {_ORDERS[q.order]} LIMIT ? OFFSET ?"
         return _load(self._db.get().execute(sql, (*params, q.limit, q.offset)).fetchall())
 
     def counts(self, tenant_id: str | None = None) -> dict[tuple[str, str | None], int]:
