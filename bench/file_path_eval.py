@@ -93,13 +93,13 @@ def main() -> None:
                     "files_recall@100": round(statistics.fmean(r100), 4),
                     "queries": len(queries),
                     "documents": len(corpus),
-                    "embedding_model": settings.resolved_embedding_model,
+                    "embedding_model": settings.embedding.resolved_model,
                 }
             )
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"SciFact first {len(corpus)} documents, {len(queries)} judged queries, {settings.resolved_embedding_model}")
+    print(f"SciFact first {len(corpus)} documents, {len(queries)} judged queries, {settings.embedding.resolved_model}")
     print(f"{'mode':<10} {'semfs eval':>10} {'files+CLI':>10} {'gap':>8}")
     for r in rows:
         print(f"{r['mode']:<10} {r['eval_ndcg@10']:>10.4f} {r['files_ndcg@10']:>10.4f} {r['gap']:>+8.4f}")

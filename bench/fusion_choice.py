@@ -180,7 +180,7 @@ def main() -> None:
                 {
                     "documents": len(corpus),
                     "queries": len(queries),
-                    "model": settings.resolved_embedding_model,
+                    "model": settings.embedding.resolved_model,
                     "rows": rows,
                 },
                 indent=2,
@@ -188,7 +188,7 @@ def main() -> None:
         )
         return
     print(
-        f"{Path(args.beir).name}: {len(corpus)} documents, {len(queries)} queries, {settings.resolved_embedding_model}"
+        f"{Path(args.beir).name}: {len(corpus)} documents, {len(queries)} queries, {settings.embedding.resolved_model}"
     )
     for r in rows:
         print(f"{r['method']:<32} nDCG@10 {r['ndcg@10']:.4f}  R@100 {r['recall@100']:.4f}")

@@ -34,14 +34,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=6)
     args = parser.parse_args()
     settings = Settings()
-    extractor = SubprocessExtractor(extract_limits(settings), timeout_s=300, memory_mb=2048)
+    extractor = SubprocessExtractor(extract_limits(settings.limits), timeout_s=300, memory_mb=2048)
     ocr = TesseractOcr()
     expected = "\n".join(oc.LINES)
     try:
         for name, kw in CASES.items():
             scan = oc.image_only_pdf([oc.degraded(**kw, seed=i) for i in range(args.pages)])  # type: ignore[arg-type]
             t0 = time.perf_counter()
-            images = extractor.render(scan, "pdf", list(range(1, args.pages + 1)), settings.ocr_dpi)
+            images = extractor.render(scan, "pdf", list(range(1, args.pages + 1)), settings.ocr.dpi)
             t1 = time.perf_counter()
             pages = [ocr.recognise(img, n) for n, img in images]
             t2 = time.perf_counter()

@@ -25,7 +25,7 @@ def make_settings(tmp_path: Path, **overrides: object) -> Settings:
 @pytest.fixture(scope="session")
 def shared_extractor() -> Iterator[SubprocessExtractor]:
     """One bounded worker pool for the session: starting a worker per test would dominate the run."""
-    extractor = SubprocessExtractor(extract_limits(Settings()), timeout_s=60, memory_mb=2048)
+    extractor = SubprocessExtractor(extract_limits(Settings().limits), timeout_s=60, memory_mb=2048)
     yield extractor
     extractor.close()
 

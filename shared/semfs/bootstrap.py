@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from semfs.config import LOCAL_MODELS, Settings
+from semfs.config import LOCAL_MODELS, IngestLimits, Settings
 from semfs.extractors.dispatch import ExtractLimits
 from semfs.extractors.guard import ArchiveLimits
 from semfs.ports import Container
@@ -41,29 +41,36 @@ if TYPE_CHECKING:
 __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
 
 
-def extract_limits(settings: Settings) -> ExtractLimits:
+def extract_limits(limits: IngestLimits) -> ExtractLimits:
     return ExtractLimits(
-        max_chars=settings.max_text_chars,
-        max_blocks=settings.max_blocks,
+        max_chars=limits.max_text_chars,
+        max_blocks=limits.max_blocks,
         archive=ArchiveLimits(
-            max_entries=settings.max_archive_entries,
-            max_uncompressed=int(settings.max_archive_uncompressed_mb * 1024 * 1024),
-            max_ratio=settings.max_archive_ratio,
+            max_entries=limits.max_archive_entries,
+            max_uncompressed=int(limits.max_archive_uncompressed_mb * 1024 * 1024),
+            max_ratio=limits.max_archive_ratio,
         ),
-        convert_timeout_s=0.75 * settings.extract_timeout_s,  # LibreOffice finishes inside the worker's clock
+        convert_timeout_s=0.75 * limits.extract_timeout_s,  # LibreOffice finishes inside the worker's clock
     )
+
+
+def bounded_extractor(limits: IngestLimits) -> Extractor:
+    """Extraction in a worker process under the limits' wall clock and memory cap."""
+    from semfs.extractors.runner import SubprocessExtractor
+
+    return SubprocessExtractor(extract_limits(limits), limits.extract_timeout_s, limits.extract_memory_mb)
 
 
 def _llm_key(settings: Settings) -> Callable[[], str | None]:
     """The LLM API key: the setting, else (AWS) the Secrets Manager secret, read once on first use."""
-    if settings.llm_api_key or not settings.llm_secret_arn:
-        return lambda: settings.llm_api_key
+    if settings.llm.api_key or not settings.llm.secret_arn:
+        return lambda: settings.llm.api_key
 
     @cache
     def from_secret() -> str | None:
         from semfs.adapters.aws.clients import client
 
-        secret: str = client(settings, "secretsmanager").get_secret_value(SecretId=settings.llm_secret_arn)[
+        secret: str = client(settings, "secretsmanager").get_secret_value(SecretId=settings.llm.secret_arn)[
             "SecretString"
         ]
         return secret
@@ -76,16 +83,16 @@ def _local_model(settings: Settings, model: str) -> Embedder:
     if model == "multilingual-e5-small-q4":
         from semfs.adapters.local.e5_embedder import E5Embedder
 
-        return E5Embedder(model, settings.resolved_embed_threads)
+        return E5Embedder(model, settings.embedding.resolved_threads)
     if model == "all-MiniLM-L6-v2-int8":
         from semfs.adapters.local.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(model, settings.resolved_embed_threads, settings.embed_model_batch)
+        return OnnxEmbedder(model, settings.embedding.resolved_threads, settings.embedding.model_batch)
     raise ValueError(f"unknown local embedding model {model!r}; choose one of {', '.join(LOCAL_MODELS)}")
 
 
 def _reranker(settings: Settings) -> Reranker | None:
-    if not settings.rerank_base_url:
+    if not settings.rerank.base_url:
         return None
     from semfs.adapters.openai.rerank import HttpReranker
 
@@ -103,33 +110,31 @@ def embedder_for(settings: Settings, model: str) -> Embedder:
         return _local_model(settings, model)
     from semfs.adapters.openai.client import OpenAIEmbedder
 
-    return OpenAIEmbedder(
-        settings.model_copy(update={"embedding_model": model, "embedding_dim": None}), _llm_key(settings)
-    )
+    return OpenAIEmbedder(settings.replace(embedding_model=model, embedding_dim=None), _llm_key(settings))
 
 
 def _embedder(settings: Settings) -> Embedder:
-    match settings.embedder:
+    match settings.embedding.embedder:
         case "hash":
             from semfs.adapters.local.hash_embedder import HashEmbedder
 
-            return HashEmbedder(dim=settings.embedding_dim or 384, model_id=settings.embedding_model)
+            return HashEmbedder(dim=settings.embedding.dim or 384, model_id=settings.embedding.model)
         case "onnx":
-            return _local_model(settings, settings.resolved_embedding_model)
+            return _local_model(settings, settings.embedding.resolved_model)
         case "openai":
             from semfs.adapters.openai.client import OpenAIEmbedder
 
             return OpenAIEmbedder(settings, _llm_key(settings))
-    raise AssertionError(settings.embedder)  # pragma: no cover - Literal exhausts the match
+    raise AssertionError(settings.embedding.embedder)  # pragma: no cover - Literal exhausts the match
 
 
 def _ocr(settings: Settings) -> Ocr | None:
-    if not settings.ocr_enabled:
+    if not settings.ocr.enabled:
         return None
     if settings.backend == "local":
         from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
 
-        return TesseractOcr(settings.ocr_languages) if tesseract_available() else None
+        return TesseractOcr(settings.ocr.languages) if tesseract_available() else None
     from semfs.adapters.aws.textract import TextractOcr
 
     return TextractOcr(settings)
@@ -170,7 +175,6 @@ def _local_backend(
     from semfs.adapters.local.sqlite_repository import SqliteFileRepository
     from semfs.adapters.local.sqlite_tags import SqliteTagRepository
     from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
-    from semfs.extractors.runner import SubprocessExtractor
     from semfs.pipeline.stages.table import dispatch
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -182,15 +186,14 @@ def _local_backend(
         return QueuedStarter(jobs, run, workers=background_workers) if background_workers > 0 else run
 
     return _Backend(
-        blobs=LocalBlobStore(settings.blobs_dir, f"http://{settings.http_host}:{settings.http_port}"),
+        blobs=LocalBlobStore(settings.blobs_dir, f"http://{settings.http.host}:{settings.http.port}"),
         repo=SqliteFileRepository(settings.records_db),
         mail=SqliteMailRepository(settings.records_db),
         tags=SqliteTagRepository(settings.records_db),
         jobs=jobs,
         index=LocalSearchIndex(settings.index_db),
         embedder=embedder or _embedder(settings),
-        extractor=extractor
-        or SubprocessExtractor(extract_limits(settings), settings.extract_timeout_s, settings.extract_memory_mb),
+        extractor=extractor or bounded_extractor(settings.limits),
         events=events or LogEventPublisher(),
         # the job queue's workers bound the work, and Tesseract starts no job that ends by itself
         admission=UnboundedAdmission(),
@@ -215,15 +218,15 @@ def _aws_backend(
     embedder = embedder or _embedder(settings)
     admission: Admission = UnboundedAdmission()
     job_waits: JobWaits = NoJobWaits()
-    if settings.gate_table:
+    if settings.aws.gate_table:
         from semfs.adapters.aws.admission import DynamoAdmission
         from semfs.adapters.aws.callbacks import DynamoJobWaits
 
         admission, job_waits = DynamoAdmission(settings), DynamoJobWaits(settings)
-    gate = admission if settings.gate_table else None
+    gate = admission if settings.aws.gate_table else None
 
     def starter(stages: Container) -> PipelineStarter:
-        if settings.state_machine_arn:
+        if settings.aws.state_machine_arn:
             from semfs.adapters.aws.stepfunctions import StepFunctionsStarter
 
             return StepFunctionsStarter(settings, gate)
@@ -241,7 +244,7 @@ def _aws_backend(
         index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
         embedder=embedder,
         # Lambda bounds each invocation's time and memory; a worker process would only add a cold start.
-        extractor=extractor or InProcessExtractor(extract_limits(settings)),
+        extractor=extractor or InProcessExtractor(extract_limits(settings.limits)),
         events=events or EventBridgePublisher(settings),
         admission=admission,
         job_waits=job_waits,
@@ -290,7 +293,7 @@ def build_container(
         if settings.backend == "local"
         else _aws_backend(settings, embedder, extractor, events)
     )
-    if settings.llm_base_url:
+    if settings.llm.base_url:
         from semfs.adapters.openai.client import OpenAIChat, OpenAIEnricher
 
         enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))

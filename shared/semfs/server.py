@@ -192,7 +192,7 @@ def make_wsgi_app(
 
     lock = threading.Lock()  # the router keeps per-request context: one resolution at a time (milliseconds;
     # ingestion is queued, so no request waits for a file to be processed)
-    limit = max_body if max_body is not None else container.settings.max_file_bytes + 1024 * 1024
+    limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -355,7 +355,7 @@ def start_http(
     class Channel(HTTPChannel):  # type: ignore[misc]
         error_task_class = JsonErrorTask
 
-    limit = container.settings.max_file_bytes + 1024 * 1024
+    limit = container.settings.limits.max_file_bytes + 1024 * 1024
     app = make_wsgi_app(container, keys, static_dir, limit)
     server = create_server(
         app,

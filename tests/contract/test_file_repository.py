@@ -327,3 +327,16 @@ def test_every_record_filter_means_the_same_in_every_repository(
         assert "".join(sorted(r.file_id for r in repository.query(q))) == expected, order
     oracle = "".join(r.file_id for r in corpus if matches(r, RecordQuery(tenant_id="acme", **kw).clauses()))  # type: ignore[arg-type]
     assert oracle == expected
+
+
+def test_every_record_field_is_compiled_by_every_repository() -> None:
+    import typing
+
+    from semfs.adapters.aws.dynamodb import _ATTRIBUTES
+    from semfs.adapters.local.sqlite_repository import _RECORD_LISTS, _RECORD_SQL
+    from semfs.domain.scope import RECORD_VALUES, RecordField
+
+    fields = set(typing.get_args(RecordField))
+    assert set(RECORD_VALUES) == fields  # what each field means, on a record
+    assert set(_RECORD_SQL) | set(_RECORD_LISTS) == fields
+    assert set(_ATTRIBUTES) < fields  # DynamoDB filters the rest with RECORD_VALUES

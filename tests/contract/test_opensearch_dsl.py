@@ -359,7 +359,7 @@ def test_a_large_file_is_sent_in_bulk_requests_under_the_size_limit() -> None:
     domain = SizeLimitedDomain()
     index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=1536, client=domain)
     index.replace_file("acme", "f", docs)
-    assert len(domain.sizes) >= 4 and max(domain.sizes) <= Settings().bulk_max_bytes
+    assert len(domain.sizes) >= 4 and max(domain.sizes) <= Settings().aws.bulk_max_bytes
 
 
 class SourceExcludingDomain(Recorder):

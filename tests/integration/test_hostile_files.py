@@ -37,7 +37,7 @@ def test_the_hostile_corpus_has_no_internal_failures(container: Container) -> No
     print("\nhostile corpus outcomes:", dict(sorted(outcomes.items())), f"slowest: {slowest[1]} {slowest[0]:.1f} s")
     assert wrong == []
     assert outcomes[Outcome.FAILED_INTERNAL.value] == 0
-    assert slowest[0] < container.settings.file_budget_s  # no file outlasts the per-file budget
+    assert slowest[0] < container.settings.limits.file_budget_s  # no file outlasts the per-file budget
     # then: what was stored before is untouched and still found
     assert container.repo.get(T, good.file_id).outcome is Outcome.OK
     hits = search(container, T, SearchRequest(query="parking permits renewed", mode="keyword")).results

@@ -61,7 +61,7 @@ def current_tenant() -> str:
     """The caller's tenant from the authorizer (JWT claims in AWS, the API key locally); 401 without."""
     authorizer = router.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
     claims = (authorizer.get("jwt") or {}).get("claims") or {}
-    tenant = claims.get(container().settings.tenant_claim) or (authorizer.get("lambda") or {}).get("tenant")
+    tenant = claims.get(container().settings.aws.tenant_claim) or (authorizer.get("lambda") or {}).get("tenant")
     if not isinstance(tenant, str) or not tenant:
         raise UnauthorizedError("missing or invalid credentials")
     return tenant

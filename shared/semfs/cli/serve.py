@@ -40,17 +40,17 @@ def serve(
             f"API keys exist for tenant '{settings.default_tenant}' (stored hashed): "
             f"semfs keys create --tenant {settings.default_tenant} makes a new one, semfs keys list shows them"
         )
-    http_port = port or settings.http_port
+    http_port = port or settings.http.port
     static = Path(__file__).parent.parent / "web"
-    server = start_http(c, keys, settings.http_host, http_port, static if static.is_dir() else None)
-    controller = start_smtp(c, settings.smtp_host, smtp_port or settings.smtp_port)
+    server = start_http(c, keys, settings.http.host, http_port, static if static.is_dir() else None)
+    controller = start_smtp(c, settings.mail.smtp_host, smtp_port or settings.mail.smtp_port)
     inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant)
-    out.print(f"API and web page: http://{settings.http_host}:{http_port}/  (OpenAPI: /docs)")
+    out.print(f"API and web page: http://{settings.http.host}:{http_port}/  (OpenAPI: /docs)")
     out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
     out.print(
-        f"SMTP: {settings.smtp_host}:{smtp_port or settings.smtp_port} for "
+        f"SMTP: {settings.mail.smtp_host}:{smtp_port or settings.mail.smtp_port} for "
         + (
-            ", ".join(f"{a} → {t}" for a, t in settings.mailbox_tenants.items())
+            ", ".join(f"{a} → {t}" for a, t in settings.mail.mailbox_tenants.items())
             or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
         )
     )

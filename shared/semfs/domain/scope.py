@@ -18,9 +18,11 @@ from typing import Literal
 
 from semfs.domain.models import FileRecord, SearchFilters
 
-Field = Literal[
+# what a search's scope filters on index documents
+Field = Literal["tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id"]
+# what a record query filters on file records
+RecordField = Literal[
     "tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id",
-    # record fields that index documents do not carry
     "status", "lineage", "source_key", "deleted", "outcome",
 ]  # fmt: skip
 
@@ -43,7 +45,7 @@ DOC_FIELDS: dict[str, str] = {
 class Term:
     """``field`` equals (or, for a list-valued field, contains) ``value``."""
 
-    field: Field
+    field: Field | RecordField
     value: str | bool
 
 
@@ -51,7 +53,7 @@ class Term:
 class AnyOf:
     """``field`` equals one of ``values``."""
 
-    field: Field
+    field: Field | RecordField
     values: tuple[str, ...]
 
 
@@ -73,7 +75,7 @@ class DayRange:
 class Between:
     """``field`` (ISO text: a timestamp) lies from ``low`` to ``high``, both included, either open."""
 
-    field: Field
+    field: RecordField
     low: str | None
     high: str | None
 
@@ -82,7 +84,7 @@ class Between:
 class After:
     """``field`` sorts after ``value``: a page's cursor."""
 
-    field: Field
+    field: RecordField
     value: str
 
 
@@ -141,7 +143,7 @@ def record_scope(
     tenant_id: str,
     *,
     statuses: Sequence[str] = (),
-    terms: Sequence[tuple[Field, str | None]] = (),
+    terms: Sequence[tuple[RecordField, str | None]] = (),
     latest_only: bool = False,
     include_deleted: bool = False,
     created: tuple[datetime | None, datetime | None] = (None, None),

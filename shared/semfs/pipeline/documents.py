@@ -179,7 +179,7 @@ def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) ->
     model = record.embedding_model
     if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
         model = c.embedder.model
         dim = c.embedder.dim
         record = update(

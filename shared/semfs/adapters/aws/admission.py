@@ -31,10 +31,10 @@ def gate_table_definition(name: str) -> dict[str, Any]:
 
 class DynamoAdmission:
     def __init__(self, settings: Settings) -> None:
-        assert settings.gate_table
+        assert settings.aws.gate_table
         self._settings = settings
-        self._table = settings.gate_table
-        self._limit = settings.max_in_flight
+        self._table = settings.aws.gate_table
+        self._limit = settings.aws.max_in_flight
 
     def _update(self, **kwargs: Any) -> bool:
         from botocore.exceptions import ClientError

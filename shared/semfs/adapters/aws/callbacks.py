@@ -25,9 +25,9 @@ CLOSED_TOKEN = frozenset({"TaskTimedOut", "TaskDoesNotExist", "InvalidToken"})
 
 class DynamoJobWaits:
     def __init__(self, settings: Settings) -> None:
-        assert settings.gate_table
+        assert settings.aws.gate_table
         self._settings = settings
-        self._table = settings.gate_table
+        self._table = settings.aws.gate_table
 
     def _record(self, job_id: str, expression: str, values: dict[str, Any]) -> dict[str, Any]:
         expiry = {":expiration": {"N": str(int(time.time()) + KEEP_S)}}

@@ -53,7 +53,7 @@ def paginate(call: Callable[..., Any], op: str, kwargs: dict[str, Any]) -> Itera
 
 
 def client(settings: Settings, service: str) -> Any:
-    return _session_client(service, settings.aws_region, settings.aws_endpoint_url)
+    return _session_client(service, settings.aws.region, settings.aws.endpoint_url)
 
 
 def call(settings: Settings, service: str, op: str, what: str, **kwargs: Any) -> Any:

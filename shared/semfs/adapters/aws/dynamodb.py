@@ -163,9 +163,9 @@ class DynamoFileRepository:
     """FileRepository on one DynamoDB table (see module docstring)."""
 
     def __init__(self, settings: Settings) -> None:
-        assert settings.table
+        assert settings.aws.table
         self._settings = settings
-        self._table = settings.table
+        self._table = settings.aws.table
 
     @property
     def _ddb(self) -> Any:

@@ -63,9 +63,9 @@ class _EntityTable:
 
     @property
     def _table(self) -> str:
-        if not self._settings.entity_table:
+        if not self._settings.aws.entity_table:
             raise PermanentError("SEMFS_ENTITY_TABLE is not set", outcome=Outcome.FAILED_INTERNAL)
-        return self._settings.entity_table
+        return self._settings.aws.entity_table
 
     def _call(self, op: str, **kwargs: Any) -> Any:
         from botocore.exceptions import BotoCoreError, ClientError

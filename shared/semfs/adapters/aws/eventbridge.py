@@ -26,7 +26,7 @@ class EventBridgePublisher:
             "Source": "semfs",
             "DetailType": detail_type,
             "Detail": json.dumps(detail),
-            "EventBusName": self._settings.event_bus,
+            "EventBusName": self._settings.aws.event_bus,
         }
         try:
             result = client(self._settings, "events").put_events(Entries=[entry])

@@ -179,14 +179,14 @@ class OpenSearchIndex:
         model: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        assert settings.opensearch_endpoint
+        assert settings.aws.opensearch_endpoint
         self._sleep = sleep  # between bulk retries of throttled items (a test passes a no-op)
         self._settings = settings
         self._dim = dim
         self._client = client
-        self._model = model or settings.resolved_embedding_model
+        self._model = model or settings.embedding.resolved_model
         # an alias over one concrete index per embedding model: a model switch moves the alias atomically
-        self._index = settings.index_name
+        self._index = settings.aws.index_name
         self._ready = False  # a writer made the index or checked its mapping
         self._seen = False  # a reader found the index (its mapping unchecked)
         self._refresh: bool | str = "wait_for"
@@ -196,7 +196,7 @@ class OpenSearchIndex:
         if self._client is None:
             from opensearchpy import OpenSearch, RequestsHttpConnection
 
-            endpoint = self._settings.opensearch_endpoint or ""
+            endpoint = self._settings.aws.opensearch_endpoint or ""
             auth = None
             if endpoint.startswith("https://"):
                 import boto3
@@ -204,7 +204,7 @@ class OpenSearchIndex:
 
                 credentials = boto3.Session().get_credentials()
                 auth = AWSV4SignerAuth(
-                    credentials, self._settings.aws_region or "us-east-1", self._settings.opensearch_service
+                    credentials, self._settings.aws.region or "us-east-1", self._settings.aws.opensearch_service
                 )
             self._client = OpenSearch(
                 hosts=[endpoint],
@@ -233,7 +233,7 @@ class OpenSearchIndex:
     def _create_concrete(self, model: str, dim: int, alias: bool) -> str:
         name = self._concrete(model)
         if not self._call("exists", self.client.indices.exists, index=name):
-            body = index_body(dim, shards=self._settings.index_shards)
+            body = index_body(dim, shards=self._settings.aws.index_shards)
             body["mappings"]["_meta"] = {"embedding_model": model}
             if alias:
                 body["aliases"] = {self._index: {}}
@@ -381,7 +381,7 @@ class OpenSearchIndex:
     def _bulk_ops(self, ops: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> None:
         """Send ``ops`` in bulk requests of at most ``bulk_max_bytes`` each (t3 domains take 10 MiB per
         request; a 1,000-chunk file at 1,536 dimensions is ~32 MiB), each with its per-item accounting."""
-        limit = self._settings.bulk_max_bytes
+        limit = self._settings.aws.bulk_max_bytes
         batch: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
         size = 0
         for op in ops:

@@ -19,9 +19,9 @@ class S3BlobStore:
     """Objects under ``bucket``; server-side encryption (SSE-S3) on every put."""
 
     def __init__(self, settings: Settings) -> None:
-        assert settings.bucket
+        assert settings.aws.bucket
         self._settings = settings
-        self._bucket = settings.bucket
+        self._bucket = settings.aws.bucket
 
     @property
     def _s3(self) -> Any:

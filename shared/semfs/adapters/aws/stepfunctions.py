@@ -21,10 +21,10 @@ class StepFunctionsStarter:
     """StartExecution with a deterministic name; a name already used is a no-op."""
 
     def __init__(self, settings: Settings, admission: Admission | None = None) -> None:
-        assert settings.state_machine_arn
-        assert admission is None or settings.admission_queue_url, "the gate needs SEMFS_ADMISSION_QUEUE_URL"
+        assert settings.aws.state_machine_arn
+        assert admission is None or settings.aws.admission_queue_url, "the gate needs SEMFS_ADMISSION_QUEUE_URL"
         self._settings = settings
-        self._arn = settings.state_machine_arn
+        self._arn = settings.aws.state_machine_arn
         self._admission = admission
 
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -81,14 +81,14 @@ class StepFunctionsStarter:
     def _defer(self, name: str, state: dict[str, Any]) -> None:
         """Every slot is taken: queue the start. Each try is a new message, so a file waiting through
         many tries never reaches the queue's dead-letter count; jitter spreads the retries."""
-        base = self._settings.admission_delay_s
+        base = self._settings.aws.admission_delay_s
         delay = min(900, base + random.randint(0, base))
         call(
             self._settings,
             "sqs",
             "send_message",
             "queueing a file for admission failed",
-            QueueUrl=self._settings.admission_queue_url,
+            QueueUrl=self._settings.aws.admission_queue_url,
             MessageBody=json.dumps({"name": name, "state": state}),
             DelaySeconds=delay,
         )

@@ -88,7 +88,7 @@ class TextractOcr:
 
     @property
     def announces_jobs(self) -> bool:
-        return bool(self._settings.textract_topic_arn and self._settings.textract_role_arn)
+        return bool(self._settings.ocr.textract_topic_arn and self._settings.ocr.textract_role_arn)
 
     def _fail(self, e: Exception, what: str) -> Exception:
         if is_retryable(e) or error_code(e) == "ProvisionedThroughputExceededException":
@@ -127,18 +127,18 @@ class TextractOcr:
                 f"{pages} pages is more than Textract accepts ({ASYNC_MAX_PAGES})", outcome=Outcome.FAILED_OCR
             )
         s3 = self._s3_client or client(self._settings, "s3")
-        head = s3.head_object(Bucket=self._settings.bucket, Key=blob_key)
+        head = s3.head_object(Bucket=self._settings.aws.bucket, Key=blob_key)
         if head["ContentLength"] > ASYNC_MAX_BYTES:
             raise PermanentError("the document is larger than Textract accepts", outcome=Outcome.FAILED_OCR)
         request: dict[str, Any] = {
-            "DocumentLocation": {"S3Object": {"Bucket": self._settings.bucket, "Name": blob_key}}
+            "DocumentLocation": {"S3Object": {"Bucket": self._settings.aws.bucket, "Name": blob_key}}
         }
         if request_token:
             request["ClientRequestToken"] = request_token  # Textract's idempotency: the same job again
         if self.announces_jobs:  # the job's end is published to the topic, as the template's role
             request["NotificationChannel"] = {
-                "SNSTopicArn": self._settings.textract_topic_arn,
-                "RoleArn": self._settings.textract_role_arn,
+                "SNSTopicArn": self._settings.ocr.textract_topic_arn,
+                "RoleArn": self._settings.ocr.textract_role_arn,
             }
         try:
             response = self._textract.start_document_text_detection(**request)

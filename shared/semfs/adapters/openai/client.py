@@ -62,15 +62,15 @@ def _client(settings: Settings, api_key: KeyProvider) -> Any:
     except ImportError as e:  # pragma: no cover - openai is a declared dependency
         raise PermanentError("the openai package is not installed", outcome=Outcome.FAILED_LLM) from e
     return OpenAI(
-        base_url=settings.llm_base_url,
+        base_url=settings.llm.base_url,
         api_key=api_key() or "not-needed",
-        timeout=settings.llm_timeout_s,
+        timeout=settings.llm.timeout_s,
         max_retries=LLM_ATTEMPTS - 1,
     )
 
 
 def _settings_key(settings: Settings) -> KeyProvider:
-    return lambda: settings.llm_api_key
+    return lambda: settings.llm.api_key
 
 
 class OpenAIEnricher:
@@ -98,11 +98,11 @@ class OpenAIEmbedder:
 
     @property
     def model(self) -> str:
-        return self._settings.resolved_embedding_model
+        return self._settings.embedding.resolved_model
 
     @property
     def dim(self) -> int:
-        return self._settings.embedding_dim or 1536
+        return self._settings.embedding.dim or 1536
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         import openai
@@ -140,7 +140,7 @@ class OpenAIChat:
             self._client = _client(self._settings, self._api_key)
         try:
             response = self._client.chat.completions.create(
-                model=self._settings.llm_model,
+                model=self._settings.llm.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 response_format={"type": "json_schema", "json_schema": schema},
                 temperature=0,

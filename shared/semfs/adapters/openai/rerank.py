@@ -20,11 +20,11 @@ MAX_DOCUMENT_CHARS = 2_000  # a passage, not a file: rerankers read ~512 tokens
 
 class HttpReranker:
     def __init__(self, settings: Settings, api_key: Callable[[], str | None] | None = None) -> None:
-        assert settings.rerank_base_url
-        self._url = settings.rerank_base_url.rstrip("/") + "/rerank"
-        self._model = settings.rerank_model
-        self._timeout = settings.rerank_timeout_s
-        self._key = api_key or (lambda: settings.rerank_api_key)
+        assert settings.rerank.base_url
+        self._url = settings.rerank.base_url.rstrip("/") + "/rerank"
+        self._model = settings.rerank.model
+        self._timeout = settings.rerank.timeout_s
+        self._key = api_key or (lambda: settings.rerank.api_key)
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
         if not documents:

@@ -75,7 +75,7 @@ def upload() -> Response[str]:
     c = container()
     event = router.current_event
     filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
-    target = c.blobs.presign_upload(tenant, filename, c.settings.max_file_bytes, 900)
+    target = c.blobs.presign_upload(tenant, filename, c.settings.limits.max_file_bytes, 900)
     if target is not None:  # the client sends the bytes to the store itself
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")

@@ -44,12 +44,12 @@ def tenant_for(c: Container, recipients: list[str]) -> str | None:
 
 def tenants_for(c: Container, recipients: list[str]) -> list[str]:
     """Every tenant a message is addressed to (one delivery each), in recipient order."""
-    mailboxes = c.settings.mailbox_tenants
+    mailboxes = c.settings.mail.mailbox_tenants
     return list(dict.fromkeys(mailboxes[r.lower()] for r in recipients if r.lower() in mailboxes))
 
 
 def _external(c: Container, people: list[Address]) -> list[Address]:
-    own = set(c.settings.mailbox_tenants)
+    own = set(c.settings.mail.mailbox_tenants)
     return [p for p in people if p.address not in own]
 
 
@@ -90,7 +90,7 @@ def upsert_contacts(c: Container, tenant: str, people: list[Address], message_id
 
 def failed_verdicts(c: Container, verdicts: dict[str, str] | None) -> list[str]:
     """The verdicts in the reject policy (``SEMFS_REJECT_EMAIL_VERDICTS``) that say FAIL."""
-    policy = [v.strip() for v in c.settings.reject_email_verdicts.split(",") if v.strip()]
+    policy = [v.strip() for v in c.settings.mail.reject_email_verdicts.split(",") if v.strip()]
     return [v for v in policy if (verdicts or {}).get(v) == "FAIL"]
 
 
@@ -120,7 +120,7 @@ def ingest_mail(
     """Ingest one message for ``tenant``: every attachment leaf becomes a file with the message's
     provenance. Redelivering the same Message-ID creates nothing new."""
     try:
-        parsed = parse_mail(raw, c.settings.mail_min_inline_image_bytes)
+        parsed = parse_mail(raw, c.settings.mail.min_inline_image_bytes)
     except RecursionError:  # 2,000 nested multiparts: stored with its outcome, never "try again" forever
         mid = f"<{sha256_hex(raw)[:32]}@semfs.invalid>"
         reg = register_rejected(
@@ -153,7 +153,7 @@ def ingest_mail(
     }
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
     parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
-    if c.settings.index_email_body and parsed.body:
+    if c.settings.mail.index_email_body and parsed.body:
         parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
     for index, filename, data in parts:
         where = "the body of" if index < 0 else "attached to"

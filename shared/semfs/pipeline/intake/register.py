@@ -166,10 +166,10 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
 
     if name is None:
         return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
-    if len(data) > c.settings.max_file_bytes:
+    if len(data) > c.settings.limits.max_file_bytes:
         return terminal(
             Outcome.REJECTED_TOO_LARGE,
-            f"{len(data)} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
+            f"{len(data)} bytes exceeds the {c.settings.limits.max_file_mb:g} MB limit",
             blob_key="",
         )
     if not data:  # every empty file is empty, not a duplicate of the first one

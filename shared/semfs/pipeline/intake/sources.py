@@ -37,7 +37,7 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
         return None
     name = PurePosixPath(key).name
     source_key = f"s3:{key}"
-    if size > c.settings.max_file_bytes:
+    if size > c.settings.limits.max_file_bytes:
         return register_rejected(
             c,
             tenant,
@@ -45,7 +45,7 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
             size,
             f"{source_key}@{version_id or ''}",
             Outcome.REJECTED_TOO_LARGE,
-            f"{size} bytes exceeds the {c.settings.max_file_mb:g} MB limit",
+            f"{size} bytes exceeds the {c.settings.limits.max_file_mb:g} MB limit",
             Provenance(version_key=source_key),
         )
     data = c.blobs.get(key)

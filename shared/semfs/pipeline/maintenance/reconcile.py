@@ -93,7 +93,7 @@ def new_sweep(c: Container, repair: bool = True) -> Sweep:
         sweep_id=utcnow().strftime("%Y%m%dT%H%M%S%f"),
         repair=repair,
         tenants=sorted(c.repo.tenants()),
-        reenrich_left=c.settings.reenrich_per_sweep,
+        reenrich_left=c.settings.llm.reenrich_per_sweep,
     )
 
 

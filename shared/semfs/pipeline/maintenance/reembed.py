@@ -120,7 +120,7 @@ def reembed(
     target = c.embedder.model
     active = c.index.active_model()
     switching = active is not None and active != target
-    if switching and c.settings.reembed_new_files_only and not (file_ids or tag):
+    if switching and c.settings.embedding.new_files_only and not (file_ids or tag):
         # the archive stays on its model; new files already carry the configured one (searched as their own leg)
         return {
             "model": target,
@@ -216,7 +216,7 @@ def _reembed_one(c: Container, record: FileRecord, target: str, switching: bool)
         return  # staged before the switch, whose pass ran out of time while records followed it
     chunks, _ = load_chunks(c, record)
     texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-    vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+    vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
     if switching:
         ids = [chunk_id(record.file_id, ch.n) for ch in chunks] + [card_id(record.file_id)]
         c.index.stage_vectors(record.tenant_id, record.file_id, target, dict(zip(ids, vectors.tolist(), strict=True)))

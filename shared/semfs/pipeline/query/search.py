@@ -59,7 +59,7 @@ def retrieve(
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     k = overfetch(limit)
     bm25_text = keyword_text(query)  # the BM25 legs' text: a question's foreign function words left out
-    cards = c.settings.card_leg
+    cards = c.settings.search.card_leg
     legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
     if mode in ("hybrid", "semantic"):
@@ -68,7 +68,7 @@ def retrieve(
             vector = embedder.embed_query(query)
             together = (
                 c.index.hybrid_legs(tenant_id, bm25_text, vector, filters, k, cards)
-                if mode == "hybrid" and not c.settings.reembed_new_files_only
+                if mode == "hybrid" and not c.settings.embedding.new_files_only
                 else None
             )
             if together is not None:  # one round trip to a remote index
@@ -76,7 +76,7 @@ def retrieve(
                 legs = list(zip(names, together, strict=True))
                 return _ranked(c, tenant_id, query, bm25_text, legs, limit, degraded=False)
             legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
-            if c.settings.reembed_new_files_only and embedder is not c.embedder:
+            if c.settings.embedding.new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
                 new_vector = c.embedder.embed_query(query)
                 legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
@@ -138,7 +138,7 @@ def _ranked(
     degraded: bool,
 ) -> Retrieved:
     """Fuse the legs per file; then, with a reranker configured, let it reorder the top files."""
-    s = c.settings
+    s = c.settings.search
     weights = [s.fusion_weights.get(name, 1.0) for name, _ in legs]
     files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
     if c.reranker is not None and len(files) > 1:
@@ -151,7 +151,7 @@ def _reranked(c: Container, tenant_id: str, query: str, files: list[RankedFile])
     (their scores become its scores); the rest follow in fused order. A failing reranker leaves the
     fused order."""
     assert c.reranker is not None
-    top, rest = files[: c.settings.rerank_top_n], files[c.settings.rerank_top_n :]
+    top, rest = files[: c.settings.rerank.top_n], files[c.settings.rerank.top_n :]
     best = [hits[0].chunk_id for _, _, hits in top]
     docs = c.index.get_docs(tenant_id, best)
     try:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def make_chunks(doc: ExtractedDocument, settings: Settings) -> list[Chunk]:
-    return chunk_document(doc, settings.chunk_tokens, settings.chunk_overlap_tokens)
+    return chunk_document(doc, settings.chunking.tokens, settings.chunking.overlap_tokens)
 
 
 def run(state: PipelineState, c: Container) -> PipelineState:
@@ -34,10 +34,10 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         record = work.record
         doc = load_document(c, record)
         chunks = make_chunks(doc, c.settings)
-        if len(chunks) > c.settings.max_chunks:  # bounded embedding time and index size per file
-            chunks, state = chunks[: c.settings.max_chunks], state.model_copy(update={"partial": True})
+        if len(chunks) > c.settings.limits.max_chunks:  # bounded embedding time and index size per file
+            chunks, state = chunks[: c.settings.limits.max_chunks], state.model_copy(update={"partial": True})
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-        vectors = embed_texts(c.embedder, texts, c.settings.embed_batch_size)
+        vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
         c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))

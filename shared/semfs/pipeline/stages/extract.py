@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Extract the file's text and structure; decide whether OCR is needed."""
-    deadline = state.deadline or time.time() + c.settings.file_budget_s
+    deadline = state.deadline or time.time() + c.settings.limits.file_budget_s
     with stage("extract", state, c) as work:
         record = work.record
         data = c.blobs.get(record.blob_key)
@@ -26,8 +26,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         doc = out.document
         ocr_pages = out.ocr_pages if c.ocr is not None else []
         partial = doc.truncated
-        if len(ocr_pages) > c.settings.ocr_max_pages:  # OCR the first pages, say the file is partial
-            ocr_pages, partial = ocr_pages[: c.settings.ocr_max_pages], True
+        if len(ocr_pages) > c.settings.ocr.max_pages:  # OCR the first pages, say the file is partial
+            ocr_pages, partial = ocr_pages[: c.settings.ocr.max_pages], True
         if out.ocr_pages and c.ocr is None:
             if not doc.blocks:
                 reason = (

@@ -42,7 +42,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             raise PermanentError("no OCR engine is configured", outcome=Outcome.FAILED_OCR)
         wanted = set(state.ocr_pages)
         if state.ocr_job_id:
-            if state.ocr_polls >= c.settings.ocr_max_polls:
+            if state.ocr_polls >= c.settings.ocr.max_polls:
                 raise PermanentError("the OCR job did not finish in time", outcome=Outcome.FAILED_TIMEOUT)
             polled = c.ocr.poll_document(state.ocr_job_id)
             if polled is None:
@@ -69,7 +69,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                     log.warning("ocr stopped at the file's time budget", file_id=record.file_id, pages=len(pages))
                     out_of_time = True
                     break
-                for number, image in c.extractor.render(data, kind, numbers[i : i + RENDER_BATCH], c.settings.ocr_dpi):
+                for number, image in c.extractor.render(data, kind, numbers[i : i + RENDER_BATCH], c.settings.ocr.dpi):
                     pages.append(c.ocr.recognise(image, number))
         merge(c, work, pages, out_of_time)
         work.next_status = Status.ENRICHING
@@ -94,7 +94,7 @@ def _waiting(c: Container) -> dict[str, object]:
     """What the state machine's wait for a running job reads: the notice, or the timer."""
     assert c.ocr is not None
     notice = c.ocr.announces_jobs
-    seconds = c.settings.ocr_notice_timeout_s if notice else c.settings.ocr_poll_seconds
+    seconds = c.settings.ocr.notice_timeout_s if notice else c.settings.ocr.poll_seconds
     return {"ocr_done": False, "ocr_notice": notice, "ocr_wait_seconds": seconds}
 
 
@@ -120,7 +120,7 @@ def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = Fa
     new_blocks = [Block(text=normalise_ocr(p.text), location=Location(page=p.page)) for p in found]
     if not doc.blocks and not new_blocks:
         if out_of_time:
-            reason = f"the file's time budget ({c.settings.file_budget_s:g} s) ran out before OCR found text"
+            reason = f"the file's time budget ({c.settings.limits.file_budget_s:g} s) ran out before OCR found text"
             raise PermanentError(reason, outcome=Outcome.FAILED_TIMEOUT)
         raise FileSkipped("OCR found no text", outcome=Outcome.SKIPPED_NO_TEXT)
     blocks = sorted([*doc.blocks, *new_blocks], key=lambda b: b.location.page or 0)
@@ -133,5 +133,5 @@ def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = Fa
         extraction=extraction,
         ocr_engine=c.ocr.engine if c.ocr else None,
         ocr_confidence=confidence,
-        ocr_low_confidence=confidence is not None and confidence < c.settings.ocr_min_confidence,
+        ocr_low_confidence=confidence is not None and confidence < c.settings.ocr.min_confidence,
     )
