@@ -92,44 +92,6 @@ def filled_vectors(vector_index: SearchIndex) -> SearchIndex:
     return fill(vector_index)
 
 
-def test_keyword_ranks_matches_and_ors_terms(filled: SearchIndex) -> None:
-    hits = filled.keyword("acme", "invoice payment", ALL, 10)
-    assert hits[0].chunk_id == "inv:0"
-    assert {h.file_id for h in hits} == {"inv"}
-    assert hits == sorted(hits, key=lambda h: -h.score)
-    # one matching term is enough (OR), stemming matches "payments" to "payment"
-    assert filled.keyword("acme", "payments zebra", ALL, 10)[0].chunk_id == "inv:0"
-
-
-def test_fts_syntax_in_queries_is_inert(filled: SearchIndex) -> None:
-    for q in ['"unbalanced', "NEAR(a b)", "AND OR NOT", "*", "-", "()", "title:", "^2 ~ OR"]:
-        assert filled.keyword("acme", q, ALL, 10) == [], q  # operators are not searched for, and never raise
-    for q in ['"unbalanced invoice', "invoice AND OR NOT", "col:invoice", "(invoice)", "invoice^9 -payment"]:
-        hits = filled.keyword("acme", q, ALL, 10)
-        assert hits and hits[0].file_id == "inv", q  # the words in them still are
-
-
-def test_knn_ranks_by_cosine(filled_vectors: SearchIndex) -> None:
-    filled = filled_vectors
-    hits = filled.knn("acme", EMB.embed_query("electric bicycle belt drive"), ALL, 10)
-    assert hits[0].chunk_id == "bike:0"
-    assert hits == sorted(hits, key=lambda h: -h.score)
-    assert hits[0].score == pytest.approx(max(h.score for h in hits))
-
-
-@pytest.mark.parametrize("leg", ["keyword", "knn"])
-def test_tenant_is_applied_inside_every_leg(search_index: SearchIndex, vector_index: SearchIndex, leg: str) -> None:
-    filled = fill(search_index if leg == "keyword" else vector_index)
-    q = "invoice payment secrets"
-    hits = filled.keyword("acme", q, ALL, 50) if leg == "keyword" else filled.knn("acme", EMB.embed_query(q), ALL, 50)
-    assert "sec" not in {h.file_id for h in hits}
-    other = (
-        filled.keyword("globex", q, ALL, 50) if leg == "keyword" else filled.knn("globex", EMB.embed_query(q), ALL, 50)
-    )
-    assert {h.file_id for h in other} == {"sec"}
-    assert filled.get_docs("acme", ["sec:0"]) == {}
-
-
 FILTER_CASES = [
     (SearchFilters(tags=["product"]), {"bike"}),
     (SearchFilters(thread_id="t1"), {"bike"}),
@@ -142,162 +104,234 @@ FILTER_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
-def test_filters_apply_to_the_keyword_leg(filled: SearchIndex, filters: SearchFilters, expected: set[str]) -> None:
-    q = "invoice payment bicycle belt drive"
-    assert {h.file_id for h in filled.keyword("acme", q, filters, 50)} == expected
+class TestIndexWriter:
+    """Writes: per-file replace, delete, the latest flag, batches and clear, seen by the next search."""
 
+    def test_replace_file_is_idempotent_and_replaces(self, filled: SearchIndex) -> None:
+        filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
+        filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
+        assert filled.keyword("acme", "thirty days", ALL, 10) == []
+        assert [h.chunk_id for h in filled.keyword("acme", "kittens", ALL, 10)] == ["inv:0"]
+        assert filled.get_docs("acme", ["inv:1"]) == {}
 
-@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
-def test_filters_apply_to_the_vector_leg(
-    filled_vectors: SearchIndex, filters: SearchFilters, expected: set[str]
-) -> None:
-    q = "invoice payment bicycle belt drive"
-    assert {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query(q), filters, 50)} == expected
+    def test_replace_refuses_documents_of_another_file(self, search_index: SearchIndex) -> None:
+        with pytest.raises(ValueError, match="belong"):
+            search_index.replace_file("acme", "a", [doc("b", 0, "x")])
 
+    def test_delete_file(self, filled: SearchIndex) -> None:
+        assert filled.delete_file("acme", "inv") == 2
+        assert filled.delete_file("acme", "inv") == 0
+        assert filled.keyword("acme", "invoice", ALL, 10) == []
+        assert filled.file_ids("acme") == {"bike"}
 
-def test_replace_file_is_idempotent_and_replaces(filled: SearchIndex) -> None:
-    filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
-    filled.replace_file("acme", "inv", [doc("inv", 0, "Completely new wording about kittens")])
-    assert filled.keyword("acme", "thirty days", ALL, 10) == []
-    assert [h.chunk_id for h in filled.keyword("acme", "kittens", ALL, 10)] == ["inv:0"]
-    assert filled.get_docs("acme", ["inv:1"]) == {}
+    def test_deleted_files_leave_the_vector_leg(self, filled_vectors: SearchIndex) -> None:
+        filled_vectors.delete_file("acme", "inv")
+        assert "inv" not in {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10)}
 
+    @pytest.mark.parametrize("leg", ["keyword", "knn"])
+    def test_latest_and_history(self, search_index: SearchIndex, vector_index: SearchIndex, leg: str) -> None:
+        if leg == "knn":
+            search_index = vector_index
+        search_index.replace_file("acme", "v1", [doc("v1", 0, "contract thirty days", lineage_id="L")])
+        search_index.replace_file(
+            "acme", "v2", [doc("v2", 0, "contract forty five days", lineage_id="L", is_latest=False, version=2)]
+        )
+        rewritten: list[str] = []
 
-def test_replace_refuses_documents_of_another_file(search_index: SearchIndex) -> None:
-    with pytest.raises(ValueError, match="belong"):
-        search_index.replace_file("acme", "a", [doc("b", 0, "x")])
+        def docs_of(file_id: str) -> list[IndexDoc]:  # what the pipeline builds from the stored chunks
+            rewritten.append(file_id)
+            text, version = {"v1": ("contract thirty days", 1), "v2": ("contract forty five days", 2)}[file_id]
+            return [doc(file_id, 0, text, lineage_id="L", is_latest=file_id == "v2", version=version)]
 
+        search_index.set_latest("acme", "L", "v2", docs_of)
+        assert set(rewritten) <= {"v1", "v2"}  # only versions whose flag changed, if any
 
-def test_delete_file(filled: SearchIndex) -> None:
-    assert filled.delete_file("acme", "inv") == 2
-    assert filled.delete_file("acme", "inv") == 0
-    assert filled.keyword("acme", "invoice", ALL, 10) == []
-    assert filled.file_ids("acme") == {"bike"}
+        def ids(filters: SearchFilters) -> set[str]:
+            if leg == "keyword":
+                return {h.file_id for h in search_index.keyword("acme", "contract", filters, 10)}
+            return {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), filters, 10)}
 
+        assert ids(ALL) == {"v2"}
+        assert ids(SearchFilters(include_history=True)) == {"v1", "v2"}
 
-def test_file_ids_in_a_key_range(search_index: SearchIndex) -> None:
-    for file_id in ("f_a", "f_b", "f_c", "f_d"):
-        search_index.replace_file("acme", file_id, [doc(file_id, 0, f"text of {file_id}")])
-    search_index.replace_file("globex", "f_b2", [doc("f_b2", 0, "another tenant", tenant="globex")])
-    assert search_index.file_ids("acme", after="f_a", until="f_c") == {"f_b", "f_c"}  # (after, until]
-    assert search_index.file_ids("acme", after="f_b") == {"f_c", "f_d"}
-    assert search_index.file_ids("acme", until="f_a") == {"f_a"}
+    def test_clear(self, search_index: SearchIndex) -> None:
+        search_index.replace_file("acme", "a", [doc("a", 0, "x")])
+        search_index.clear()
+        assert search_index.file_ids() == set()
 
-
-def test_deleted_files_leave_the_vector_leg(filled_vectors: SearchIndex) -> None:
-    filled_vectors.delete_file("acme", "inv")
-    assert "inv" not in {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10)}
-
-
-@pytest.mark.parametrize("leg", ["keyword", "knn"])
-def test_latest_and_history(search_index: SearchIndex, vector_index: SearchIndex, leg: str) -> None:
-    if leg == "knn":
+    def test_writes_after_a_search_are_seen(self, vector_index: SearchIndex) -> None:
+        # the vector cache must notice writes made after it was loaded
         search_index = vector_index
-    search_index.replace_file("acme", "v1", [doc("v1", 0, "contract thirty days", lineage_id="L")])
-    search_index.replace_file(
-        "acme", "v2", [doc("v2", 0, "contract forty five days", lineage_id="L", is_latest=False, version=2)]
-    )
-    rewritten: list[str] = []
+        search_index.knn("acme", EMB.embed_query("x"), ALL, 5)
+        search_index.replace_file("acme", "late", [doc("late", 0, "arrived later")])
+        assert search_index.knn("acme", EMB.embed_query("arrived later"), ALL, 5)[0].file_id == "late"
 
-    def docs_of(file_id: str) -> list[IndexDoc]:  # what the pipeline builds from the stored chunks
-        rewritten.append(file_id)
-        text, version = {"v1": ("contract thirty days", 1), "v2": ("contract forty five days", 2)}[file_id]
-        return [doc(file_id, 0, text, lineage_id="L", is_latest=file_id == "v2", version=version)]
-
-    search_index.set_latest("acme", "L", "v2", docs_of)
-    assert set(rewritten) <= {"v1", "v2"}  # only versions whose flag changed, if any
-
-    def ids(filters: SearchFilters) -> set[str]:
-        if leg == "keyword":
-            return {h.file_id for h in search_index.keyword("acme", "contract", filters, 10)}
-        return {h.file_id for h in search_index.knn("acme", EMB.embed_query("contract"), filters, 10)}
-
-    assert ids(ALL) == {"v2"}
-    assert ids(SearchFilters(include_history=True)) == {"v1", "v2"}
+    def test_batched_writes_become_searchable_at_the_end(self, search_index: SearchIndex) -> None:
+        with search_index.batch():
+            for i in range(20):
+                search_index.replace_file("acme", f"b{i}", [doc(f"b{i}", 0, f"batch document number {i} about otters")])
+        assert len(search_index.keyword("acme", "otters", ALL, 50)) == 20
 
 
-def test_get_docs_round_trips_fields(filled: SearchIndex) -> None:
-    got = filled.get_docs("acme", ["bike:0"])["bike:0"]
-    assert got.tags == ["product"] and got.thread_id == "t1" and got.contact_ids == ["c_acme"]
-    assert got.text.startswith("The Vela") and got.embedding is None
+class TestRetriever:
+    """Reads: the BM25 and k-NN legs inside the tenant and the scope, stored documents, file ids."""
+
+    def test_keyword_ranks_matches_and_ors_terms(self, filled: SearchIndex) -> None:
+        hits = filled.keyword("acme", "invoice payment", ALL, 10)
+        assert hits[0].chunk_id == "inv:0"
+        assert {h.file_id for h in hits} == {"inv"}
+        assert hits == sorted(hits, key=lambda h: -h.score)
+        # one matching term is enough (OR), stemming matches "payments" to "payment"
+        assert filled.keyword("acme", "payments zebra", ALL, 10)[0].chunk_id == "inv:0"
+
+    def test_fts_syntax_in_queries_is_inert(self, filled: SearchIndex) -> None:
+        for q in ['"unbalanced', "NEAR(a b)", "AND OR NOT", "*", "-", "()", "title:", "^2 ~ OR"]:
+            assert filled.keyword("acme", q, ALL, 10) == [], q  # operators are not searched for, and never raise
+        for q in ['"unbalanced invoice', "invoice AND OR NOT", "col:invoice", "(invoice)", "invoice^9 -payment"]:
+            hits = filled.keyword("acme", q, ALL, 10)
+            assert hits and hits[0].file_id == "inv", q  # the words in them still are
+
+    def test_knn_ranks_by_cosine(self, filled_vectors: SearchIndex) -> None:
+        filled = filled_vectors
+        hits = filled.knn("acme", EMB.embed_query("electric bicycle belt drive"), ALL, 10)
+        assert hits[0].chunk_id == "bike:0"
+        assert hits == sorted(hits, key=lambda h: -h.score)
+        assert hits[0].score == pytest.approx(max(h.score for h in hits))
+
+    @pytest.mark.parametrize("leg", ["keyword", "knn"])
+    def test_tenant_is_applied_inside_every_leg(
+        self, search_index: SearchIndex, vector_index: SearchIndex, leg: str
+    ) -> None:
+        filled = fill(search_index if leg == "keyword" else vector_index)
+        q = "invoice payment secrets"
+        hits = (
+            filled.keyword("acme", q, ALL, 50) if leg == "keyword" else filled.knn("acme", EMB.embed_query(q), ALL, 50)
+        )
+        assert "sec" not in {h.file_id for h in hits}
+        other = (
+            filled.keyword("globex", q, ALL, 50)
+            if leg == "keyword"
+            else filled.knn("globex", EMB.embed_query(q), ALL, 50)
+        )
+        assert {h.file_id for h in other} == {"sec"}
+        assert filled.get_docs("acme", ["sec:0"]) == {}
+
+    @pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+    def test_filters_apply_to_the_keyword_leg(
+        self, filled: SearchIndex, filters: SearchFilters, expected: set[str]
+    ) -> None:
+        q = "invoice payment bicycle belt drive"
+        assert {h.file_id for h in filled.keyword("acme", q, filters, 50)} == expected
+
+    @pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+    def test_filters_apply_to_the_vector_leg(
+        self, filled_vectors: SearchIndex, filters: SearchFilters, expected: set[str]
+    ) -> None:
+        q = "invoice payment bicycle belt drive"
+        assert {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query(q), filters, 50)} == expected
+
+    def test_file_ids_in_a_key_range(self, search_index: SearchIndex) -> None:
+        for file_id in ("f_a", "f_b", "f_c", "f_d"):
+            search_index.replace_file("acme", file_id, [doc(file_id, 0, f"text of {file_id}")])
+        search_index.replace_file("globex", "f_b2", [doc("f_b2", 0, "another tenant", tenant="globex")])
+        assert search_index.file_ids("acme", after="f_a", until="f_c") == {"f_b", "f_c"}  # (after, until]
+        assert search_index.file_ids("acme", after="f_b") == {"f_c", "f_d"}
+        assert search_index.file_ids("acme", until="f_a") == {"f_a"}
+
+    def test_get_docs_round_trips_fields(self, filled: SearchIndex) -> None:
+        got = filled.get_docs("acme", ["bike:0"])["bike:0"]
+        assert got.tags == ["product"] and got.thread_id == "t1" and got.contact_ids == ["c_acme"]
+        assert got.text.startswith("The Vela") and got.embedding is None
+
+    def test_knn_on_empty_index(self, vector_index: SearchIndex) -> None:
+        assert vector_index.knn("acme", EMB.embed_query("x"), ALL, 5) == []
 
 
-def test_knn_on_empty_index(vector_index: SearchIndex) -> None:
-    assert vector_index.knn("acme", EMB.embed_query("x"), ALL, 5) == []
+class TestLocalIndexRecovery:
+    """The local index's derived parts catch up with SQLite, its truth, across handles and crashes."""
+
+    def test_a_second_handle_sees_writes_of_the_first(self, tmp_path: Path) -> None:
+        # `semfs ingest` in one process while `semfs serve` searches in another
+        reader, writer = LocalSearchIndex(tmp_path / "i.db"), LocalSearchIndex(tmp_path / "i.db")
+        assert reader.keyword("acme", "kittens", ALL, 5) == []
+        writer.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
+        assert [h.file_id for h in reader.keyword("acme", "kittens", ALL, 5)] == ["k"]
+        assert [h.file_id for h in reader.knn("acme", EMB.embed_query("kittens playing"), ALL, 5)] == ["k"]
+
+    def test_keyword_index_is_rebuilt_from_sqlite_when_they_disagree(self, tmp_path: Path) -> None:
+        first = LocalSearchIndex(tmp_path / "i.db")
+        first.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
+        shutil.rmtree(tmp_path / "i.tantivy")  # as if the process died before the keyword commit
+        assert not (tmp_path / "i.tantivy").exists()
+        again = LocalSearchIndex(tmp_path / "i.db")
+        assert [h.file_id for h in again.keyword("acme", "kittens", ALL, 5)] == ["k"]
+
+    def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(self, tmp_path: Path) -> None:
+        first = LocalSearchIndex(tmp_path / "i.db")
+        first.replace_file("acme", "a", [doc("a", 0, "aardvarks")])
+        crashed = first.batch()  # the process dies inside the batch: its deferred keyword commit never happens
+        crashed.__enter__()
+        first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
+        held = first.keywords._held
+        held.rollback()
+        held.wait_merging_threads()
+        first.keywords._held = None
+        again = LocalSearchIndex(tmp_path / "i.db")
+        assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
+        assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]
 
 
-def test_clear(search_index: SearchIndex) -> None:
-    search_index.replace_file("acme", "a", [doc("a", 0, "x")])
-    search_index.clear()
-    assert search_index.file_ids() == set()
+@pytest.fixture(params=["local", "opensearch"])
+def migrating_index(request: pytest.FixtureRequest, tmp_path: Path) -> SearchIndex:
+    """An index whose searchable model is ``m-old``, holding two files (the local one learns its model
+    from the first vectors written; OpenSearch is told it, as the composition root does)."""
+    index: SearchIndex
+    if request.param == "local":
+        index = LocalSearchIndex(tmp_path / "i.db")
+    else:
+        from semfs.adapters.aws.opensearch import OpenSearchIndex
+        from semfs.config import Settings
 
-
-def test_writes_after_a_search_are_seen(vector_index: SearchIndex) -> None:
-    # the vector cache must notice writes made after it was loaded
-    search_index = vector_index
-    search_index.knn("acme", EMB.embed_query("x"), ALL, 5)
-    search_index.replace_file("acme", "late", [doc("late", 0, "arrived later")])
-    assert search_index.knn("acme", EMB.embed_query("arrived later"), ALL, 5)[0].file_id == "late"
-
-
-def test_a_second_handle_sees_writes_of_the_first(tmp_path: Path) -> None:
-    # `semfs ingest` in one process while `semfs serve` searches in another
-    reader, writer = LocalSearchIndex(tmp_path / "i.db"), LocalSearchIndex(tmp_path / "i.db")
-    assert reader.keyword("acme", "kittens", ALL, 5) == []
-    writer.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
-    assert [h.file_id for h in reader.keyword("acme", "kittens", ALL, 5)] == ["k"]
-    assert [h.file_id for h in reader.knn("acme", EMB.embed_query("kittens playing"), ALL, 5)] == ["k"]
-
-
-def test_keyword_index_is_rebuilt_from_sqlite_when_they_disagree(tmp_path: Path) -> None:
-    first = LocalSearchIndex(tmp_path / "i.db")
-    first.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
-    shutil.rmtree(tmp_path / "i.tantivy")  # as if the process died before the keyword commit
-    assert not (tmp_path / "i.tantivy").exists()
-    again = LocalSearchIndex(tmp_path / "i.db")
-    assert [h.file_id for h in again.keyword("acme", "kittens", ALL, 5)] == ["k"]
-
-
-def test_batched_writes_become_searchable_at_the_end(search_index: SearchIndex) -> None:
-    with search_index.batch():
-        for i in range(20):
-            search_index.replace_file("acme", f"b{i}", [doc(f"b{i}", 0, f"batch document number {i} about otters")])
-    assert len(search_index.keyword("acme", "otters", ALL, 50)) == 20
-
-
-def test_writes_lost_in_a_crashed_batch_are_repaired_from_sqlite(tmp_path: Path) -> None:
-    first = LocalSearchIndex(tmp_path / "i.db")
-    first.replace_file("acme", "a", [doc("a", 0, "aardvarks")])
-    crashed = first.batch()  # the process dies inside the batch: its deferred keyword commit never happens
-    crashed.__enter__()
-    first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
-    held = first.keywords._held
-    held.rollback()
-    held.wait_merging_threads()
-    first.keywords._held = None
-    again = LocalSearchIndex(tmp_path / "i.db")
-    assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
-    assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]
-
-
-def test_opensearch_model_switch_moves_the_alias(osmem_url: str) -> None:
-    from semfs.adapters.aws.opensearch import OpenSearchIndex
-    from semfs.config import Settings
-
-    index = OpenSearchIndex(Settings(opensearch_endpoint=osmem_url, index_name="semfs-switch"), dim=384, model="m-old")
+        url = request.getfixturevalue("osmem_url")
+        index = OpenSearchIndex(Settings(opensearch_endpoint=url, index_name="semfs-switch"), dim=384, model="m-old")
     index.replace_file("acme", "a", [doc("a", 0, "aardvark notes", embedding_model="m-old")])
     index.replace_file("acme", "b", [doc("b", 0, "badger notes", embedding_model="m-old")])
-    assert index.active_model() == "m-old"
-    index.stage_vectors("acme", "a", "m-new", {"a:0": [0.1] * 128})
-    assert index.staged_file_ids("m-new") == {("acme", "a")}
-    # a file written mid-switch is searchable now (by keyword) and lands in the new index too
-    index.replace_file("acme", "c", [doc("c", 0, "cormorant notes", embedding_model="m-new", embedding=[0.2] * 128)])
-    assert index.staged_file_ids("m-new") == {("acme", "a"), ("acme", "c")}
-    # a delete mid-switch reaches the staged index as well
-    index.delete_file("acme", "a")
-    index.stage_vectors("acme", "b", "m-new", {"b:0": [0.3] * 128})
-    assert index.staged_file_ids("m-new") == {("acme", "b"), ("acme", "c")}
-    index.switch_model("m-new")
-    assert index.active_model() == "m-new"
-    assert {h.file_id for h in index.keyword("acme", "notes", ALL, 10)} == {"b", "c"}
+    return index
+
+
+class TestVectorMigration:
+    """A re-embed: vectors of the new model staged beside the searchable ones, writes and deletes during
+    the migration reaching both, and one switch after which the new model is the searchable one."""
+
+    def test_staged_vectors_follow_writes_and_deletes_until_the_switch(self, migrating_index: SearchIndex) -> None:
+        index = migrating_index
+        assert index.active_model() == "m-old"
+        index.stage_vectors("acme", "a", "m-new", {"a:0": [0.1] * 128})
+        assert index.staged_file_ids("m-new") == {("acme", "a")}
+        assert index.staged_file_ids("m-new", "globex") == set()
+        # a file written mid-switch is searchable now (by keyword) and is staged for the new model too
+        index.replace_file(
+            "acme", "c", [doc("c", 0, "cormorant notes", embedding_model="m-new", embedding=[0.2] * 128)]
+        )
+        assert index.staged_file_ids("m-new") == {("acme", "a"), ("acme", "c")}
+        assert {h.file_id for h in index.keyword("acme", "notes", ALL, 10)} == {"a", "b", "c"}
+        # a delete mid-switch reaches the staged vectors as well
+        index.delete_file("acme", "a")
+        index.stage_vectors("acme", "b", "m-new", {"b:0": [0.3] * 128})
+        assert index.staged_file_ids("m-new") == {("acme", "b"), ("acme", "c")}
+        assert index.staged_file_ids("m-new", after="b", until="c") == {("acme", "c")}
+        index.switch_model("m-new")
+        assert index.active_model() == "m-new"
+        assert {h.file_id for h in index.keyword("acme", "notes", ALL, 10)} == {"b", "c"}
+        assert index.staged_file_ids("m-new") == set()  # nothing is staged once it is the searchable model
+
+    def test_the_new_models_vectors_are_searched_before_and_after_the_switch(self, tmp_path: Path) -> None:
+        """k-NN runs only on the local index here (osmem has no k-NN; the DSL tests check OpenSearch's)."""
+        index = LocalSearchIndex(tmp_path / "i.db")
+        index.replace_file("acme", "a", [doc("a", 0, "aardvark notes", embedding_model="m-old")])
+        index.replace_file("acme", "b", [doc("b", 0, "badger notes", embedding_model="m-old")])
+        index.stage_vectors("acme", "b", "m-new", {"b:0": [1.0, 0.0, 0.0, 0.0]})
+        assert [h.file_id for h in index.knn_staged("acme", [1.0, 0.0, 0.0, 0.0], ALL, 5, "m-new")] == ["b"]
+        assert index.knn("acme", [1.0, 0.0, 0.0, 0.0], ALL, 5, model="m-new") == []  # not searchable yet
+        index.switch_model("m-new")
+        assert [h.file_id for h in index.knn("acme", [1.0, 0.0, 0.0, 0.0], ALL, 5, model="m-new")] == ["b"]

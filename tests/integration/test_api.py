@@ -136,17 +136,10 @@ def test_tags_download_upload_and_delete(api: Api) -> None:
     forged = link["url"][:-4] + "0000"
     with pytest.raises(urllib.error.HTTPError):
         urllib.request.urlopen(forged, timeout=CEILING_S)
-    boundary = "semfsboundary"
-    body = (
-        (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="previous_version_id"\r\n\r\n{fid}\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="supply-agreement.docx"\r\n'
-            "Content-Type: application/octet-stream\r\n\r\n"
-        ).encode()
-        + demo._contract(3)
-        + f"\r\n--{boundary}--\r\n".encode()
+    body = _multipart_upload(
+        {"previous_version_id": fid}, "supply-agreement.docx", demo._contract(3), "application/octet-stream"
     )
-    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={boundary}")
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert status == 201 and created["version"] == 2 and created["outcome"] == "OK"
     status, removed = api.call("DELETE", f"/files/{created['file_id']}")
     assert status == 200 and removed["deleted"] == [created["file_id"]]
@@ -300,23 +293,36 @@ def test_every_route_through_the_lambda_handler(
     assert handler.lambda_handler(event, FakeContext())["statusCode"] == expected
 
 
+BOUNDARY = "provboundary"
+
+
+def _multipart_upload(
+    fields: dict[str, str] | list[tuple[str, str]],
+    name: str = "note.md",
+    content: str | bytes = "# Note\n\nA short note.",
+    part_type: str | None = None,
+) -> bytes:
+    """A multipart/form-data body (boundary ``BOUNDARY``): these form fields (a name may repeat), then
+    the file, with its own Content-Type when ``part_type`` is given."""
+    pairs = fields.items() if isinstance(fields, dict) else fields
+    body = b"".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in pairs
+    )
+    head = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+    head += f"Content-Type: {part_type}\r\n\r\n" if part_type else "\r\n"
+    data = content.encode() if isinstance(content, str) else content
+    return body + head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
 def test_agents_upload_with_provenance(api: Api) -> None:
-    boundary = "agentboundary"
-    parts = {
+    fields = {
         "source_type": "agent_generated",
         "agent": "report-bot",
         "run_id": "run-7",
         "derived_from": api.files["terms"],
     }
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in parts.items()
-    )
-    body += (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="digest.md"\r\n\r\n'
-        "# Digest\n\nStaff get 28 days of paid holiday.\r\n"
-        f"--{boundary}--\r\n"
-    ).encode()
-    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={boundary}")
+    body = _multipart_upload(fields, "digest.md", "# Digest\n\nStaff get 28 days of paid holiday.")
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert status == 201 and created["source_type"] == "agent_generated" and created["uploaded_by"] == "report-bot"
     status, found = api.call(
         "POST", "/search", {"query": "digest holiday", "filters": {"source_type": "agent_generated"}}
@@ -326,20 +332,6 @@ def test_agents_upload_with_provenance(api: Api) -> None:
         "run_id": "run-7",
         "derived_from": [api.files["terms"]],
     }
-
-
-def _multipart_upload(fields: dict[str, str], name: str = "note.md", text: str = "# Note\n\nA short note.") -> bytes:
-    boundary = "provboundary"
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()
-    )
-    return (
-        body
-        + (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n\r\n{text}\r\n'
-            f"--{boundary}--\r\n"
-        ).encode()
-    )
 
 
 @pytest.mark.parametrize(
@@ -360,7 +352,7 @@ def test_an_upload_claiming_what_a_caller_may_not_is_refused_and_stores_nothing(
     An unknown source type used to be stored quietly as an upload."""
     before = len(api.container.repo.query(RecordQuery(tenant_id="acme", limit=1000)))
     body = _multipart_upload(fields)
-    status, payload = api.call("POST", "/files", raw=body, content_type="multipart/form-data; boundary=provboundary")
+    status, payload = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert (status, payload["error"]["code"]) == (400, "invalid_request"), payload
     assert payload["error"]["message"].startswith(message)
     assert len(api.container.repo.query(RecordQuery(tenant_id="acme", limit=1000))) == before
@@ -462,17 +454,9 @@ def test_files_are_listed_newest_first_latest_only_and_without_duplicates(api: A
 
 
 def test_repeated_form_fields_keep_every_value_and_filters_take_names(api: Api) -> None:
-    boundary = "b0undary"
     fields = [("tags", "alpha"), ("tags", "beta"), ("thread_id", "Parking 2027")]
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields
-    )
-    body += (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="garage.md"\r\n\r\n'
-        "# Garage\n\nPermits for the staff garage are renewed in January.\r\n"
-        f"--{boundary}--\r\n"
-    ).encode()
-    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={boundary}")
+    body = _multipart_upload(fields, "garage.md", "# Garage\n\nPermits for the staff garage are renewed in January.")
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert status == 201 and created["tags"] == ["alpha", "beta"]
     status, found = api.call("POST", "/search", {"query": "garage permits", "filters": {"thread_id": "Parking 2027"}})
     assert [r["file_id"] for r in found["results"]] == [created["file_id"]]
