@@ -91,9 +91,11 @@ def _local_model(settings: Settings, model: str) -> Embedder:
     raise ValueError(f"unknown local embedding model {model!r}; choose one of {', '.join(LOCAL_MODELS)}")
 
 
-def _reranker(settings: Settings) -> Reranker | None:
+def _reranker(settings: Settings) -> Reranker:
     if not settings.rerank.base_url:
-        return None
+        from semfs.adapters.local.disabled import NoReranking
+
+        return NoReranking()
     from semfs.adapters.openai.rerank import HttpReranker
 
     return HttpReranker(settings)
@@ -128,13 +130,15 @@ def _embedder(settings: Settings) -> Embedder:
     raise AssertionError(settings.embedding.embedder)  # pragma: no cover - Literal exhausts the match
 
 
-def _ocr(settings: Settings) -> Ocr | None:
+def _ocr(settings: Settings) -> Ocr:
+    from semfs.adapters.local.disabled import NoOcr
+
     if not settings.ocr.enabled:
-        return None
+        return NoOcr()
     if settings.backend == "local":
         from semfs.adapters.local.tesseract_ocr import TesseractOcr, tesseract_available
 
-        return TesseractOcr(settings.ocr.languages) if tesseract_available() else None
+        return TesseractOcr(settings.ocr.languages) if tesseract_available() else NoOcr()
     from semfs.adapters.aws.textract import TextractOcr
 
     return TextractOcr(settings)

@@ -275,12 +275,14 @@ def test_opensearch_ranks_as_the_local_index_does(
         def keyword(self, *a: Any, kind: str = "chunk", **kw: Any) -> list[IndexHit]:
             return _as_hits(legs[1] if kind == "chunk" else legs[2])
 
+    from semfs.adapters.local.disabled import NoReranking
+
     ranked = []
     for backend in (index, Local()):
         container = type("C", (), {})()
         container.index, container.embedder = backend, HashEmbedder(dim=3)
         container.query_embedder = lambda c=container: c.embedder
-        container.reranker = None
+        container.reranker = NoReranking()
         container.settings = Settings(fusion=fusion, card_leg=True)  # type: ignore[arg-type]
         found = retrieve(container, "acme", "payment terms", "hybrid", SearchFilters(), 10)  # type: ignore[arg-type]
         ranked.append([(f, round(s, 9), [h.chunk_id for h in hs]) for f, s, hs in found.files])

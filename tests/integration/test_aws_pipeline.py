@@ -329,6 +329,7 @@ class AsyncOcr:
     """Stands in for Textract's async API: the job runs for two polls, then returns its pages."""
 
     engine = "textract"
+    available = True
     document_jobs = True
     announces_jobs = False
 

@@ -50,8 +50,8 @@ class Container:
     answerer: Answerer  # writes /ask's answers: the LLM when an endpoint is configured, else extraction
     admission: Admission  # bounds the executions in flight (AWS: the gate table; locally unbounded: the queue is)
     job_waits: JobWaits  # an execution waiting on a Textract job meets the job's end (locally: none can wait)
-    ocr: Ocr | None = None  # None: no engine installed or OCR switched off; pages without text stay unread
-    reranker: Reranker | None = None  # reorders the fused top files when a /rerank endpoint is configured
+    ocr: Ocr  # NoOcr where no engine is installed or OCR is switched off: pages without text stay unread
+    reranker: Reranker  # reorders the fused top files (/rerank endpoint); NoReranking keeps the fused order
 
     def close(self) -> None:
         self.starter.close()

@@ -20,6 +20,11 @@ class Ocr(Protocol):
         ...
 
     @property
+    def available(self) -> bool:
+        """Whether there is an engine at all (false only for ``NoOcr``: pages without text stay unread)."""
+        ...
+
+    @property
     def document_jobs(self) -> bool:
         """Whether this engine reads stored documents as jobs (``start_document``) rather than page images."""
         ...

@@ -83,6 +83,10 @@ class TextractOcr:
         return self._client
 
     @property
+    def available(self) -> bool:
+        return True
+
+    @property
     def document_jobs(self) -> bool:
         return True  # PDFs and TIFFs in the bucket (images go to recognise)
 

@@ -42,6 +42,10 @@ class TesseractOcr:
         return "tesseract"
 
     @property
+    def available(self) -> bool:
+        return True
+
+    @property
     def document_jobs(self) -> bool:
         return False
 

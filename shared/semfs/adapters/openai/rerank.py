@@ -25,6 +25,7 @@ class HttpReranker:
         self._model = settings.rerank.model
         self._timeout = settings.rerank.timeout_s
         self._key = api_key or (lambda: settings.rerank.api_key)
+        self.top_n = settings.rerank.top_n
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
         if not documents:

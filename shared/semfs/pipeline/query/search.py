@@ -141,17 +141,18 @@ def _ranked(
     s = c.settings.search
     weights = [s.fusion_weights.get(name, 1.0) for name, _ in legs]
     files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
-    if c.reranker is not None and len(files) > 1:
-        files = _reranked(c, tenant_id, query, files)
+    files = _reranked(c, tenant_id, query, files)
     return Retrieved(files=files[:limit], degraded=degraded, keyword_query=bm25_text)
 
 
 def _reranked(c: Container, tenant_id: str, query: str, files: list[RankedFile]) -> list[RankedFile]:
-    """The top ``rerank_top_n`` files reordered by the reranker's score of each one's best passage
-    (their scores become its scores); the rest follow in fused order. A failing reranker leaves the
-    fused order."""
-    assert c.reranker is not None
-    top, rest = files[: c.settings.rerank.top_n], files[c.settings.rerank.top_n :]
+    """The reranker's top ``n`` files reordered by its score of each one's best passage (their scores
+    become its scores); the rest follow in fused order. A failing reranker, or one that reorders
+    fewer than two, leaves the fused order."""
+    n = c.reranker.top_n
+    top, rest = files[:n], files[n:]
+    if len(top) < 2:
+        return files
     best = [hits[0].chunk_id for _, _, hits in top]
     docs = c.index.get_docs(tenant_id, best)
     try:

@@ -24,11 +24,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         data = c.blobs.get(record.blob_key)
         out = c.extractor.extract(data, record.filename)
         doc = out.document
-        ocr_pages = out.ocr_pages if c.ocr is not None else []
+        ocr_pages = out.ocr_pages if c.ocr.available else []
         partial = doc.truncated
         if len(ocr_pages) > c.settings.ocr.max_pages:  # OCR the first pages, say the file is partial
             ocr_pages, partial = ocr_pages[: c.settings.ocr.max_pages], True
-        if out.ocr_pages and c.ocr is None:
+        if out.ocr_pages and not c.ocr.available:
             if not doc.blocks:
                 reason = (
                     "no text layer, and OCR is not enabled"

@@ -38,8 +38,6 @@ def run(state: PipelineState, c: Container) -> PipelineState:
     out_of_time = False
     with stage("ocr", state, c) as work:
         record = work.record
-        if c.ocr is None:
-            raise PermanentError("no OCR engine is configured", outcome=Outcome.FAILED_OCR)
         wanted = set(state.ocr_pages)
         if state.ocr_job_id:
             if state.ocr_polls >= c.settings.ocr.max_polls:
@@ -81,7 +79,6 @@ def _job_document(c: Container, record: FileRecord, numbers: list[int]) -> tuple
     """What a document job reads: the stored file, or — a PDF whose other pages have a text layer — those
     pages cut into a PDF of their own, so Textract reads and bills 3 pages of a 300-page report, not 300.
     Returns (blob key, its pages, the original number of each of its pages; empty when uncut)."""
-    assert c.ocr is not None
     whole = record.pages is not None and len(numbers) >= record.pages
     if not c.ocr.document_jobs or record.mime_type != "application/pdf" or whole or not numbers:
         return record.blob_key, record.pages, []
@@ -92,7 +89,6 @@ def _job_document(c: Container, record: FileRecord, numbers: list[int]) -> tuple
 
 def _waiting(c: Container) -> dict[str, object]:
     """What the state machine's wait for a running job reads: the notice, or the timer."""
-    assert c.ocr is not None
     notice = c.ocr.announces_jobs
     seconds = c.settings.ocr.notice_timeout_s if notice else c.settings.ocr.poll_seconds
     return {"ocr_done": False, "ocr_notice": notice, "ocr_wait_seconds": seconds}
@@ -131,7 +127,7 @@ def merge(c: Container, work: Work, pages: list[OcrPage], out_of_time: bool = Fa
     confidence = round(sum(p.confidence for p in found) / len(found), 4) if found else None
     work.set(
         extraction=extraction,
-        ocr_engine=c.ocr.engine if c.ocr else None,
+        ocr_engine=c.ocr.engine,
         ocr_confidence=confidence,
         ocr_low_confidence=confidence is not None and confidence < c.settings.ocr.min_confidence,
     )
