@@ -190,8 +190,6 @@ def make_wsgi_app(
     the same router API Gateway invokes in AWS. Every answer it makes itself has the uniform error body."""
     from semfs.api.app import app
 
-    lock = threading.Lock()  # the router keeps per-request context: one resolution at a time (milliseconds;
-    # ingestion is queued, so no request waits for a file to be processed)
     limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -253,15 +251,15 @@ def make_wsgi_app(
             event = to_event(method, url, headers, body, tenant)
         except UnicodeDecodeError:
             return _json_error(400, "bad_request", "the body is not valid UTF-8")
-        with lock:
-            app.append_context(container=container)  # type: ignore[no-untyped-call]
-            try:
-                response = app.resolve(event, _LocalContext())  # type: ignore[arg-type]
-            except RecursionError:
-                return _json_error(400, "bad_request", "the JSON body is nested too deeply")
-            except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
-                log.error("request failed", path=path[:200], error=type(e).__name__)
-                return _json_error(500, "internal", "internal error")
+        # no lock: the resolver keeps each request's event and context per thread (api/resolver.py)
+        app.append_context(container=container)  # type: ignore[no-untyped-call]
+        try:
+            response = app.resolve(event, _LocalContext())
+        except RecursionError:
+            return _json_error(400, "bad_request", "the JSON body is nested too deeply")
+        except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection
+            log.error("request failed", path=path[:200], error=type(e).__name__)
+            return _json_error(500, "internal", "internal error")
         payload = response.get("body") or ""
         data = base64.b64decode(payload) if response.get("isBase64Encoded") else payload.encode()
         out = list((response.get("headers") or {}).items())

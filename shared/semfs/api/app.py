@@ -18,7 +18,7 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Server
@@ -26,11 +26,12 @@ from pydantic import BaseModel
 
 from semfs.api import request
 from semfs.api.models import FileFilters
+from semfs.api.resolver import ConcurrentResolver
 from semfs.api.routes import ROUTERS
 from semfs.api.routes.upload import UPLOAD_BODY
 from semfs.domain.errors import RequestError, RetryableError, SemfsError
 
-app = APIGatewayHttpResolver(enable_validation=True)
+app = ConcurrentResolver(enable_validation=True)  # many requests at once on the local host's threads
 for router in (request.router, *ROUTERS):
     app.include_router(router)
 

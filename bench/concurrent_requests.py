@@ -1,0 +1,124 @@
+"""Many clients at once on `semfs serve`'s HTTP host: does any request wait on another?
+
+Ingests the demo corpus (the local ONNX model), then serves it on a free port and measures, in one run:
+1. the single-client baseline: one client's /search latency;
+2. 16 clients searching at once (two tenants): their p50 against 3x the baseline (the target);
+3. /health while two /ask requests hang on an LLM endpoint that accepts and never answers
+   (the LLM's timeout is set past the measurement): its p99 against 200 ms (the target).
+
+The same run with the old one-lock host is the comparison (``--locked`` wraps the app in one lock,
+as `server.py` did before the resolver kept its state per thread).
+
+    .venv/bin/python bench/concurrent_requests.py [--rounds 3] [--locked]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import pct
+
+from semfs.bootstrap import build_container
+from semfs.config import Settings
+from semfs.demo import ingest_demo, write_demo_corpus
+from semfs.server import ApiKeys, start_http
+
+QUERIES = ["how long do we have to pay invoices", "e-bike sales in Germany", "password rules", "holiday policy"]
+
+
+def _silent_llm() -> tuple[str, socket.socket]:
+    """An endpoint that accepts connections and never answers (the LLM that hangs)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: [held.append(listener.accept()[0]) for _ in iter(int, 1)], daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/v1", listener
+
+
+def _call(url: str, key: str | None, body: dict[str, Any] | None = None, timeout: float = 300) -> float:
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+    data = json.dumps(body).encode() if body is not None else None
+    started = time.perf_counter()
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=timeout) as r:
+        r.read()
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3, help="measurements of each part (median reported)")
+    ap.add_argument("--locked", action="store_true", help="serve through one lock, as the host did before")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        seeder = build_container(Settings(data_dir=data))
+        write_demo_corpus(data / "corpus")
+        for tenant in ("a", "b"):
+            ingest_demo(seeder, tenant, data / "corpus")
+        seeder.close()
+        llm_url, _listener = _silent_llm()
+        settings = Settings(data_dir=data, llm_base_url=llm_url, llm_model="m", llm_api_key="k", llm_timeout_s=600)
+        container = build_container(settings, background_workers=1)
+        keys = ApiKeys(settings.api_keys_file)
+        key = {t: keys.create(t) for t in ("a", "b")}
+        server = start_http(container, keys, "127.0.0.1", 0, threads=24)
+        if args.locked:
+            lock, inner = threading.Lock(), server._server.application
+
+            def locked(environ: Any, start_response: Any) -> Any:
+                with lock:
+                    return inner(environ, start_response)
+
+            server._server.application = locked
+        base = f"http://127.0.0.1:{server.port}"
+        search = lambda i: _call(base + "/search", key["ab"[i % 2]], {"query": QUERIES[i % len(QUERIES)]})  # noqa: E731
+        for i in range(8):
+            search(i)  # warm the model and the indexes
+        single, many, health = [], [], []
+        for _ in range(args.rounds):
+            single.append(statistics.median(search(i) for i in range(40)))
+            with ThreadPoolExecutor(16) as pool:
+                many.append(statistics.median(pool.map(search, range(160))))
+        hanging = ThreadPoolExecutor(2)
+        for i in range(2):  # two /asks that hang on the silent LLM for the rest of the run
+            hanging.submit(_call, base + "/ask", key["ab"[i]], {"question": "what are the payment terms?"}, 900)
+        time.sleep(1)
+        for _ in range(args.rounds):
+            health.append(pct([_call(base + "/health", None, timeout=600) for _ in range(100)], 99))
+        p50_1, p50_16, p99_h = statistics.median(single), statistics.median(many), statistics.median(health)
+        print(
+            json.dumps(
+                {
+                    "host": "one lock" if args.locked else "per-thread resolver",
+                    "rounds": args.rounds,
+                    "single_client_search_p50_ms": round(p50_1, 1),
+                    "16_clients_search_p50_ms": round(p50_16, 1),
+                    "ratio": round(p50_16 / p50_1, 2),
+                    "target_ratio": 3.0,
+                    "health_p99_ms_while_two_asks_hang": round(p99_h, 1),
+                    "target_health_p99_ms": 200,
+                }
+            )
+        )
+        server.shutdown()
+        container.close()
+        hanging.shutdown(wait=False, cancel_futures=True)
+
+
+if __name__ == "__main__":
+    main()
