@@ -68,10 +68,7 @@ def list_files(
     creation time; name and size read every file of the tenant to sort them (slow past ~100k files)."""
     if not 1 <= limit <= 200:
         raise BadRequestError("limit must be between 1 and 200")
-    try:
-        offset = int(cursor) if cursor else 0
-    except ValueError as e:
-        raise BadRequestError("cursor must be the next_cursor of a previous page") from e
+    offset = _offset(cursor)
     scope = _file_query(filters)
     records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
     more = len(records) > limit
@@ -161,3 +158,15 @@ def retry(file_id: str) -> FileOut:
 
     record = record_in_tenant(file_id)
     return public(run_again(container(), record.tenant_id, file_id))
+
+
+MAX_OFFSET = 10**9  # far past any listing's end; an offset SQLite (64-bit) and DynamoDB paging both hold
+
+
+def _offset(cursor: str | None) -> int:
+    """The offset a ``next_cursor`` names: a whole number from 0 to ``MAX_OFFSET``, else 400."""
+    if not cursor:
+        return 0
+    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 10 and int(cursor) <= MAX_OFFSET):
+        raise BadRequestError("cursor must be the next_cursor of a previous page")
+    return int(cursor)
