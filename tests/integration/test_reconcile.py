@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
 
 from semfs.bootstrap import Container
@@ -44,6 +47,7 @@ def test_reconcile_repairs_every_kind_of_drift(container: Container) -> None:
         "indexed_records_missing_from_index": 1,
         "versions_not_revisions": 0,
         "enrichments_to_redo": 0,
+        "registered_files_never_started": 0,
         "slots_of_closed_executions": 0,  # locally the job queue bounds the work: no gate
     }
     assert all(v["fixed"] == v["found"] for v in report.values())
@@ -137,3 +141,44 @@ def test_an_upload_refused_by_its_size_is_recorded_once(container: Container) ->
     (record,) = small.repo.query(RecordQuery(tenant_id=T, include_deleted=True))
     assert record.outcome is not None and record.outcome.value == "REJECTED_TOO_LARGE"
     assert reconcile(small)["objects_without_record"] == {"found": 0, "fixed": 0}  # before: 1, every sweep
+
+
+def test_a_file_registered_but_never_queued_is_found_and_started(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a kill between registering an upload and queueing its execution left the record in
+    ``received`` for good; a restart did not pick it up and reconcile reported no drift."""
+    from semfs.pipeline.intake import ingest
+    from semfs.pipeline.intake.register import Provenance, register
+
+    reg = register(container, T, b"# Stranded\n\nRegistered, then the process died.", "stranded.md", Provenance())
+    assert reg.record.status.value == "received"
+    assert ingest.stranded(container) == []  # a file just registered is about to start: not stranded
+    monkeypatch.setattr(ingest, "STRANDED_AFTER", timedelta(0))
+    assert reconcile(container, repair=False)["registered_files_never_started"] == {"found": 1, "fixed": 0}
+    assert reconcile(container)["registered_files_never_started"] == {"found": 1, "fixed": 1}
+    assert container.repo.get(T, reg.record.file_id).status.value == "indexed"
+    assert reconcile(container)["registered_files_never_started"] == {"found": 0, "fixed": 0}
+
+
+def test_the_host_starts_files_a_crash_left_registered(
+    settings: object, shared_extractor: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `semfs serve` runs on start and every minute: the file is queued and its workers finish it."""
+    from semfs.bootstrap import build_container
+    from semfs.pipeline.intake import ingest
+    from semfs.pipeline.intake.register import Provenance, register
+    from tests.waits import CEILING_S
+
+    served = build_container(settings, extractor=shared_extractor, background_workers=1)  # type: ignore[arg-type]
+    try:
+        reg = register(served, T, b"# Stranded\n\nQueued after the restart.", "after-restart.md", Provenance())
+        monkeypatch.setattr(ingest, "STRANDED_AFTER", timedelta(0))
+        assert [r.file_id for r in ingest.restart_stranded(served)] == [reg.record.file_id]
+        assert ingest.stranded(served) == []  # queued now: not started twice
+        deadline = time.monotonic() + CEILING_S
+        while served.repo.get(T, reg.record.file_id).status.value != "indexed" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert served.repo.get(T, reg.record.file_id).status.value == "indexed"
+    finally:
+        served.close()

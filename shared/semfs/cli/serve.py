@@ -23,6 +23,7 @@ def serve(
     """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
+    from semfs.pipeline.intake.ingest import STRANDED_AFTER, restart_stranded
     from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
 
     overrides: dict[str, Any] = {"http_port": port} if port else {}
@@ -55,8 +56,11 @@ def serve(
         )
     )
     try:
-        while True:
-            time.sleep(3600)
+        while True:  # files a killed process registered but never queued: picked up within a minute or two
+            restarted = restart_stranded(c)
+            if restarted:
+                out.print(f"started {len(restarted)} file(s) registered but never queued (a crash)")
+            time.sleep(STRANDED_AFTER.total_seconds())
     except KeyboardInterrupt:
         pass
     finally:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from semfs.domain.ids import execution_name
-from semfs.domain.models import FileRecord
+from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.outcomes import Status
 from semfs.pipeline.intake.register import Provenance, Registered, register
 from semfs.pipeline.stages.state import PipelineState
 
@@ -55,3 +57,30 @@ def ingest_bytes(
 def resume(c: Container) -> list[FileRecord]:
     """Finish every file left in a non-terminal status (all tenants)."""
     return [process(c, record) for record in c.repo.unfinished()]
+
+
+# A file registered but never started (a process killed between registering it and queueing its
+# execution) sits in ``received`` with no execution. One that waited this long was not about to start.
+STRANDED_AFTER = timedelta(seconds=60)
+
+
+def stranded(c: Container, records: list[FileRecord] | None = None) -> list[FileRecord]:
+    """Of ``records`` (default: every unfinished file), those ``received`` over ``STRANDED_AFTER`` ago
+    with no execution queued or running. Behind an admission gate (AWS) a received file may be waiting
+    for a slot in the admission queue, which redelivers it: none is stranded there."""
+    if c.settings.aws.gate_table:
+        return []
+    cutoff = utcnow() - STRANDED_AFTER
+    candidates = c.repo.unfinished() if records is None else records
+    return [
+        r
+        for r in candidates
+        if r.status is Status.RECEIVED
+        and r.updated_at < cutoff
+        and not c.starter.running(execution_name(r.tenant_id, r.file_id, r.attempt))
+    ]
+
+
+def restart_stranded(c: Container) -> list[FileRecord]:
+    """Start the execution each stranded file never got (named per attempt: a duplicate is a no-op)."""
+    return [process(c, r) for r in stranded(c)]

@@ -10,6 +10,8 @@
 - a file whose enrichment fell back while the LLM was throttling or unreachable (``enrich_again``) →
   run again as a new attempt, at most ``SEMFS_REENRICH_PER_SWEEP`` per sweep so a recovering endpoint
   is not hit by the whole backlog at once; the next sweep takes the rest;
+- a file registered but never started (``received`` for over a minute with no execution: a process
+  killed between registering and queueing it) → started (``intake.ingest.stranded``);
 - a slot of the admission gate held by an execution that is no longer running (its status-change
   event was lost) → freed, so the bound does not shrink.
 Every repair is idempotent, so the sweep can run on a schedule and be interrupted.
@@ -38,7 +40,7 @@ from semfs.domain.outcomes import Status
 from semfs.observability import get_logger
 from semfs.pipeline.catalogue.versions import detach_version
 from semfs.pipeline.documents import index_record, load_document
-from semfs.pipeline.intake.ingest import retry
+from semfs.pipeline.intake.ingest import process, retry, stranded
 from semfs.pipeline.intake.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
 from semfs.pipeline.record_update import update
 from semfs.ports import RecordQuery
@@ -58,6 +60,7 @@ KINDS = (
     "indexed_records_missing_from_index",
     "versions_not_revisions",
     "enrichments_to_redo",
+    "registered_files_never_started",
     "slots_of_closed_executions",
 )
 
@@ -190,6 +193,10 @@ def _check_record(c: Container, sweep: Sweep, r: FileRecord, in_index: bool) -> 
         if repair:
             index_record(c, r)
         sweep.saw("indexed_records_missing_from_index", repair)
+    if r.status is Status.RECEIVED and stranded(c, [r]):
+        if repair:
+            process(c, r)
+        sweep.saw("registered_files_never_started", repair)
 
 
 def _objects_step(c: Container, sweep: Sweep) -> None:
