@@ -226,7 +226,7 @@ def test_keyword_leg_ranks_as_the_query_with_the_scope_inside(tmp_path: Path) ->
         for filters in (ALL, SearchFilters(tags=["t1"]), SearchFilters(file_ids=["f3", "f10", "f20", "f30"])):
             for q in ("invoice payment", "bicycle audit revenue", "warehouse"):
                 got = [h.chunk_id for h in index.keyword(tenant, q, filters, 10)]
-                inside = index.keywords.search(q, scope(tenant, filters), 10)
+                inside = index.keywords.of(tenant).search(q, scope(tenant, filters), 10)
                 found = index.store.scoped_rids([rid for rid, _ in inside], scope(tenant, filters))
                 assert got == [found[rid][0] for rid, _ in inside if rid in found], (tenant, filters, q)
                 assert all(
@@ -260,8 +260,8 @@ def test_file_cards_leave_the_chunks_bm25_statistics_alone(tmp_path: Path) -> No
     for q in ("warehouse", "audit warehouse", "invoice"):
         assert _chunk_scores(carded, q) == _chunk_scores(plain, q)
     assert [h.chunk_id for h in carded.keyword("acme", "warehouse", ALL, 10, kind="card")] == ["f0:card"]
-    assert carded.card_keywords.open().searcher().num_docs == 2  # the empty card is not there
-    assert carded.keywords.open().searcher().num_docs == 3
+    assert carded.card_keywords.of("acme").open().searcher().num_docs == 2  # the empty card is not there
+    assert carded.keywords.of("acme").open().searcher().num_docs == 3
 
 
 def test_an_index_with_cards_among_the_chunks_is_rebuilt_in_two(tmp_path: Path) -> None:
@@ -273,12 +273,80 @@ def test_an_index_with_cards_among_the_chunks_is_rebuilt_in_two(tmp_path: Path) 
         [("acme", "f0", [index_doc("f0", 0, "forty pallets"), index_doc("f0", 1, "Pallet note", kind="card")])]
     )
     old = LocalSearchIndex(tmp_path / "i.db")
-    writer = old.keywords.open().writer()  # what the single index of an old store held: the card as well
+    writer = old.keywords.of("acme").open().writer()  # what an index of an old store held: the card as well
     from semfs.adapters.local.keyword_index import _tv_doc
 
     writer.add_document(_tv_doc(old.store.rows("kind = 'card'", ())[0]))
     writer.commit()
     writer.wait_merging_threads()
     reopened = LocalSearchIndex(tmp_path / "i.db")
-    assert reopened.keywords.open().searcher().num_docs == 1
+    assert reopened.keywords.of("acme").open().searcher().num_docs == 1
     assert [h.chunk_id for h in reopened.keyword("acme", "pallet", ALL, 5, kind="card")] == ["f0:1"]
+
+
+def _score(index: LocalSearchIndex, tenant: str, query: str) -> float:
+    (hit,) = [h for h in index.keyword(tenant, query, ALL, 10) if h.file_id == "mine"]
+    return hit.score
+
+
+def test_one_tenants_documents_never_move_anothers_scores(tmp_path: Path) -> None:
+    """BM25's statistics are each tenant's own. Before, one index held every tenant: tenant a's score
+    for a rare word fell from 1.552 to 1.102 once tenant b stored one document with it, so scores told
+    a what b's documents say. The same writes to one shared tantivy index are the oracle: there the
+    score does move, so this test would see a shared index come back."""
+    import tantivy
+
+    index = LocalSearchIndex(tmp_path / "i.db")
+    index.replace_file("a", "mine", [index_doc("mine", 0, "the zeppelin contract renewal terms", tenant="a")])
+    for n in range(5):
+        index.replace_file("a", f"other{n}", [index_doc(f"other{n}", 0, f"invoice number {n} terms", tenant="a")])
+    before = {q: _score(index, "a", q) for q in ("zeppelin", "terms", "zeppelin renewal")}
+    for n in range(20):  # tenant b writes the rare word, and the common one, many times
+        text = "zeppelin zeppelin terms " * (n + 1)
+        index.replace_file("b", f"b{n}", [index_doc(f"b{n}", 0, text, tenant="b")])
+    assert {q: _score(index, "a", q) for q in before} == before  # to the last bit
+    assert {h.file_id for h in index.keyword("b", "zeppelin", ALL, 50)} == {f"b{n}" for n in range(20)}
+
+    shared = tantivy.Index(tantivy.SchemaBuilder().add_text_field("text", stored=False).build())
+    writer = shared.writer()
+    writer.add_document(tantivy.Document(text="the zeppelin contract renewal terms"))
+    writer.commit()
+    shared.reload()
+    alone = shared.searcher().search(shared.parse_query("zeppelin", ["text"]), 1).hits[0][0]
+    writer.add_document(tantivy.Document(text="zeppelin zeppelin terms"))
+    writer.commit()
+    shared.reload()
+    assert shared.searcher().search(shared.parse_query("zeppelin", ["text"]), 1).hits[0][0] != alone
+
+
+def test_a_write_to_one_tenant_never_rebuilds_anothers_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each tenant's index knows which of the store's writes were its tenant's: another process
+    opening the store after tenant b's writes rebuilds nothing for tenant a."""
+    first = LocalSearchIndex(tmp_path / "i.db")
+    first.replace_file("a", "mine", [index_doc("mine", 0, "alpha notes", tenant="a")])
+    first.replace_file("b", "theirs", [index_doc("theirs", 0, "beta notes", tenant="b")])
+    rebuilt: list[str] = []
+    real = DocStore.kind_rows
+
+    def spy(self: DocStore, kind: str, tenant_id: str) -> typing.Iterator[sqlite3.Row]:
+        rebuilt.append(tenant_id)
+        return real(self, kind, tenant_id)
+
+    monkeypatch.setattr(DocStore, "kind_rows", spy)
+    again = LocalSearchIndex(tmp_path / "i.db")
+    assert [h.file_id for h in again.keyword("a", "notes", ALL, 5)] == ["mine"]
+    again.replace_file("b", "more", [index_doc("more", 0, "gamma notes", tenant="b")])
+    third = LocalSearchIndex(tmp_path / "i.db")
+    assert [h.file_id for h in third.keyword("a", "notes", ALL, 5)] == ["mine"]
+    assert rebuilt == []
+
+
+def test_the_shared_index_of_an_older_store_gives_way_to_one_per_tenant(tmp_path: Path) -> None:
+    first = LocalSearchIndex(tmp_path / "i.db")
+    first.replace_file("a", "mine", [index_doc("mine", 0, "alpha notes", tenant="a")])
+    legacy = tmp_path / "i.tantivy"
+    legacy.mkdir()
+    (legacy / "meta.json").write_text("{}")  # where the one index for every tenant was kept
+    again = LocalSearchIndex(tmp_path / "i.db")
+    assert not legacy.exists()  # derived data, rebuilt per tenant from SQLite
+    assert [h.file_id for h in again.keyword("a", "alpha", ALL, 5)] == ["mine"]

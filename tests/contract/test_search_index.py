@@ -261,8 +261,8 @@ class TestLocalIndexRecovery:
     def test_keyword_index_is_rebuilt_from_sqlite_when_they_disagree(self, tmp_path: Path) -> None:
         first = LocalSearchIndex(tmp_path / "i.db")
         first.replace_file("acme", "k", [doc("k", 0, "kittens playing")])
-        shutil.rmtree(tmp_path / "i.tantivy")  # as if the process died before the keyword commit
-        assert not (tmp_path / "i.tantivy").exists()
+        shutil.rmtree(tmp_path / "i.keywords")  # as if the process died before the keyword commit
+        assert not (tmp_path / "i.keywords").exists()
         again = LocalSearchIndex(tmp_path / "i.db")
         assert [h.file_id for h in again.keyword("acme", "kittens", ALL, 5)] == ["k"]
 
@@ -272,10 +272,11 @@ class TestLocalIndexRecovery:
         crashed = first.batch()  # the process dies inside the batch: its deferred keyword commit never happens
         crashed.__enter__()
         first.replace_file("acme", "b", [doc("b", 0, "badgers in a batch")])
-        held = first.keywords._held
+        acme = first.keywords.of("acme")
+        held = acme._held
         held.rollback()
         held.wait_merging_threads()
-        first.keywords._held = None
+        acme._held = None
         again = LocalSearchIndex(tmp_path / "i.db")
         assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
         assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]

@@ -71,6 +71,12 @@ _INSERT = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
+
+def tenant_generation_key(tenant_id: str) -> str:
+    """The meta row counting the writes that changed one tenant's documents."""
+    return f"generation:{tenant_id}"
+
+
 # the documents a keyword index of each kind holds: every chunk, and the file cards that have text
 _KIND_SQL = {"chunk": "kind = 'chunk'", "card": "kind = 'card' AND text != ''"}
 _BUMP_EPOCH = "UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'"
@@ -165,6 +171,7 @@ class DocStore:
         # a 32 MB page cache; no mmap: the scattered rows that rescoring reads would count in RSS
         self._db = SqliteConnections(path, _SCHEMA, migrate=_migrate, pragmas=_PRAGMAS)
         self.last_generation = 0  # the generation after this handle's last write
+        self.last_tenant_generation: dict[str, int] = {}  # each tenant's, after this handle's last write to it
 
     def conn(self) -> sqlite3.Connection:
         return self._db.get()
@@ -184,8 +191,9 @@ class DocStore:
         )
 
     # -- writes ---------------------------------------------------------------------------------
-    def write(self, statements: Iterable[Statement]) -> int:
-        """Run ``statements`` in one transaction that also bumps the generation; rows changed."""
+    def write(self, statements: Iterable[Statement], tenants: Iterable[str] = ()) -> int:
+        """Run ``statements`` in one transaction that also bumps the generation, and the generation of
+        each of ``tenants`` (the tenants whose documents the statements change); rows changed."""
         conn = self.conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -194,6 +202,12 @@ class DocStore:
                 changed += conn.execute(sql, params).rowcount
             conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
             self.last_generation = int(conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+            for tenant in sorted(set(tenants)):
+                key = tenant_generation_key(tenant)
+                conn.execute("INSERT INTO meta VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET value = value + 1", (key,))
+                self.last_tenant_generation[tenant] = int(
+                    conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
+                )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -236,11 +250,13 @@ class DocStore:
         for tenant_id, file_id, docs in files:  # all validated before the transaction starts
             more, active = self.replace_statements(tenant_id, file_id, docs, active)
             stmts += more
-        self.write(stmts)
+        self.write(stmts, tenants=[t for t, _, _ in files])
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
         """Remove one file's documents (and, by trigger, their staged vectors); rows removed."""
-        return self.write([("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))])
+        return self.write(
+            [("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))], tenants=[tenant_id]
+        )
 
     def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> list[sqlite3.Row]:
         """Flag ``latest_file_id``'s documents as the lineage's latest and the others' not (in place,
@@ -251,20 +267,25 @@ class DocStore:
                     "UPDATE docs SET is_latest = (file_id IS ?) WHERE tenant_id = ? AND lineage_id = ?",
                     (latest_file_id, tenant_id, lineage_id),
                 )
-            ]
+            ],
+            tenants=[tenant_id],
         )
         return self.rows("tenant_id = ? AND lineage_id = ?", (tenant_id, lineage_id))
 
-    def clear(self) -> None:
-        """Every document and staged vector gone, and no searchable model: the next vectors name it."""
+    def clear(self) -> list[str]:
+        """Every document and staged vector gone, and no searchable model: the next vectors name it.
+        Returns the tenants that had documents."""
+        tenants = self.tenants()
         self.write(
             [
                 ("DELETE FROM docs", ()),
                 ("DELETE FROM staged", ()),
                 ("DELETE FROM settings WHERE key = 'active_model'", ()),
                 (_BUMP_EPOCH, ()),
-            ]
+            ],
+            tenants=tenants,
         )
+        return tenants
 
     # -- embedding models -----------------------------------------------------------------------
     def stage_vectors(self, tenant_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
@@ -308,13 +329,18 @@ class DocStore:
         )
 
     # -- reads ----------------------------------------------------------------------------------
-    def kind_count(self, kind: str) -> int:
-        """How many documents a keyword index of ``kind`` holds (file cards only with text)."""
-        return int(self.conn().execute(f"SELECT COUNT(*) FROM docs WHERE {_KIND_SQL[kind]}").fetchone()[0])
+    def kind_count(self, kind: str, tenant_id: str) -> int:
+        """How many documents a tenant's keyword index of ``kind`` holds (file cards only with text)."""
+        sql = f"SELECT COUNT(*) FROM docs WHERE tenant_id = ? AND {_KIND_SQL[kind]}"
+        return int(self.conn().execute(sql, (tenant_id,)).fetchone()[0])
 
-    def kind_rows(self, kind: str) -> Iterator[sqlite3.Row]:
-        """Every document a keyword index of ``kind`` holds, streamed (a rebuild reads them all)."""
-        yield from self.conn().execute(f"SELECT * FROM docs WHERE {_KIND_SQL[kind]}")
+    def kind_rows(self, kind: str, tenant_id: str) -> Iterator[sqlite3.Row]:
+        """Every document a tenant's keyword index of ``kind`` holds, streamed (a rebuild reads them all)."""
+        yield from self.conn().execute(f"SELECT * FROM docs WHERE tenant_id = ? AND {_KIND_SQL[kind]}", (tenant_id,))
+
+    def tenants(self) -> list[str]:
+        """The tenants with documents."""
+        return [r[0] for r in self.conn().execute("SELECT DISTINCT tenant_id FROM docs ORDER BY 1")]
 
     def rows(self, where: str, params: Sequence[object]) -> list[sqlite3.Row]:
         return self.conn().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()

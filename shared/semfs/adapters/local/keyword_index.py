@@ -1,19 +1,26 @@
-"""``KeywordIndex``: a local BM25 leg — a tantivy index of one kind of document, derived from the ``DocStore``.
+"""``TenantKeywords``: a local BM25 leg — one tantivy index (``KeywordIndex``) per tenant of one kind of
+document, derived from the ``DocStore``.
 
+Each tenant has its own index, so BM25's statistics (how many documents hold a word, the average
+length) are that tenant's alone: with one index for everyone, a tenant's score for a word moved when
+another tenant stored a document with it, and so told them apart (1.552 → 1.102 for a rare word).
 Chunks and file cards are two indexes, so neither shifts the other's BM25 statistics: one short card
 per file would nearly double the document count and halve the average length that chunks are
 normalised by (SciFact keyword nDCG@10 0.675 with them in one index, 0.683 without cards). An empty
 card is not indexed at all.
 
 Written right after each SQLite commit and rebuilt from SQLite whenever the two disagree (a crash
-between the commits). The tenant and every filter go inside the tantivy query as non-scoring
+between the commits); the store counts each tenant's writes, so one tenant's index is rebuilt, never
+everyone's. The tenant and every filter go inside the tantivy query as non-scoring
 clauses (block-max WAND keeps it ~1 ms at 100k chunks, where SQLite FTS5 scored every matching row).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -28,7 +35,7 @@ from semfs.domain.ranking import FIELD_BOOSTS
 from semfs.domain.scope import AnyOf, Clause, Term
 from semfs.domain.text import query_terms
 
-from .doc_store import DocStore
+from .doc_store import DocStore, tenant_generation_key
 
 _WRITER_HEAP = 50_000_000
 _LOCK_RETRIES = 120  # ~1 min: a batch in another process commits (and lets go) every few seconds
@@ -134,13 +141,16 @@ def _holds(kind: str, row: sqlite3.Row) -> bool:
 
 
 class KeywordIndex:
-    """BM25 over the store's documents of one ``kind``, commits deferred inside a batch."""
+    """BM25 over one tenant's documents of one ``kind``, commits deferred inside a batch."""
 
-    def __init__(self, path: Path, store: DocStore, kind: str = "chunk") -> None:
+    def __init__(self, path: Path, store: DocStore, kind: str, tenant_id: str, batching: Any = lambda: False) -> None:
         self._path = path
         self._store = store
         self._kind = kind
-        self._meta_key = "keyword_generation" if kind == "chunk" else f"keyword_generation_{kind}"
+        self._tenant = tenant_id
+        self._generation_key = tenant_generation_key(tenant_id)
+        self._meta_key = f"keyword_generation_{kind}:{tenant_id}"
+        self._batching = batching  # whether the collection this index belongs to is in a batch
         self._tv: Any = None
         self._seen_generation = -1
         self._lock = threading.RLock()
@@ -176,18 +186,18 @@ class KeywordIndex:
     def _repair_if_behind(self) -> None:
         """Rebuild from SQLite when the last commit does not cover SQLite's latest write (a process
         died between the two) — unless another process holds the writer: it is alive and will commit."""
-        count = self._store.kind_count(self._kind)
-        behind = self._store.meta(self._meta_key) != self._store.generation()
+        count = self._store.kind_count(self._kind, self._tenant)
+        behind = self._store.meta(self._meta_key) != self._store.meta(self._generation_key)
         if not behind and self._tv.searcher().num_docs == count:
             return
         try:
             writer = self._tv.writer(heap_size=_WRITER_HEAP, num_threads=1)
         except ValueError:
             return
-        generation = self._store.generation()
+        generation = self._store.meta(self._generation_key)
         try:
             writer.delete_all_documents()
-            for row in self._store.kind_rows(self._kind):
+            for row in self._store.kind_rows(self._kind, self._tenant):
                 writer.add_document(_tv_doc(row))
             writer.commit()
         finally:
@@ -205,7 +215,9 @@ class KeywordIndex:
             writer.wait_merging_threads()  # releases the writer lock for other processes
         self._last_commit = time.monotonic()
         self._tv.reload()
-        self._store.mark_keyword_committed(self._store.last_generation, self._meta_key)
+        written = self._store.last_tenant_generation.get(self._tenant)
+        if written is not None:  # the generation of this handle's last write to the tenant
+            self._store.mark_keyword_committed(written, self._meta_key)
 
     def sync(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
         """Apply a change SQLite has committed: drop these files' documents, add ``rows``."""
@@ -219,7 +231,8 @@ class KeywordIndex:
             for row in rows:
                 if _holds(self._kind, row):
                     self._held.add_document(_tv_doc(row))
-            if self._batch_depth == 0 or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
+            batching = self._batch_depth > 0 or self._batching()
+            if not batching or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
                 self._commit_held()
 
     @contextmanager
@@ -239,8 +252,13 @@ class KeywordIndex:
                 if self._batch_depth == 0:
                     self._commit_held()
 
+    def commit(self) -> None:
+        """Commit what a batch deferred."""
+        with self._lock:
+            self._commit_held()
+
     def search(self, query: str, clauses: Sequence[Clause], k: int) -> list[tuple[int, float]]:
-        """(rid, BM25 score) of the top ``k`` in scope (no clauses: of the whole index), best first."""
+        """(rid, BM25 score) of the top ``k`` in scope (no clauses: of the tenant's index), best first."""
         import tantivy
 
         text = query_text(query)
@@ -265,3 +283,66 @@ class KeywordIndex:
         )
         searcher = index.searcher()
         return [(searcher.doc(addr)["rid"][0], float(score)) for score, addr in searcher.search(query_all, k).hits]
+
+
+class TenantKeywords:
+    """One ``KeywordIndex`` per tenant for one kind of document, each in a folder of its own under
+    ``path`` (named by a digest of the tenant id: any id is a safe folder name), opened on first use."""
+
+    def __init__(self, path: Path, store: DocStore, kind: str = "chunk") -> None:
+        self._path = path
+        self._store = store
+        self._kind = kind
+        self._indexes: dict[str, KeywordIndex] = {}
+        self._lock = threading.Lock()
+        self._batch_depth = 0
+        self._current: KeywordIndex | None = None  # the index written last (the one holding a writer)
+        legacy = path.with_suffix(".tantivy")  # one index for every tenant (derived data: rebuilt per tenant)
+        if path.suffix != ".tantivy" and (legacy / "meta.json").exists():
+            shutil.rmtree(legacy, ignore_errors=True)
+
+    def of(self, tenant_id: str) -> KeywordIndex:
+        with self._lock:
+            index = self._indexes.get(tenant_id)
+            if index is None:
+                folder = self._path / hashlib.sha256(tenant_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+                index = KeywordIndex(folder, self._store, self._kind, tenant_id, lambda: self._batch_depth > 0)
+                self._indexes[tenant_id] = index
+            return index
+
+    def open(self, tenants: Sequence[str]) -> None:
+        """Open (and if needed repair) these tenants' indexes before SQLite changes."""
+        for tenant in tenants:
+            self.of(tenant).open()
+
+    def sync(
+        self, tenants: Sequence[str], delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False
+    ) -> None:
+        """Apply a change SQLite has committed to each of ``tenants``' indexes. Inside a batch, one
+        tenant's writer is held at a time: moving to another tenant commits the one before (a held
+        writer keeps its memory arena)."""
+        for tenant in tenants:
+            mine = [r for r in rows if r["tenant_id"] == tenant]
+            keys = [k for k in delete_keys if k.startswith(file_key(tenant, ""))]
+            index = self.of(tenant)
+            with self._lock:
+                previous, self._current = self._current, index
+            if previous is not None and previous is not index:
+                previous.commit()
+            index.sync(keys, mine, all_docs=all_docs)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Defer every tenant index's commits to every few seconds and the end (see ``KeywordIndex.batch``)."""
+        with self._lock:
+            self._batch_depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._batch_depth -= 1
+                done = self._batch_depth == 0
+                indexes = list(self._indexes.values())
+            if done:
+                for index in indexes:
+                    index.commit()

@@ -1,8 +1,9 @@
 """``LocalSearchIndex``: the embedded index behind the ``SearchIndex`` port, made of three parts.
 
 - ``DocStore`` (SQLite) holds every document and vector: the truth, one transaction per write.
-- ``KeywordIndex`` (tantivy) ranks by BM25, one index for chunks and one for file cards (so cards never
-  shift the chunks' statistics); derived, repaired from SQLite when behind.
+- ``TenantKeywords`` (tantivy) ranks by BM25, one index per tenant (so no tenant's documents shift
+  another's scores) for chunks and one for file cards (so cards never shift the chunks' statistics);
+  derived, repaired from SQLite when behind.
 - ``VectorIndex`` (usearch HNSW per model and tenant, memory-mapped, plus an exact tail) ranks by
   cosine; derived, rebuilt from SQLite when missing.
 
@@ -21,7 +22,7 @@ from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.scope import scope
 
 from .doc_store import DocStore
-from .keyword_index import KeywordIndex, file_key
+from .keyword_index import TenantKeywords, file_key
 from .vector_index import ANN_MIN, TAIL_MAX, VectorIndex
 
 
@@ -32,40 +33,43 @@ class LocalSearchIndex:
         self, path: Path, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX, build_threads: int | None = None
     ) -> None:
         self.store = DocStore(path)
-        self.keywords = KeywordIndex(path.with_suffix(".tantivy"), self.store, kind="chunk")
-        self.card_keywords = KeywordIndex(path.with_suffix(".cards.tantivy"), self.store, kind="card")
+        self.keywords = TenantKeywords(path.with_suffix(".keywords"), self.store, kind="chunk")
+        self.card_keywords = TenantKeywords(path.with_suffix(".cards.keywords"), self.store, kind="card")
         self.vectors = VectorIndex(
             path.with_suffix(".vectors"), self.store, ann_min=ann_min, tail_max=tail_max, build_threads=build_threads
         )
 
     # -- writes -----------------------------------------------------------------------------------
-    def _open_keywords(self) -> None:
-        # Open (and if needed repair) the keyword indexes before SQLite changes, so the count check on
-        # open compares two stores that agree; the same change is then applied to them.
-        self.keywords.open()
-        self.card_keywords.open()
+    def _open_keywords(self, tenants: Sequence[str]) -> None:
+        # Open (and if needed repair) the tenants' keyword indexes before SQLite changes, so the count
+        # check on open compares two stores that agree; the same change is then applied to them.
+        self.keywords.open(tenants)
+        self.card_keywords.open(tenants)
 
-    def _sync_keywords(self, delete_keys: Sequence[str], rows: Sequence[Any], *, all_docs: bool = False) -> None:
-        self.keywords.sync(delete_keys, rows, all_docs=all_docs)
-        self.card_keywords.sync(delete_keys, rows, all_docs=all_docs)
+    def _sync_keywords(
+        self, tenants: Sequence[str], delete_keys: Sequence[str], rows: Sequence[Any], *, all_docs: bool = False
+    ) -> None:
+        self.keywords.sync(tenants, delete_keys, rows, all_docs=all_docs)
+        self.card_keywords.sync(tenants, delete_keys, rows, all_docs=all_docs)
 
     def replace_files(self, files: Sequence[tuple[str, str, Sequence[IndexDoc]]]) -> None:
         """Replace several files in one SQLite transaction and one keyword-index update (bulk loads)."""
         if not files:
             return
-        self._open_keywords()
-        self.store.replace_files(files)
         keys = [(t, f) for t, f, _ in files]
-        self._sync_keywords([file_key(t, f) for t, f in keys], self.store.file_rows(keys))
-        self.vectors.after_write(sorted({t for t, _ in keys}))
+        tenants = sorted({t for t, _ in keys})
+        self._open_keywords(tenants)
+        self.store.replace_files(files)
+        self._sync_keywords(tenants, [file_key(t, f) for t, f in keys], self.store.file_rows(keys))
+        self.vectors.after_write(tenants)
 
     def replace_file(self, tenant_id: str, file_id: str, docs: Sequence[IndexDoc]) -> None:
         self.replace_files([(tenant_id, file_id, docs)])
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
-        self._open_keywords()
+        self._open_keywords([tenant_id])
         n = self.store.delete_file(tenant_id, file_id)
-        self._sync_keywords([file_key(tenant_id, file_id)], [])
+        self._sync_keywords([tenant_id], [file_key(tenant_id, file_id)], [])
         self.vectors.after_write([tenant_id])
         return n
 
@@ -77,16 +81,17 @@ class LocalSearchIndex:
         docs_of: Callable[[str], Sequence[IndexDoc]],
     ) -> None:
         # the flag is a column of the documents' table: changed in place, nothing rewritten
-        self._open_keywords()
+        self._open_keywords([tenant_id])
         rows = self.store.set_latest(tenant_id, lineage_id, latest_file_id)
-        self._sync_keywords(sorted({file_key(tenant_id, r["file_id"]) for r in rows}), rows)
+        self._sync_keywords([tenant_id], sorted({file_key(tenant_id, r["file_id"]) for r in rows}), rows)
         # the vector index needs nothing: it proposes candidates, and SQLite's is_latest decides
 
     def clear(self) -> None:
         # an empty index has no searchable model: the next vectors written define it
-        self._open_keywords()
+        tenants = self.store.tenants()
+        self._open_keywords(tenants)
         self.store.clear()
-        self._sync_keywords([], [], all_docs=True)
+        self._sync_keywords(tenants, [], [], all_docs=True)
         self.vectors.drop_all()
 
     @contextmanager
@@ -125,14 +130,15 @@ class LocalSearchIndex:
     def keyword(
         self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
     ) -> list[IndexHit]:
-        """BM25 within the scope, over chunks or over file cards (``kind``). First the index's top
-        ``2k`` with no filter in the tantivy query, kept only where SQLite finds the row in scope:
-        tantivy's block-max WAND prunes a pure disjunction but scores every match once a filter clause
-        joins it (p50 12.5 → 4 ms at 1M chunks), and BM25's statistics are index-wide either way, so
-        the in-scope rows of that ranking *are* the filtered query's top. When fewer than ``k`` of them
-        are in scope (a small tenant, a narrow filter), the query with the scope inside it answers.
+        """BM25 within the scope, over the tenant's chunks or file cards (``kind``), scored by that
+        tenant's statistics only. First the tenant index's top ``2k`` with no filter in the tantivy
+        query, kept only where SQLite finds the row in scope: tantivy's block-max WAND prunes a pure
+        disjunction but scores every match once a filter clause joins it (p50 12.5 → 4 ms at 1M chunks),
+        and BM25's statistics are the index's either way, so the in-scope rows of that ranking *are*
+        the filtered query's top. When fewer than ``k`` of them are in scope (a narrow filter), the
+        query with the scope inside it answers.
         Rows missing from SQLite (a crash between the two commits) are dropped in both, never shown."""
-        index = self.keywords if kind == "chunk" else self.card_keywords
+        index = (self.keywords if kind == "chunk" else self.card_keywords).of(tenant_id)
         clauses = scope(tenant_id, filters)
         wide = index.search(query, [], 2 * k)
         found = self.store.scoped_rids([rid for rid, _ in wide], clauses)
