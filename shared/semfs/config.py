@@ -237,6 +237,19 @@ FLAT_NAMES: dict[str, tuple[str, str]] = {
 }
 
 
+def _by_group(values: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Split values by name: flat names into their groups' fields, the rest as given."""
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {}
+    for key, value in values.items():
+        if key in FLAT_NAMES:
+            group, name = FLAT_NAMES[key]
+            groups.setdefault(group, {})[name] = value
+        else:
+            top[key] = value
+    return top, groups
+
+
 class SettingsError(ValueError):
     """A setting that cannot be used, named by its environment variable."""
 
@@ -277,16 +290,13 @@ class Settings(BaseSettings):
 
     def __init__(self, **values: Any) -> None:
         """Flat names go to their group; each group not given whole reads the environment for the rest."""
-        per_group: dict[str, dict[str, Any]] = {group: {} for group in _GROUPS}
-        for flat in [k for k in values if k in FLAT_NAMES]:
-            group, name = FLAT_NAMES[flat]
-            per_group[group][name] = values.pop(flat)
+        top, per_group = _by_group(values)
         for group, model in _GROUPS.items():
-            if group not in values:
-                values[group] = _build(model, per_group[group])
-            elif per_group[group]:
+            if group not in top:
+                top[group] = _build(model, per_group.get(group, {}))
+            elif group in per_group:
                 raise TypeError(f"{group} given whole and by flat names at once")
-        super().__init__(**values)
+        super().__init__(**top)
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
@@ -311,16 +321,10 @@ class Settings(BaseSettings):
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Settings:
         """pydantic's copy, taking flat names as ``Settings()`` does: each goes to its group, which is
         validated again. A name that is neither a flat name nor a field is an error, never set silently."""
-        top: dict[str, Any] = {}
-        groups: dict[str, dict[str, Any]] = {}
-        for key, value in (update or {}).items():
-            if key in FLAT_NAMES:
-                group, name = FLAT_NAMES[key]
-                groups.setdefault(group, {})[name] = value
-            elif key in type(self).model_fields:
-                top[key] = value
-            else:
-                raise TypeError(f"Settings has no setting {key!r}")
+        top, groups = _by_group(update or {})
+        unknown = sorted(set(top) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"Settings has no setting {unknown[0]!r}")
         for group, changes in groups.items():
             current = top.get(group, getattr(self, group))
             top[group] = type(current).model_validate({**current.model_dump(), **changes})

@@ -24,7 +24,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -141,9 +141,11 @@ def _holds(kind: str, row: sqlite3.Row) -> bool:
 
 
 class KeywordIndex:
-    """BM25 over one tenant's documents of one ``kind``, commits deferred inside a batch."""
+    """BM25 over one tenant's documents of one ``kind``; inside its collection's batch, commits (each
+    ~20 ms of fsync) are deferred to every few seconds and the batch's end. A crash inside a batch is
+    repaired from SQLite on the next open."""
 
-    def __init__(self, path: Path, store: DocStore, kind: str, tenant_id: str, batching: Any = lambda: False) -> None:
+    def __init__(self, path: Path, store: DocStore, kind: str, tenant_id: str, batching: Callable[[], bool]) -> None:
         self._path = path
         self._store = store
         self._kind = kind
@@ -155,8 +157,7 @@ class KeywordIndex:
         self._seen_generation = -1
         self._lock = threading.RLock()
         self._held: Any = None  # the tantivy writer while commits are deferred
-        self._batch_depth = 0
-        self._last_commit = 0.0
+        self._last_commit = time.monotonic()
 
     def open(self) -> Any:
         """Open (or create) the tantivy index; rebuild it from SQLite when they disagree."""
@@ -231,26 +232,8 @@ class KeywordIndex:
             for row in rows:
                 if _holds(self._kind, row):
                     self._held.add_document(_tv_doc(row))
-            batching = self._batch_depth > 0 or self._batching()
-            if not batching or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
+            if not self._batching() or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
                 self._commit_held()
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Defer commits (each costs ~20 ms of fsync) to every few seconds and the end. A crash
-        inside a batch is repaired from SQLite on the next open."""
-        self.open()
-        with self._lock:
-            if self._batch_depth == 0:
-                self._last_commit = time.monotonic()
-            self._batch_depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._batch_depth -= 1
-                if self._batch_depth == 0:
-                    self._commit_held()
 
     def commit(self) -> None:
         """Commit what a batch deferred."""
@@ -298,7 +281,7 @@ class TenantKeywords:
         self._batch_depth = 0
         self._current: KeywordIndex | None = None  # the index written last (the one holding a writer)
         legacy = path.with_suffix(".tantivy")  # one index for every tenant (derived data: rebuilt per tenant)
-        if path.suffix != ".tantivy" and (legacy / "meta.json").exists():
+        if (legacy / "meta.json").exists():
             shutil.rmtree(legacy, ignore_errors=True)
 
     def of(self, tenant_id: str) -> KeywordIndex:
