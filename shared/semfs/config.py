@@ -46,6 +46,9 @@ class IngestLimits(_Group):
     max_blocks: int = Field(default=100_000, gt=0)  # paragraphs/rows/pages per file; beyond: OK_PARTIAL
     max_chunks: int = Field(default=5_000, gt=0)  # chunks embedded per file; beyond: OK_PARTIAL
     file_budget_s: float = Field(default=600, gt=0)  # wall clock for extract + OCR of one file
+    # files one tenant may have waiting to start; one more is refused (HTTP 429, SMTP 451) with nothing
+    # stored, so a burst from one tenant cannot grow the queue without end in front of everyone else
+    tenant_max_queued: int = Field(default=100, gt=0)
 
     @property
     def max_file_bytes(self) -> int:
@@ -207,6 +210,19 @@ class HttpSettings(_Group):
 
     host: str = _env("http_host", default="127.0.0.1")
     port: int = _env("http_port", default=8080)
+    threads: int = _env("http_threads", default=8, gt=0)
+    # what a client may take (semfs/http_host.py): a request's headers must arrive within
+    # header_timeout_s of its first byte; its body within body_timeout_s more, extended by one second
+    # for every body_min_rate bytes it has sent (a slow phone uploads, a trickle does not); a response
+    # the client stops reading is dropped after send_timeout_s; a connection with nothing in flight
+    # closes after idle_timeout_s; one client address holds at most per_client connections
+    header_timeout_s: float = _env("http_header_timeout_s", default=15, gt=0)
+    body_timeout_s: float = _env("http_body_timeout_s", default=20, gt=0)
+    body_min_rate: int = _env("http_body_min_rate", default=16 * 1024, gt=0)  # bytes per second
+    send_timeout_s: float = _env("http_send_timeout_s", default=60, gt=0)
+    idle_timeout_s: float = _env("http_idle_timeout_s", default=60, gt=0)
+    per_client: int = _env("http_max_connections_per_client", default=32, gt=0)
+    connection_limit: int = _env("http_connection_limit", default=1000, gt=0)
 
 
 _GROUPS: dict[str, type[_Group]] = {

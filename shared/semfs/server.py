@@ -19,11 +19,13 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from semfs.domain.errors import NotFound, RetryableError
+from semfs.domain.errors import Busy, NotFound, RetryableError
+from semfs.http_host import HttpServer, error_body, serve
 from semfs.observability import get_logger
 from semfs.pipeline.intake.mail import ingest_mail, tenant_for, tenants_for
 
@@ -59,7 +61,7 @@ class MailHandler:
                         None, functools.partial(ingest_mail, self._c, tenant, raw, recipients=recipients, source="smtp")
                     )
                     log.info("mail delivered", tenant=tenant, files=len(result.files))
-                except RetryableError as e:  # the sender should retry later rather than lose the message
+                except (RetryableError, Busy) as e:  # the sender should retry later rather than lose the message
                     log.error("mail not ingested", error=type(e).__name__)
                     return "451 4.3.0 Temporary failure, try again later"
                 except Exception as e:  # retrying cannot help: refuse for good instead of "try again" forever
@@ -159,25 +161,6 @@ def to_event(method: str, target: str, headers: dict[str, str], body: bytes, ten
     }
 
 
-def _error_body(status: int, code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message, "details": []}}).encode()
-
-
-_STATUS_TEXT = {
-    200: "OK",
-    201: "Created",
-    202: "Accepted",
-    400: "Bad Request",
-    401: "Unauthorized",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    413: "Payload Too Large",
-    422: "Unprocessable Entity",
-    500: "Internal Server Error",
-    503: "Service Unavailable",
-}
-
-
 # what the web page may show inline (``?inline=1``): formats a browser displays without running anything of
 # the file's. HTML, SVG and the rest are only ever downloaded.
 INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"})
@@ -201,11 +184,11 @@ def make_wsgi_app(
         log.info("http request", method=environ.get("REQUEST_METHOD"), path=shown, status=status, ms=ms)
         headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
         headers += [("Content-Length", str(len(body))), ("X-Content-Type-Options", "nosniff")]
-        start_response(f"{status} {_STATUS_TEXT.get(status, 'Status')}", headers)
+        start_response(f"{status} {_phrase(status)}", headers)
         return [body]
 
     def _json_error(status: int, code: str, message: str) -> tuple[int, list[tuple[str, str]], bytes]:
-        return status, [("Content-Type", "application/json")], _error_body(status, code, message)
+        return status, [("Content-Type", "application/json")], error_body(code, message)
 
     def _answer(environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
         method = str(environ.get("REQUEST_METHOD", "GET"))
@@ -296,6 +279,13 @@ def make_wsgi_app(
     return wsgi
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Status"
+
+
 class _LocalContext:
     function_name = "semfs-local"
     memory_limit_in_mb = 0
@@ -303,70 +293,13 @@ class _LocalContext:
     aws_request_id = "local"
 
 
-class HttpServer:
-    """A running local host (waitress, threads): ``.port``, ``.shutdown()``."""
-
-    def __init__(self, server: Any) -> None:
-        self._server = server
-        self._stopping = threading.Event()
-        self.port = int(server.effective_port)
-        self._thread = threading.Thread(target=self._run, daemon=True, name="semfs-http")
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._server.run()
-        except (OSError, ValueError):  # the listening socket closed under the loop by shutdown()
-            if not self._stopping.is_set():
-                raise
-
-    def shutdown(self) -> None:
-        self._stopping.set()
-        for channel in list(self._server._map.values()):  # the listener and every open connection
-            channel.close()
-        self._server.task_dispatcher.shutdown(timeout=5)
-        self._thread.join(timeout=10)
-
-
-def start_http(
-    container: Container, keys: ApiKeys, host: str, port: int, static_dir: Path | None = None, threads: int = 8
-) -> HttpServer:
-    """Serve the API (and the web page) on ``host:port`` with waitress (a maintained WSGI server: worker
-    threads, keep-alive, an idle timeout, a request-body limit) in a background thread."""
-    from waitress import create_server
-    from waitress.channel import HTTPChannel
-    from waitress.task import ErrorTask
-
-    class JsonErrorTask(ErrorTask):  # type: ignore[misc]
-        """Waitress's own answers to malformed HTTP (a bad Content-Length, a bad URI) in our error body."""
-
-        def execute(self) -> None:
-            e = self.request.error
-            code = {400: "bad_request", 413: "too_large", 431: "headers_too_large"}.get(e.code, "bad_request")
-            body = _error_body(e.code, code, f"{e.reason}: {e.body}".strip(": "))
-            self.status = f"{e.code} {e.reason}"
-            self.response_headers.append(("Content-Type", "application/json"))
-            self.set_close_on_finish()
-            self.content_length = len(body)
-            self.write(body)
-
-    class Channel(HTTPChannel):  # type: ignore[misc]
-        error_task_class = JsonErrorTask
-
+def start_http(container: Container, keys: ApiKeys, host: str, port: int, static_dir: Path | None = None) -> HttpServer:
+    """Serve the API (and the web page) on ``host:port`` in a background thread: waitress (a maintained
+    WSGI server: worker threads, keep-alive, a request-body limit) with the deadlines and per-client cap
+    of ``semfs/http_host.py``."""
     limit = container.settings.limits.max_file_bytes + 1024 * 1024
     app = make_wsgi_app(container, keys, static_dir, limit)
-    server = create_server(
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        max_request_body_size=limit,
-        channel_timeout=60,
-        ident="semfs",
-        clear_untrusted_proxy_headers=True,
-    )
-    server.channel_class = Channel
-    return HttpServer(server)
+    return serve(app, host, port, container.settings.http, limit)
 
 
 # -- the drop folder --------------------------------------------------------------------------------

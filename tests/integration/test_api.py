@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import urllib.error
@@ -522,3 +523,24 @@ def test_requests_that_answered_500_answer_a_4xx(
     got, payload = api.call(method, path, raw=raw, content_type=content_type)
     assert got == status, payload
     assert payload["error"]["code"] != "internal"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("TRACE", "/search", "POST"),
+        ("HEAD", "/search", "POST"),
+        ("OPTIONS", "/files", "GET, POST"),
+        ("DELETE", "/tags", "GET"),
+        ("PUT", "/files/0", "DELETE, GET, PATCH"),
+    ],
+)
+def test_a_method_a_path_does_not_take_is_405_with_allow(api: Api, method: str, path: str, allowed: str) -> None:
+    """The fuzzer's finding: these answered 404 "no such route", as if the path did not exist."""
+    conn = http.client.HTTPConnection("127.0.0.1", int(api.base.rsplit(":", 1)[1]), timeout=CEILING_S)
+    conn.request(method, path, headers={"Authorization": f"Bearer {api.keys['acme']}"})
+    response = conn.getresponse()
+    assert response.status == 405
+    assert response.getheader("Allow") == allowed
+    if method != "HEAD":  # (a HEAD answer has no body)
+        assert json.loads(response.read())["error"]["code"] == "method_not_allowed"

@@ -196,3 +196,27 @@ def test_smtp_delivers_to_every_tenant_and_refuses_poison_for_good(tmp_path: Pat
 
     stored = c.repo.query(RecordQuery(tenant_id="acme", limit=50))
     assert any(r.outcome is Outcome.FAILED_PARSE and r.filename == "message.eml" for r in stored)
+
+
+def test_smtp_to_a_tenant_whose_queue_is_full_is_451_and_the_retry_is_delivered(
+    tmp_path: Path, shared_extractor: object
+) -> None:
+    """A full queue is back-pressure, not a bad message: the sender keeps it and tries again (451), where
+    the handler's catch-all would have refused it for good (554)."""
+    from semfs.server import start_smtp
+
+    settings = make_settings(tmp_path, mailboxes=f"{mc.OWN}=acme", tenant_max_queued=1)
+    c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
+    c.jobs.enqueue("waiting", "acme", "f-waiting", {})  # the tenant's one queued file
+    port = _free_port()
+    controller = start_smtp(c, "127.0.0.1", port)
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=CEILING_S) as smtp:
+            with pytest.raises(smtplib.SMTPDataError) as refused:
+                smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN], mc.plain().as_bytes())
+            assert refused.value.smtp_code == 451
+            c.jobs.cancel("acme", "f-waiting")  # the queue drains
+            smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN], mc.plain().as_bytes())
+    finally:
+        controller.stop()
+    assert len(search(c, "acme", SearchRequest(query="payable thirty days")).results) == 1

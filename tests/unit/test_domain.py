@@ -173,7 +173,7 @@ def test_request_errors_are_a_family_of_their_own_with_a_4xx_each() -> None:
     from semfs.domain import errors
     from semfs.domain.outcomes import RequestOutcome
 
-    leaves = [errors.NotFound, errors.Conflict, errors.InvalidRequest]
+    leaves = [errors.NotFound, errors.Conflict, errors.InvalidRequest, errors.Busy]
     assert all(issubclass(leaf, errors.RequestError) for leaf in leaves)
     assert sorted(leaf.request_outcome for leaf in leaves) == sorted(RequestOutcome)  # one each, all used
     assert all(400 <= leaf.http_status < 500 for leaf in leaves)

@@ -29,7 +29,7 @@ from semfs.api.models import FileFilters
 from semfs.api.resolver import ConcurrentResolver
 from semfs.api.routes import ROUTERS
 from semfs.api.routes.upload import UPLOAD_BODY
-from semfs.domain.errors import RequestError, RetryableError, SemfsError
+from semfs.domain.errors import Busy, RequestError, RetryableError, SemfsError
 
 app = ConcurrentResolver(enable_validation=True)  # many requests at once on the local host's threads
 for router in (request.router, *ROUTERS):
@@ -53,16 +53,23 @@ OPENAPI: dict[str, Any] = {
 PUBLIC_ROUTES = ("/health",)  # no credentials (also /openapi.json and /docs, which are not in the document)
 
 
-def _error(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response[str]:
+def _error(
+    status: int,
+    code: str,
+    message: str,
+    details: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[str]:
     body = json.dumps({"error": {"code": code, "message": message, "details": details or []}}, default=str)
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body, headers=headers)
 
 
 # One handler per error family instead of a try/except in every route. A domain reason is one line
 # written for the caller and never quotes document text.
 @app.exception_handler(RequestError)  # type: ignore[untyped-decorator]
 def _request(e: RequestError) -> Response[str]:
-    return _error(e.http_status, e.request_outcome.value.lower(), e.reason)
+    headers = {"Retry-After": str(e.retry_after_s)} if isinstance(e, Busy) else None
+    return _error(e.http_status, e.request_outcome.value.lower(), e.reason, headers=headers)
 
 
 @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]

@@ -78,11 +78,23 @@ class ConcurrentResolver(APIGatewayHttpResolver):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(json_body_deserializer=json_body, **kwargs)
 
+    def methods_for(self, path: str) -> list[str]:
+        """The methods some route answers on ``path`` (none: no such path)."""
+        routes = self._static_routes + self._dynamic_routes
+        return sorted({r.method for r in routes if r.rule.match(path)})
+
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         problem = malformed(event)
         if problem is not None:  # the uniform error body (api/app.py), 400
             body = {"error": {"code": "bad_request", "message": problem, "details": []}}
             return {"statusCode": 400, "headers": {"Content-Type": "application/json"}, "body": json.dumps(body)}
+        method = str((event.get("requestContext") or {}).get("http", {}).get("method", "GET")).upper()
+        allowed = self.methods_for(str(event.get("rawPath") or "/"))
+        if allowed and method not in allowed:  # the path exists, not with this method: 405, not "no route"
+            message = f"{method} is not allowed here; allowed: {', '.join(allowed)}"
+            body = {"error": {"code": "method_not_allowed", "message": message, "details": []}}
+            headers = {"Content-Type": "application/json", "Allow": ", ".join(allowed)}
+            return {"statusCode": 405, "headers": headers, "body": json.dumps(body)}
         # this thread's event first; Powertools then also sets BaseRouter's class attributes, which
         # nothing reads any more: every read goes through a resolver or a router joined to it
         self.current_event = self._to_proxy_event(dict(event))

@@ -103,6 +103,18 @@ class InvalidRequest(RequestError):
     http_status = 400
 
 
+class Busy(RequestError):
+    """The tenant already has ``SEMFS_TENANT_MAX_QUEUED`` files waiting to start: nothing was stored,
+    and the same request succeeds once some of them have run (HTTP 429 with ``Retry-After``; SMTP 451)."""
+
+    request_outcome = RequestOutcome.BUSY
+    http_status = 429
+
+    def __init__(self, reason: str, retry_after_s: int = 10, *, outcome: Outcome | None = None) -> None:
+        super().__init__(reason, outcome=outcome)
+        self.retry_after_s = retry_after_s
+
+
 def family_name(error: BaseException) -> str:
     """The name the state machine matches: the family, never the leaf."""
     if isinstance(error, RetryableError):

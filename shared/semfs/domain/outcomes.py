@@ -68,3 +68,4 @@ class RequestOutcome(StrEnum):
     NOT_FOUND = "NOT_FOUND"  # no such file (or thread, contact, key) in the caller's tenant
     CONFLICT = "CONFLICT"  # the state changed under the request (a newer version is latest, a race lost)
     INVALID_REQUEST = "INVALID_REQUEST"  # the request cannot be done as asked (a bad tag, a file not failed)
+    BUSY = "BUSY"  # the tenant already has its share of files waiting: send this one again later

@@ -32,6 +32,10 @@ class JobQueue(Protocol):
         """The tenant's jobs in these states, oldest first."""
         ...
 
+    def backlog(self, tenant_id: str) -> int:
+        """How many of the tenant's files wait to start (queued, not yet running)."""
+        ...
+
     def cancel(self, tenant_id: str, file_id: str) -> bool:
         """Take a queued (not yet running) file out of the queue; ``False`` if it was not queued."""
         ...

@@ -19,6 +19,7 @@ async function api(method, path, body, raw) {
   if (!res.ok) {
     const err = new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
     err.status = res.status;
+    err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
     throw err;
   }
   return data;
@@ -531,7 +532,15 @@ async function uploadOne(file, li) {
   }
   stage.textContent = "uploading…";
   try {
-    let rec = await api("POST", "/files", undefined, form);
+    let rec = null;
+    while (rec === null) {
+      try { rec = await api("POST", "/files", undefined, form); }
+      catch (err) {  // this tenant's queue is full (429): nothing was stored, so send it again when told
+        if (err.status !== 429) throw err;
+        stage.textContent = "semfs is busy with earlier files: trying again in " + err.retryAfter + " s";
+        await new Promise((ok) => setTimeout(ok, Math.max(1, err.retryAfter) * 1000));
+      }
+    }
     while (!FINAL.includes(rec.status)) {  // queued by semfs serve: follow it through the stages
       bar.value = Math.max(0, STAGES.indexOf(rec.status)); stage.textContent = rec.status + "…";
       await new Promise((ok) => setTimeout(ok, 500));

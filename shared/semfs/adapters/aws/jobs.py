@@ -30,5 +30,9 @@ class RecordJobs:
                 out.append(Job(f"pf-{r.file_id}", tenant_id, r.file_id, state, r.created_at.timestamp()))
         return out
 
+    def backlog(self, tenant_id: str) -> int:
+        """Files received and not yet started (waiting for an admission slot), up to the query's page."""
+        return len(self.jobs(tenant_id, ("queued",)))
+
     def cancel(self, tenant_id: str, file_id: str) -> bool:
         return False

@@ -2,7 +2,9 @@
 
 ``semfs serve`` builds its container with a ``QueuedStarter``: registering a file (HTTP upload, SMTP,
 drop folder) enqueues its execution and returns at once; worker threads claim jobs oldest first and
-run them through the in-process ASL interpreter. Jobs survive a restart: a job left ``running`` by a
+run them through the in-process ASL interpreter. Tenants take turns: a worker claims the oldest job of
+the tenant whose turn came longest ago, so one tenant's 150 uploads delay another's file by at most a
+file per worker, not by 150. Jobs survive a restart: a job left ``running`` by a
 dead process is queued again when the next one starts (every stage is idempotent).
 """
 
@@ -29,6 +31,9 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, enqueued_at);
 CREATE INDEX IF NOT EXISTS jobs_file ON jobs(tenant_id, file_id);
+CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs(tenant_id, state, enqueued_at);
+-- each tenant's last turn (a counter, not a clock: two claims in one tick are still ordered)
+CREATE TABLE IF NOT EXISTS turns (tenant_id TEXT PRIMARY KEY, turn INTEGER NOT NULL);
 """
 
 
@@ -67,16 +72,29 @@ class SqliteJobQueue:
         )
 
     def claim(self) -> tuple[str, dict[str, Any]] | None:
-        """The oldest queued job, now running (one writer wins: BEGIN IMMEDIATE)."""
+        """The oldest queued job of the tenant whose turn came longest ago (a tenant never served first),
+        now running; one writer wins (BEGIN IMMEDIATE)."""
         conn = self._db.get()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute(
-                "SELECT execution, input FROM jobs WHERE state='queued' ORDER BY enqueued_at LIMIT 1"
+            tenant = conn.execute(
+                "SELECT q.tenant_id FROM (SELECT DISTINCT tenant_id FROM jobs WHERE state='queued') q"
+                " LEFT JOIN turns t ON t.tenant_id = q.tenant_id ORDER BY COALESCE(t.turn, 0), q.tenant_id LIMIT 1"
             ).fetchone()
-            if row is not None:
+            row = None
+            if tenant is not None:
+                row = conn.execute(
+                    "SELECT execution, input FROM jobs WHERE tenant_id=? AND state='queued'"
+                    " ORDER BY enqueued_at LIMIT 1",
+                    (tenant["tenant_id"],),
+                ).fetchone()
                 conn.execute(
                     "UPDATE jobs SET state='running', started_at=? WHERE execution=?", (time.time(), row["execution"])
+                )
+                conn.execute(
+                    "INSERT INTO turns (tenant_id, turn) VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM turns))"
+                    " ON CONFLICT (tenant_id) DO UPDATE SET turn = excluded.turn",
+                    (tenant["tenant_id"],),
                 )
             conn.execute("COMMIT")
         except BaseException:
@@ -100,6 +118,14 @@ class SqliteJobQueue:
             (tenant_id, *states),
         )
         return [_job(r) for r in rows]
+
+    def backlog(self, tenant_id: str) -> int:
+        row = (
+            self._db.get()
+            .execute("SELECT COUNT(*) AS n FROM jobs WHERE tenant_id=? AND state='queued'", (tenant_id,))
+            .fetchone()
+        )
+        return int(row["n"])
 
     def state_of(self, execution: str) -> str | None:
         row = self._db.get().execute("SELECT state FROM jobs WHERE execution=?", (execution,)).fetchone()

@@ -17,7 +17,7 @@ from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.errors import Busy, InvalidRequest, NotFound
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
 from semfs.domain.models import FileRecord, SourceType
 from semfs.domain.outcomes import Outcome, Status
@@ -122,8 +122,21 @@ def _encodable(prov: Provenance) -> Provenance:
     )
 
 
+BUSY_RETRY_AFTER_S = 10
+
+
+def admit_new_file(c: Container, tenant_id: str) -> None:
+    """Refuse a new file (``Busy``, nothing stored) while the tenant already has its share of files
+    waiting to start; a file already registered is never refused (sending it again is a no-op)."""
+    cap = c.settings.limits.tenant_max_queued
+    if c.jobs.backlog(tenant_id) >= cap:
+        reason = f"{cap} files of this tenant are waiting to be processed: send this one again later"
+        raise Busy(reason, BUSY_RETRY_AFTER_S)
+
+
 def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
-    """Register one file. Never raises for a bad input: the record carries the outcome instead."""
+    """Register one file. Never raises for a bad input: the record carries the outcome instead. A new
+    file while the tenant's queue is full raises ``Busy`` before anything is stored."""
     filename, prov = encodable(filename, replacement="\ufffd"), _encodable(prov)
     sha = sha256_hex(data)
     name = safe_filename(filename)
@@ -135,6 +148,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         return Registered(c.repo.get(tenant_id, file_id), created=False)
     except NotFound:
         pass
+    admit_new_file(c, tenant_id)
 
     thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
     version_key = prov.version_key or (f"thread:{thread_id}:{normalised}" if thread_id else None)
