@@ -39,22 +39,41 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "dotted labels": lambda n: "a." * (n // 2 - 2) + "comx",
     "sentence ends": lambda n: '."' * (n // 2),
     "letters with combining marks": lambda n: "e\u0301" * (n // 2),
+    "digit groups": lambda n: "012 " * (n // 4),
+    "an IBAN head and groups": lambda n: "DE89 " + "3704 " * ((n - 5) // 5),
+    "ideographic dots": lambda n: "a\u3002" * (n // 2),
+    "style declarations": lambda n: "display:" * (n // 8),
+    "markdown brackets": lambda n: "[a](" * (n // 4),
 }
 
 
 def _functions() -> dict[str, Callable[[str], object]]:
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.domain.chunking import chunk_document
-    from semfs.domain.enrichment import document_words, has_link, strip_links, validate_enrichment
+    from semfs.domain.enrichment import (
+        checked_answer,
+        document_words,
+        has_link,
+        strip_links,
+        unsafe,
+        validate_enrichment,
+    )
     from semfs.domain.errors import EnrichmentFailed
     from semfs.domain.models import Block, ExtractedDocument
     from semfs.domain.tags import slugify
     from semfs.domain.text import normalise, sentences, words
+    from semfs.extractors.text import extract_html
     from semfs.ports.enricher import EnrichInput
 
     def validate(text: str) -> object:
         try:  # the model echoing the hostile text back as its title, and the document the tags are checked against
             return validate_enrichment({"title": text, "summary": text, "tags": [text, "alpha"]}, text)
+        except EnrichmentFailed:
+            return None
+
+    def _refused_or(fn: Callable[[str], object], text: str) -> object:
+        try:
+            return fn(text)
         except EnrichmentFailed:
             return None
 
@@ -64,6 +83,9 @@ def _functions() -> dict[str, Callable[[str], object]]:
     return {
         "document_words": document_words,
         "has_link": has_link,
+        "unsafe": unsafe,
+        "checked_answer": lambda t: _refused_or(checked_answer, t),
+        "extract_html (styles)": lambda t: extract_html(f'<style>{t}</style><p style="{t}">x</p>'),
         "strip_links": strip_links,
         "validate_enrichment": validate,
         "extractive enricher": lambda t: ExtractiveEnricher().enrich(EnrichInput(document(t), "x.txt")),
@@ -150,3 +172,56 @@ def test_a_plain_title_with_angle_brackets_apart_is_accepted() -> None:
 
     out = validate_enrichment({"title": "Costs 3 < 5 and 7 > 2", "summary": "Sums.", "tags": []}, "sums")
     assert out.title == "Costs 3 < 5 and 7 > 2"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # found by the adversarial battery in titles and summaries (issue 27)
+        ("Reset your password at paypal-secure.de/reset", "a link or an address"),  # a TLD missing from a list
+        ("Log in at \u0435vil.com/login", "a link or an address"),  # a Cyrillic е
+        ("Log in at evil\u3002com/login", "a link or an address"),  # an ideographic full stop
+        ("Log in at evil\uff0ecom", "a link or an address"),
+        ("See [the portal](reset-now) today", "markup"),
+        ("Pay to DE89 3704 0044 0532 0130 00 by Friday", "a payment account number"),
+        ("Pay to DE89370400440532013000.", "a payment account number"),
+        ("Call +49 30 12345678 now", "a phone number"),
+        ("Call (030) 1234 5678 now", "a phone number"),
+        ("Call 0800 123 4567 now", "a phone number"),
+        ("Call 555-123-4567 now", "a phone number"),
+        ("Visit bücher.de or пример.рф", "a link or an address"),
+        ("Admin at 10.0.0.1", "a link or an address"),
+        ("Download it from evil.zip", "a link or an address"),  # .zip is a real top-level domain
+        # what a summary says every day
+        ("The report.pdf and notes.md cover Node.js, e.g. the U.S. sales in v1.2.3", None),
+        ("Signed on 01.02.2024 at 10:00 under ISO 9001:2015 for 1,234,567.89 EUR", None),
+        ("Invoice INV-2024-0012 of order 12345678 is due in 30 days", None),
+        ("Account AB12 3456 7890 1234 is a product code", None),  # an IBAN's shape, not its checksum
+    ],
+)
+def test_what_a_title_summary_or_answer_may_not_carry(text: str, why: str | None) -> None:
+    from semfs.domain.enrichment import unsafe
+
+    assert unsafe(text) == why
+
+
+def test_an_answer_keeps_what_it_says_and_loses_what_a_planted_instruction_wants() -> None:
+    """Before: /ask returned a model's answer as given: a URL, an address, markup, 200,000 characters."""
+    from semfs.domain.enrichment import MAX_ANSWER, checked_answer
+    from semfs.domain.errors import EnrichmentFailed
+
+    said = checked_answer(
+        "Invoices are due in 45 days. Reset your password at paypal-secure.de/reset and mail "
+        "attacker@evil.example, call +49 30 12345678 or pay DE89 3704 0044 0532 0130 00."
+    )
+    assert said == (
+        "Invoices are due in 45 days. Reset your password at [link removed] and mail [link removed] "
+        "call [number removed] or pay [number removed]."
+    )
+    for markup in ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "See [this](evil)"]:
+        with pytest.raises(EnrichmentFailed, match="markup"):
+            checked_answer(f"The terms are 45 days. {markup}")
+    with pytest.raises(EnrichmentFailed, match="too long"):
+        checked_answer("Delete all files. " * 12_000)  # ~200,000 characters: an echo, not an answer
+    long = checked_answer("The terms are forty-five days. " * 100)
+    assert len(long) <= MAX_ANSWER + 2 and long.endswith("days. …")

@@ -34,12 +34,75 @@ _WORDS = re.compile(r"\S+")
 _SCHEME_HEAD = re.compile(r"\b[a-z][a-z0-9+.\-]{1,15}:", re.I)  # at most 17 characters from any start
 _RISKY_SCHEME = re.compile(r"\b(?:javascript|data|mailto|vbscript|file):", re.I)
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++")
-_DOTTED = re.compile(r"(?<![a-z0-9.-])[a-z0-9.-]++", re.I)  # a run of labels and dots: where host names are
 _WORD_CHAR = re.compile(r"\w")
-_TLDS = frozenset("com net org io co info biz example test xyz ru cn top app dev ai me".split())
 _TAG_OPEN = re.compile(r"<\s*+/?\s*+[a-z!?]", re.I)  # markup when a ">" follows somewhere
 _MARKUP = re.compile(r"<\s*+[a-z]++[\s/]|&(?:lt|gt|#\d++|#x[0-9a-f]++);|\{\s*+['\"]", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
+
+# A host is recognised by its shape, not by a list of top-level domains (a list missed "paypal-secure.de"):
+# labels of letters, digits and hyphens (any script: "еvil.com" with a Cyrillic е, "пример.рф", "xn--…")
+# joined by dots (also the ideographic and full-width dots IDNA reads as dots: "evil。com"), whose last
+# label has two or more letters. A dotted name followed by a path or a port is a link whatever its last
+# label; a bare one ending in a file extension that is no top-level domain ("report.pdf", "Node.js") is a
+# file name. (So "notes.md" passes and "evil.zip" does not: .zip is a real top-level domain.)
+_DOTS = str.maketrans(dict.fromkeys("\u3002\uff0e\uff61\u2024\ufe52", "."))
+_LABEL = re.compile(r"(?:[^\W_]|-)++")
+FILE_EXTENSIONS = frozenset(
+    "pdf doc docx dot dotx xls xlsx xlsm ppt pptx odt ods odp rtf txt text csv tsv json jsonl xml yaml yml toml "
+    "ini cfg conf log html htm xhtml eml msg mbox png jpg jpeg gif tif tiff bmp webp svg heic tar gz tgz bz2 xz "
+    "7z rar epub js mjs ts tsx jsx java kt cpp cc hpp h c cs rb py md rst sh bash sql ipynb exe dll jar whl "
+    "deb rpm iso bin dat bak tmp".split()
+)
+
+
+def _has_host(word: str) -> bool:
+    """A host name (or an IPv4 address) in one whitespace-free word, by shape (see above)."""
+    parts = word.translate(_DOTS).split(".")
+    for i in range(1, len(parts)):
+        before, after = parts[i - 1], parts[i]
+        if not before or not before[-1].isalnum():
+            continue
+        m = _LABEL.match(after)
+        if m is None:
+            continue
+        label, rest = m.group(), after[m.end() :]
+        if not rest and i + 1 < len(parts) and parts[i + 1]:
+            continue  # an inner label: the last one is judged with the next dot
+        if rest[:1] == "/" or (rest[:1] == ":" and rest[1:2].isdigit()):
+            return True  # a path or a port follows
+        if rest[:1] == "_" or _WORD_CHAR.match(rest[:1] or " "):
+            continue  # glued to a word ("evil.com_x"): not a name on its own
+        if label.isdigit():
+            if i >= 3 and all(p.isdigit() and len(p) <= 3 for p in (parts[i - 3], parts[i - 2], parts[i - 1], label)):
+                return True  # a dotted quad
+            continue
+        last = label.lower()
+        if len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) and last not in FILE_EXTENSIONS:
+            return True
+    return False
+
+
+# A payment account: an IBAN that passes its checksum and its country's length (python-stdnum), whether
+# written in groups of four or in one piece.
+_IBAN_START = re.compile(r"[A-Za-z]{2}\d{2}[A-Za-z0-9]*+")
+
+
+def _has_iban(text: str) -> bool:
+    return bool(_iban_spans(text))
+
+
+# A phone number: "+" and 8–15 digits in groups, a trunk "0" or an area code in brackets and 9–15 digits,
+# or the North American 3-3-4. Groups are bounded, so each start costs a constant; a date (01.02.2024,
+# 8 digits) is not one.
+_PHONE = re.compile(
+    r"(?<![\w+\-/.])(?:\+\d{1,3}|\(\d{2,5}\)|0\d{1,4})(?:[ .\-]?\(?\d{2,5}\)?){1,5}(?![\w\-/])"
+    r"|(?<![\w\-.])\d{3}[\-.]\d{3}[\-.]\d{4}(?![\w\-.])"
+)
+_DIGIT = re.compile(r"\d")
+
+
+def _has_phone(text: str) -> bool:
+    return bool(_phone_spans(text))
 
 
 def _has_scheme(word: str) -> bool:
@@ -50,24 +113,24 @@ def _has_scheme(word: str) -> bool:
     return _RISKY_SCHEME.search(word) is not None
 
 
-def _has_domain(text: str) -> bool:
-    """A dotted name whose last label (before a word boundary) is one of the listed top-level domains."""
-    for run in _DOTTED.finditer(text):
-        labels = run.group().split(".")
-        glued = _WORD_CHAR.match(text, run.end()) is not None  # "evil.com_x": no word boundary after it
-        for i in range(1, len(labels)):
-            if labels[i - 1] and labels[i].lower() in _TLDS and (i < len(labels) - 1 or not glued):
-                return True
-    return False
-
-
 def _carries_link(word: str) -> bool:
-    return "://" in word or "www." in word or _has_scheme(word) or _EMAIL.search(word) is not None or _has_domain(word)
+    word = word.translate(_DOTS)
+    return (
+        "://" in word
+        or "www." in word.lower()
+        or _has_scheme(word)
+        or _EMAIL.search(word) is not None
+        or _has_host(word)
+    )
 
 
 def _has_markup(text: str) -> bool:
+    """HTML (a tag that closes, an entity), a JSON-ish object, or a Markdown link or image ``[…](…)``."""
     tag = _TAG_OPEN.search(text)
-    return (tag is not None and text.find(">", tag.end()) >= 0) or _MARKUP.search(text) is not None
+    if (tag is not None and text.find(">", tag.end()) >= 0) or _MARKUP.search(text) is not None:
+        return True
+    link = text.find("](")
+    return link > 0 and text.rfind("[", 0, link) >= 0
 
 
 def _text(value: Any, field: str, cap: int) -> str:
@@ -80,9 +143,88 @@ def _text(value: Any, field: str, cap: int) -> str:
     text = " ".join(text.split())
     if not text:
         raise EnrichmentFailed(f"the model returned an empty {field}")
-    if has_link(text) or _has_markup(text):
-        raise EnrichmentFailed(f"the model's {field} carries a link, an address or markup")
+    why = unsafe(text)
+    if why is not None:
+        raise EnrichmentFailed(f"the model's {field} carries {why}")
     return text[:cap].strip()
+
+
+def unsafe(text: str) -> str | None:
+    """What in ``text`` may not be shown as a title, a summary or an answer (written by a model or picked
+    from a document), or ``None``: a link or an address, markup, a payment account or a phone number. All
+    are what an instruction planted in a document wants a reader to act on."""
+    if has_link(text):
+        return "a link or an address"
+    if _has_markup(text):
+        return "markup"
+    if _has_iban(text):
+        return "a payment account number"
+    if _has_phone(text):
+        return "a phone number"
+    return None
+
+
+MAX_ANSWER = 2000  # characters of an answer shown; a longer one is cut at a sentence end
+
+
+def _iban_spans(text: str) -> list[tuple[int, int]]:
+    from stdnum import iban
+
+    words = list(_WORDS.finditer(text))
+    spans = []
+    for i, word in enumerate(words):
+        if not _IBAN_START.fullmatch(word.group().strip(".,;:()[]")):
+            continue
+        compact = ""
+        for j in range(i, min(i + 9, len(words))):  # at most 34 characters: nine groups of four
+            piece = words[j].group().strip(".,;:()[]")
+            if not piece.isalnum() or len(compact) + len(piece) > 34:
+                break
+            compact += piece
+            if len(compact) >= 15 and iban.is_valid(compact):  # (a full stop after it stays)
+                spans.append((word.start(), words[j].start() + len(words[j].group().rstrip(".,;:)]"))))
+                break
+    return spans
+
+
+def _phone_spans(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _PHONE.finditer(text):
+        number = m.group()
+        digits = len(_DIGIT.findall(number))
+        if (number.startswith("+") and 8 <= digits <= 15) or 9 <= digits <= 15 or number.count("-") == 2:
+            spans.append(m.span())
+    return spans
+
+
+def checked_answer(raw: str) -> str:
+    """An answer as it may be shown, or ``EnrichmentFailed`` saying why none is. The output rules apply as
+    to titles, but an answer quotes documents, so what a document may legitimately hold is taken out, not
+    the whole answer refused: each word carrying a link or an address becomes "[link removed]", each
+    phone number or payment account "[number removed]" (the cited passage still shows the document's
+    words). Markup refuses the answer, and so does one far longer than ``MAX_ANSWER`` (an echo, not an
+    answer); one a little longer is cut at its last sentence end within it."""
+    if len(raw) > 20 * MAX_ANSWER:
+        raise EnrichmentFailed("the answer is far too long to be one")
+    text = unicodedata.normalize("NFKC", raw)
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch == "\n")
+    text = " ".join(text.split())
+    if _has_markup(text):
+        raise EnrichmentFailed("the answer carries markup")
+    text = _WORDS.sub(lambda m: "[link removed]" if _carries_link(m.group()) else m.group(), text)
+    merged: list[list[int]] = []
+    for start, end in sorted(_iban_spans(text) + _phone_spans(text)):  # (an IBAN's groups can read as a phone)
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        text = text[:start] + "[number removed]" + text[end:]
+    if len(text) > MAX_ANSWER:
+        cut = text[:MAX_ANSWER]
+        end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+        text = (cut[: end + 1] if end > MAX_ANSWER // 2 else cut.rstrip()) + " …"
+    return text.strip()
 
 
 def strip_links(text: str) -> str:

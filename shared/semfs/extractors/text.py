@@ -326,6 +326,55 @@ def _drop_chrome(soup: Any) -> None:
                 el.decompose()
 
 
+# Styles that hide an element from a reader: display and visibility, zero opacity or size, clipped to
+# nothing, or moved 100+ px off the screen. Each alternative starts with a literal property name and
+# has no nested repeat, so a search is linear in the style's length.
+_HIDING_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:;|!|$)"
+    r"|font-size\s*:\s*0(?:\.0*)?[a-z%]*\s*(?:;|!|$)|(?:width|height|max-height)\s*:\s*0(?:px)?\s*(?:;|!|$)"
+    r"|clip\s*:\s*rect\(\s*0|clip-path\s*:\s*inset\(\s*50%"
+    r"|(?:left|top|right|text-indent|margin-left|margin-top)\s*:\s*-\d{3}",
+    re.I,
+)
+_SIMPLE_SELECTOR = re.compile(r"(?:[a-z][a-z0-9]*)?([.#])([\w-]+)", re.I)
+
+
+def _hidden_by_stylesheet(soup: Any) -> tuple[set[str], set[str]]:
+    """The classes and ids that a ``<style>`` rule hides (simple ``.class``, ``#id``, ``tag.class`` selectors;
+    read by splitting on braces, never by a pattern that could rescan the sheet)."""
+    classes: set[str] = set()
+    ids: set[str] = set()
+    for style in soup.find_all("style"):
+        for rule in style.get_text().split("}"):
+            selectors, _, body = rule.rpartition("{")
+            if not _HIDING_STYLE.search(body):
+                continue
+            for selector in selectors.split(","):
+                m = _SIMPLE_SELECTOR.fullmatch(selector.strip())
+                if m:
+                    (classes if m.group(1) == "." else ids).add(m.group(2))
+    return classes, ids
+
+
+def _drop_hidden(soup: Any) -> None:
+    """Text a reader never sees is no part of the document: it is where instructions to a model hide
+    (issue 27). Removed before anything reads the page: elements with ``hidden`` or ``aria-hidden="true"``,
+    an inline style that hides them (``_HIDING_STYLE``), or a class or id a stylesheet hides."""
+    classes, ids = _hidden_by_stylesheet(soup)
+    for el in soup.find_all(True):
+        if el.decomposed:
+            continue
+        attrs = el.attrs or {}
+        if (
+            "hidden" in attrs
+            or str(attrs.get("aria-hidden", "")).strip().lower() == "true"
+            or _HIDING_STYLE.search(str(attrs.get("style", "")))
+            or (classes and classes.intersection(el.get("class") or []))
+            or (ids and str(attrs.get("id", "")) in ids)
+        ):
+            el.decompose()
+
+
 def _html_blocks(soup: Any) -> list[Block]:
     walk = _HtmlWalk()
     walk.walk(soup)
@@ -334,8 +383,9 @@ def _html_blocks(soup: Any) -> list[Block]:
 
 
 def extract_html(text: str) -> ExtractedDocument:
-    """All visible text with its block structure. Navigation chrome is dropped, unless it is the page: a page
-    that is nothing but links keeps them (a site map is still worth finding)."""
+    """All visible text with its block structure. Hidden elements are dropped (``_drop_hidden``), and so is
+    navigation chrome, unless it is the page: a page that is nothing but links keeps them (a site map is still
+    worth finding)."""
     import warnings
 
     from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
@@ -345,6 +395,7 @@ def extract_html(text: str) -> ExtractedDocument:
         soup = BeautifulSoup(text, "lxml")
     title_tag = soup.find("title")
     title = title_tag.get_text(" ", strip=True) if title_tag else None
+    _drop_hidden(soup)
     everything = _html_blocks(soup)
     _drop_chrome(soup)
     content = _html_blocks(soup)

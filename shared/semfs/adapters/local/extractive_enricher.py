@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
-from semfs.domain.enrichment import has_link, strip_links
+from semfs.domain.enrichment import strip_links, unsafe
 from semfs.domain.models import Enrichment
 from semfs.domain.tags import is_generic, slugify
 from semfs.domain.text import STOPWORDS, sentences, words
@@ -44,11 +44,14 @@ def title_from_filename(filename: str) -> str:
 
 def _title(item: EnrichInput) -> str:
     doc = item.document
-    if doc.title and len(doc.title.strip()) > 2 and not is_generated_title(doc.title):
+    # a title is shown like a model's: one that carries a link, markup or a number is passed over
+    if doc.title and len(doc.title.strip()) > 2 and not is_generated_title(doc.title) and unsafe(doc.title) is None:
         return doc.title.strip()[:MAX_TITLE]
     for block in doc.blocks:
         if block.kind == "heading" and block.text.strip() and not is_generated_title(block.text):
-            return block.text.strip().splitlines()[0][:MAX_TITLE]
+            line = block.text.strip().splitlines()[0][:MAX_TITLE]
+            if unsafe(line) is None:
+                return line
     return title_from_filename(item.filename)[:MAX_TITLE]
 
 
@@ -61,14 +64,14 @@ def _sentence_pool(item: EnrichInput, limit: int = 200) -> list[str]:
             continue
         for s in sentences(block.text):
             n = len(words(s))
-            if 5 <= n <= 60 and not has_link(s):  # a summary carries no links or addresses
+            if 5 <= n <= 60 and unsafe(s) is None:  # the output rules: no links, addresses, markup, numbers
                 pool.append(s)
             if len(pool) >= limit:
                 return pool
     if not pool:  # tables, code: fall back to the first lines
         for block in item.document.blocks:
             line = " ".join(block.text.split())[:200]
-            if line:
+            if line and unsafe(line) is None:
                 pool.append(line)
             if len(pool) >= 3:
                 break

@@ -51,6 +51,7 @@ class Provenance:
     upload_context: str | None = None
     source_message_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    by_caller: bool = False  # made by ``from_caller``: its ids are checked against the tenant on register
 
     @classmethod
     def from_caller(cls, *, source_type: str | None = None, tags: Sequence[str] = (), **given: Any) -> Provenance:
@@ -67,7 +68,21 @@ class Provenance:
             except ValueError as e:
                 raise InvalidRequest(f"tags: {e}") from e
         kind: SourceType = "agent_generated" if claimed == "agent_generated" else "upload"
-        return cls(source_type=kind, tags=list(tags), **given)
+        return cls(source_type=kind, tags=list(tags), by_caller=True, **given)
+
+
+def check_references(c: Container, tenant_id: str, prov: Provenance) -> None:
+    """The ids a caller names are of its own tenant: each contact one of the tenant's contacts, each file
+    ``derived_from`` one of its files. Otherwise ``InvalidRequest`` naming the field (an id of another
+    tenant reads as one that does not exist: nothing says it exists elsewhere)."""
+    for contact_id in prov.contact_ids:
+        if c.mail.contact(tenant_id, contact_id) is None:
+            raise InvalidRequest(f"contact_ids: no contact {contact_id!r} in this tenant")
+    for file_id in prov.extra.get("derived_from") or []:
+        try:
+            c.repo.get(tenant_id, str(file_id))
+        except NotFound:
+            raise InvalidRequest(f"derived_from: no file {str(file_id)!r} in this tenant") from None
 
 
 # the source types a caller may claim for a file it hands in; email_attachment comes only from a message
@@ -148,6 +163,8 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         return Registered(c.repo.get(tenant_id, file_id), created=False)
     except NotFound:
         pass
+    if prov.by_caller:
+        check_references(c, tenant_id, prov)
     admit_new_file(c, tenant_id)
 
     thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)

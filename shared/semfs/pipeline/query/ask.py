@@ -1,7 +1,9 @@
 """Grounded answers (``/ask``) and agent briefings (``/context``) over retrieved chunks.
 
 An answer is returned only when every citation is a chunk retrieved in the caller's scope and its
-quote occurs in that chunk; otherwise the answer is ``no_answer`` with the reason. Without an LLM
+quote occurs in that chunk, and its text passes the output rules (``domain/enrichment.checked_answer``:
+links, addresses and numbers taken out, markup and echoes refused, a length cap); otherwise the answer is
+``no_answer`` with the reason. Without an LLM
 the answer is extractive: the best supporting sentences, each cited. Which answerer writes it is the
 composition root's choice (``pipeline/query/answerers.py``); this module only retrieves and reports.
 """
@@ -10,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from semfs.domain.errors import NotFound
+from semfs.domain.enrichment import checked_answer
+from semfs.domain.errors import EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
@@ -45,8 +48,12 @@ def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None 
     if isinstance(result, str):
         return Answer.refused(result)
     answer, citations = result
+    try:  # the output rules: a model's answer (and a document's sentences) are untrusted text
+        shown = checked_answer(answer)
+    except EnrichmentFailed as e:
+        return Answer.refused(e.reason)
     cited = [CitedPassage.of(x) for x in citations]
-    return Answer(status="answered", answer=answer, citations=cited, method=c.answerer.method)
+    return Answer(status="answered", answer=shown, citations=cited, method=c.answerer.method)
 
 
 def context(
