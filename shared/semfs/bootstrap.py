@@ -297,6 +297,8 @@ def build_container(
         if settings.backend == "local"
         else _aws_backend(settings, embedder, extractor, events)
     )
+    # in the bounded worker, under its deadline, like extraction (one object: the default and the fallback)
+    extractive = ExtractiveEnricher(backend.extractor, settings.limits.enrich_timeout_s)
     if settings.llm.base_url:
         from semfs.adapters.openai.client import OpenAIChat, OpenAIEnricher
 
@@ -311,8 +313,8 @@ def build_container(
         jobs=backend.jobs,
         index=backend.index,
         embedder=backend.embedder,
-        enricher=enricher or ExtractiveEnricher(),
-        fallback_enricher=ExtractiveEnricher(),
+        enricher=enricher or extractive,
+        fallback_enricher=extractive,
         extractor=backend.extractor,
         events=backend.events,
         starter=_StagesStartNothing(),

@@ -39,6 +39,7 @@ class IngestLimits(_Group):
     max_file_mb: float = Field(default=50, gt=0)
     max_text_chars: int = Field(default=2_000_000, gt=0)
     extract_timeout_s: float = Field(default=60, gt=0)
+    enrich_timeout_s: float = Field(default=60, gt=0)  # the extractive enricher, in the same worker
     extract_memory_mb: int = Field(default=2048, ge=256)
     max_archive_entries: int = Field(default=10_000, gt=0)
     max_archive_uncompressed_mb: float = Field(default=500, gt=0)

@@ -43,6 +43,9 @@ class SlowExtractor:
     def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
         return self.inner.render(data, kind, pages, dpi)  # type: ignore[no-any-return]
 
+    def run(self, fn: Any, args: tuple[Any, ...], timeout_s: float) -> Any:
+        return self.inner.run(fn, args, timeout_s)
+
     def close(self) -> None:
         self.gate.set()
 

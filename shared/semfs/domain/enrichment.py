@@ -18,6 +18,7 @@ from typing import Any
 from semfs.domain.errors import EnrichmentFailed
 from semfs.domain.models import Enrichment
 from semfs.domain.tags import is_generic, is_valid_tag, slugify
+from semfs.domain.text import title_from_filename
 
 MAX_TITLE = 120
 MAX_SUMMARY = 600
@@ -263,3 +264,9 @@ def validate_enrichment(raw: Any, document_text: str) -> Enrichment:
         if all(part in words or part.isdigit() for part in slug.split("-")):
             tags.append(slug)  # only words the document uses: an injected "attacker-evil-example" is not one
     return Enrichment(title=title, summary=summary, auto_tags=tags[:MAX_TAGS])
+
+
+def minimal_enrichment(filename: str) -> Enrichment:
+    """The last resort when no enricher finished in time: a title from the file's name, nothing else."""
+    title = title_from_filename(filename)[:MAX_TITLE]
+    return Enrichment(title=title, summary=f"{title}.", auto_tags=[])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import PurePosixPath
 
 WORD_RE = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -98,3 +99,11 @@ _HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")
 def normalise_ocr(text: str) -> str:
     """OCR output as prose: words hyphenated across line ends rejoined, whitespace unified."""
     return normalise(_HYPHEN_BREAK.sub(r"\1", text))
+
+
+def title_from_filename(filename: str) -> str:
+    """``MPL-1.1.txt`` → ``MPL 1.1`` (a dot between digits is a version, not a separator)."""
+    stem = PurePosixPath(filename).stem
+    stem = re.sub(r"[_\-]+|(?<!\d)\.|\.(?!\d)", " ", stem)
+    stem = re.sub(r"\s+", " ", stem).strip()
+    return (stem[:1].upper() + stem[1:]) if stem else filename

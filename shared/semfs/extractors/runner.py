@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import resource
 import threading
+from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -116,6 +117,20 @@ class SubprocessExtractor:
         except Exception as e:  # pdfium on a damaged file
             raise PermanentError(f"the pages could not be cut: {type(e).__name__}", outcome=Outcome.FAILED_OCR) from e
 
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
+        """``fn(*args)`` in the worker, under its own deadline (see the Extractor port)."""
+        from pebble import ProcessExpired
+
+        future = self._get_pool().schedule(fn, args=args, timeout=timeout_s)
+        try:
+            return future.result()
+        except FutureTimeout as e:
+            raise TimeoutError(f"the work took longer than {timeout_s:.0f}s") from e
+        except ProcessExpired as e:
+            if e.exitcode in (-9, 137, -6, 134):
+                raise MemoryError("the worker ran out of memory") from e
+            raise ChildProcessError(f"the worker crashed (exit code {e.exitcode})") from e
+
     def close(self) -> None:
         with self._lock:
             if self._pool is not None:
@@ -138,6 +153,10 @@ class InProcessExtractor:
 
     def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
         return pdf_pages(data, pages)
+
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
+        """``fn(*args)`` here: the Lambda's own timeout bounds it."""
+        return fn(*args)
 
     def close(self) -> None:
         return None

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from semfs.extractors.dispatch import ExtractOutput
 
@@ -20,6 +21,12 @@ class Extractor(Protocol):
 
     def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
         """A PDF of these 1-based pages, in order (parsed in the same bounds as ``extract``)."""
+        ...
+
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
+        """``fn(*args)`` in the same bounds, for other work on a document's text (enrichment): a module-level
+        function and picklable arguments. Raises ``TimeoutError`` past ``timeout_s`` (the worker is
+        killed) and ``MemoryError`` or ``ChildProcessError`` when the worker dies."""
         ...
 
     def close(self) -> None:

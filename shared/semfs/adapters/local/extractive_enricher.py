@@ -3,6 +3,12 @@
 No model and no network: a summary made only of the document's own sentences (chosen by TF-IDF
 centrality, a LexRank-style degree score, kept in document order) and tags from scored 1–3 word
 keyphrases. The default local enricher, and the fallback when an LLM fails.
+
+Given a worker (the bounded extraction worker: ``Extractor.run``), it runs there under its own deadline,
+like extraction: its text functions are linear (tests/unit/test_linear_text.py), but a 2 MB document is
+still seconds of the interpreter, which the serving process should never give to one file. Past the
+deadline (or if the worker dies) it raises ``EnrichmentFailed`` and the stage falls back to
+``domain.enrichment.minimal_enrichment``.
 """
 
 from __future__ import annotations
@@ -10,13 +16,17 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from semfs.domain.enrichment import strip_links, unsafe
+from semfs.domain.errors import EnrichmentFailed
 from semfs.domain.models import Enrichment
 from semfs.domain.tags import is_generic, slugify
-from semfs.domain.text import STOPWORDS, sentences, words
+from semfs.domain.text import STOPWORDS, sentences, title_from_filename, words
 from semfs.ports.enricher import EnrichInput
+
+if TYPE_CHECKING:
+    from semfs.ports.extractor import Extractor
 
 MAX_TITLE = 120
 MAX_SUMMARY = 600
@@ -32,14 +42,6 @@ _GENERATED = re.compile(
 
 def is_generated_title(title: str) -> bool:
     return bool(_GENERATED.match(" ".join(title.split())))
-
-
-def title_from_filename(filename: str) -> str:
-    """``MPL-1.1.txt`` → ``MPL 1.1`` (a dot between digits is a version, not a separator)."""
-    stem = PurePosixPath(filename).stem
-    stem = re.sub(r"[_\-]+|(?<!\d)\.|\.(?!\d)", " ", stem)
-    stem = re.sub(r"\s+", " ", stem).strip()
-    return (stem[:1].upper() + stem[1:]) if stem else filename
 
 
 def _title(item: EnrichInput) -> str:
@@ -160,16 +162,33 @@ def keyphrases(text: str, k: int = 8) -> list[str]:
 
 
 class ExtractiveEnricher:
-    """Title, summary and tags from the document itself."""
+    """Title, summary and tags from the document itself; in ``worker`` under ``timeout_s`` when given."""
+
+    def __init__(self, worker: Extractor | None = None, timeout_s: float = 60) -> None:
+        self._worker = worker
+        self._timeout = timeout_s
 
     def enrich(self, item: EnrichInput) -> Enrichment:
-        title = _title(item)
-        pool = _sentence_pool(item)
-        summary = _summary(pool) or f"{title}."
-        body = strip_links("\n".join(b.text for b in item.document.blocks)[:200_000])
-        tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=16)]
-        tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t)][:10]
-        if len(tags) < 5:
-            extra = (slugify(w) for w in words(title) if w.lower() not in STOPWORDS)
-            tags.extend(t for t in extra if t and t not in tags and len(t) > 2 and not is_generic(t))
-        return Enrichment(title=title, summary=summary, auto_tags=tags[:10])
+        if self._worker is None:
+            return enrich_extractively(item)
+        try:
+            result: Enrichment = self._worker.run(enrich_extractively, (item,), self._timeout)
+        except TimeoutError as e:
+            raise EnrichmentFailed(f"extractive enrichment took longer than {self._timeout:.0f}s") from e
+        except (MemoryError, ChildProcessError) as e:
+            raise EnrichmentFailed("extractive enrichment ended its worker") from e
+        return result
+
+
+def enrich_extractively(item: EnrichInput) -> Enrichment:
+    """The extractive enrichment itself (a module-level function: it runs in the worker process)."""
+    title = _title(item)
+    pool = _sentence_pool(item)
+    summary = _summary(pool) or f"{title}."
+    body = strip_links("\n".join(b.text for b in item.document.blocks)[:200_000])
+    tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=16)]
+    tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t)][:10]
+    if len(tags) < 5:
+        extra = (slugify(w) for w in words(title) if w.lower() not in STOPWORDS)
+        tags.extend(t for t in extra if t and t not in tags and len(t) > 2 and not is_generic(t))
+    return Enrichment(title=title, summary=summary, auto_tags=tags[:10])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from semfs.domain.changes import change_summary, version_link
+from semfs.domain.enrichment import minimal_enrichment
 from semfs.domain.errors import EnrichmentFailed, EnrichmentUnavailable, NotFound
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
@@ -49,9 +50,15 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             enrichment = c.enricher.enrich(item)
         except EnrichmentFailed as e:
             log.warning("enricher failed; extractive fallback", file_id=record.file_id, error=type(e).__name__)
-            enrichment = c.fallback_enricher.enrich(item)
             fallback = True
             again = isinstance(e, EnrichmentUnavailable)  # throttled: not final, enriched again later
+            try:  # (the extractive enricher is the default: when it was the one that failed, not again)
+                if c.enricher is c.fallback_enricher:
+                    raise
+                enrichment = c.fallback_enricher.enrich(item)
+            except EnrichmentFailed:  # past its deadline too: the file's name is its title
+                log.warning("extractive fallback failed; title from the name", file_id=record.file_id)
+                enrichment = minimal_enrichment(record.filename)
         changes = None
         if record.previous_version_id:
             try:
