@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote
 
 from semfs.domain.errors import Busy, NotFound, RetryableError
 from semfs.http_host import HttpServer, error_body, serve
@@ -129,24 +129,28 @@ class ApiKeys:
 PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
 
 
-def to_event(method: str, target: str, headers: dict[str, str], body: bytes, tenant: str | None) -> dict[str, Any]:
+def to_event(
+    method: str, target: str, headers: dict[str, str], body: bytes, tenant: str | None, query: str | None = None
+) -> dict[str, Any]:
     """An HTTP request as the API Gateway HTTP API (payload 2.0) event the router expects; the tenant
-    goes where an authorizer puts it, exactly like the JWT claims in AWS."""
-    parsed = urlsplit(target)
-    query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    goes where an authorizer puts it, exactly like the JWT claims in AWS. ``target`` is a path and query
+    (``/files?limit=5``), or with ``query`` given the decoded path alone: a "?" or "#" in it came from "%3F"
+    or "%23" and starts nothing."""
+    path, _, raw_query = (target, "", query) if query is not None else target.partition("?")
+    params = {k: v[-1] for k, v in parse_qs(raw_query, keep_blank_values=True).items()}  # as API Gateway does
     lowered = {k.lower(): v for k, v in headers.items()}
     text_like = lowered.get("content-type", "").startswith(("application/json", "text/"))
     return {
         "version": "2.0",
         "routeKey": "$default",
-        "rawPath": parsed.path,
-        "rawQueryString": parsed.query,
+        "rawPath": path,
+        "rawQueryString": raw_query,
         "headers": lowered,
-        "queryStringParameters": query or None,
+        "queryStringParameters": params or None,
         "requestContext": {
             "http": {
                 "method": method,
-                "path": parsed.path,
+                "path": path,
                 "protocol": "HTTP/1.1",
                 "sourceIp": "127.0.0.1",
                 "userAgent": lowered.get("user-agent", ""),
@@ -229,9 +233,8 @@ def make_wsgi_app(
         if length > limit:
             return _json_error(413, "too_large", f"the body is over {limit} bytes (SEMFS_MAX_FILE_MB)")
         body = environ["wsgi.input"].read(length) if length else b""
-        url = path + (f"?{query}" if query else "")
         try:
-            event = to_event(method, url, headers, body, tenant)
+            event = to_event(method, path, headers, body, tenant, query=query)
         except UnicodeDecodeError:
             return _json_error(400, "bad_request", "the body is not valid UTF-8")
         # no lock: the resolver keeps each request's event and context per thread (api/resolver.py)

@@ -399,7 +399,7 @@ def test_one_openapi_document_titled_semfs_and_valid(api: Api) -> None:
         ("POST", "/search", {"query": "x", "mode": "fuzzy"}, "acme", 422, "validation_error"),
         ("PATCH", "/files/{terms}", {"add": ["x"]}, "acme", 422, "validation_error"),
         ("POST", "/search", {"query": "x", "filters": {"tag": "x"}}, "acme", 422, "validation_error"),
-        ("GET", "/files?limit=0", None, "acme", 400, "bad_request"),
+        ("GET", "/files?limit=0", None, "acme", 422, "validation_error"),  # the document declares 1..200
         ("POST", "/files/{terms}/retry", None, "acme", 400, "invalid_request"),
     ],
 )
@@ -508,8 +508,9 @@ def test_one_file_names_its_thread_and_contacts(api: Api) -> None:
         # a 5,001-digit number: json.loads raises ValueError (past Python's int digit limit), not JSONDecodeError
         ("POST", "/search", b'{"query": "x", "limit": 1' + b"0" * 5000 + b"}", "application/json", 422),
         # an offset SQLite cannot hold (OverflowError)
-        ("GET", "/files?cursor=1000000000000000000000000000000", None, "application/json", 400),
-        ("GET", "/files?cursor=-5", None, "application/json", 400),
+        ("GET", "/files?cursor=1000000000000000000000000000000", None, "application/json", 422),
+        ("GET", "/files?cursor=-5", None, "application/json", 422),
+        ("GET", "/files?cursor=9999999999", None, "application/json", 422),  # past the last offset
         # multipart without its boundary, to routes that take JSON and to the upload
         ("PATCH", "/files/0", b"--x\r\n", "multipart/form-data", 400),
         ("POST", "/files/0/link", b"--x\r\n", "multipart/form-data", 400),
@@ -548,7 +549,7 @@ def test_a_method_a_path_does_not_take_is_405_with_allow(api: Api, method: str, 
 
 def test_ids_an_upload_names_must_be_the_callers_tenants(api: Api) -> None:
     """Before: an upload's contact_ids and derived_from took any id, so a file could claim another tenant's
-    contact or be traced to another tenant's file. Now either is a 400 naming the field, nothing stored;
+    contact or be traced to another tenant's file. Now either is a 404 naming the field, nothing stored;
     the tenant's own ids go through."""
     from semfs.ports.mail import Person
 
@@ -563,7 +564,7 @@ def test_ids_an_upload_names_must_be_the_callers_tenants(api: Api) -> None:
     ]:
         body = _multipart_upload(fields)
         status, payload = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
-        assert (status, payload["error"]["code"]) == (400, "invalid_request"), (fields, payload)
+        assert (status, payload["error"]["code"]) == (404, "not_found"), (fields, payload)
         assert payload["error"]["message"].startswith(message)
     assert len(api.container.repo.query(RecordQuery(tenant_id="acme", limit=1000))) == before
     body = _multipart_upload({"contact_ids": "c_jane@acme.example", "derived_from": api.files["terms"]})
@@ -583,3 +584,24 @@ def test_an_answer_quoting_a_planted_link_shows_it_removed(api: Api) -> None:
     assert status == 200 and answer["status"] == "answered", answer
     assert "[link removed]" in answer["answer"] and "paypal" not in answer["answer"]
     assert any("paypal-secure.de/reset" in cite["quote"] for cite in answer["citations"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "message"),
+    [
+        ("GET", "/files?until=0", None, "until: "),  # read as 1970-01-01 (a Unix time)
+        ("GET", "/files?until=", None, "until: "),  # dropped before it reached the route
+        ("GET", "/files?include_history=yes", None, "include_history: "),
+        ("GET", "/files?tags=hr", None, "unknown query parameter 'tags' (did you mean 'tag'?)"),  # listed all
+        ("POST", "/search", {"query": "holiday", "filters": {"include_history": 0}}, "filters.include_history: "),
+        ("POST", "/search", {"query": "holiday", "limit": True}, "limit: "),
+        ("POST", "/ask", {"question": "how many days of holiday", "limit": "3"}, "limit: "),
+    ],
+)
+def test_requests_the_document_does_not_allow_are_422(
+    api: Api, method: str, path: str, body: dict[str, Any] | None, message: str
+) -> None:
+    """Found by the fuzzer (tests/integration/test_api_fuzz.py): each was accepted, read as something else."""
+    status, payload = api.call(method, path, body)
+    assert (status, payload["error"]["code"]) == (422, "validation_error"), payload
+    assert payload["error"]["message"].startswith(message), payload

@@ -13,7 +13,9 @@ has one body: ``{"error": {"code", "message", "details"}}``.
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Sequence
 from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,40 @@ from semfs.domain.errors import Busy, RequestError, RetryableError, SemfsError
 app = ConcurrentResolver(enable_validation=True)  # many requests at once on the local host's threads
 for router in (request.router, *ROUTERS):
     app.include_router(router)
+
+# query parameters a route reads from the event itself rather than as a declared parameter
+READ_BY_ROUTE: dict[str, frozenset[str]] = {"/files": frozenset({"filename"}), "/docs": frozenset({"format"})}
+
+
+def _declared_query(route: Any) -> set[str]:
+    names: set[str] = set()
+    for param in route.dependant.query_params if route.dependant else []:
+        kind = getattr(param.field_info, "annotation", None)
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            names |= set(kind.model_fields)  # a query model: each field is a parameter
+        else:
+            names.add(param.alias)
+    return names | READ_BY_ROUTE.get(route.path, frozenset())
+
+
+def _no_unknown_query(app: ConcurrentResolver, next_middleware: Any) -> Response[str]:
+    """A query parameter no route declares is a 422 naming it, as an unknown body field is: a misspelt
+    ``?tags=x`` listed every file, as if there were no filter."""
+    route = app.context.get("_route")
+    if route is None or not any(route is r for r in app._static_routes + app._dynamic_routes):
+        return next_middleware(app)  # type: ignore[no-any-return]  # no route of ours: the 404 answers
+    event = app.current_event
+    given = set(event.query_string_parameters or {})
+    unknown = sorted(given - _declared_query(route))
+    if unknown:
+        known = sorted(_declared_query(route))
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else (f"; it takes {', '.join(known)}" if known else "")
+        return _error(422, "validation_error", f"unknown query parameter {unknown[0]!r}{hint}")
+    return next_middleware(app)  # type: ignore[no-any-return]
+
+
+app.use(middlewares=[_no_unknown_query])
 
 
 OPENAPI: dict[str, Any] = {
@@ -79,8 +115,18 @@ def _validation(e: RequestValidationError) -> Response[str]:
         for err in e.errors()
     ]
     first = details[0] if details else {"loc": [], "msg": "invalid request"}
-    where = ".".join(x for x in first["loc"] if x != "body")
+    where = ".".join(_field_path(first["loc"]))
     return _error(422, "validation_error", f"{where}: {first['msg']}" if where else str(first["msg"]), details)
+
+
+def _field_path(loc: Sequence[str]) -> list[str]:
+    """Where a validation error is, as the client named it: ``until``, not ``query.filters.until`` (a query
+    model's fields are parameters of their own), and ``filters.tags`` in a body."""
+    parts = list(loc)
+    kind = parts.pop(0) if parts and parts[0] in ("body", "query", "path", "header") else ""
+    if kind == "query" and len(parts) > 1:
+        parts.pop(0)  # the query model's parameter name
+    return parts
 
 
 @app.exception_handler(ServiceError)  # type: ignore[untyped-decorator]
@@ -101,12 +147,13 @@ def _no_route(e: Exception) -> Response[str]:
     return _error(404, "not_found", said or "no such route")
 
 
-def openapi_document() -> dict[str, Any]:
+def openapi_document(uploads_in_body: bool = True) -> dict[str, Any]:
     """The one OpenAPI document: served at /openapi.json and behind /docs. The upload's multipart body
-    is described here because the route reads it itself (it is no body at all in AWS)."""
+    is described here because the route reads it itself: required on the local host, no body at all in
+    AWS (``uploads_in_body=False``: the route answers a presigned POST)."""
     schema = app.get_openapi_schema(**OPENAPI)
     document: dict[str, Any] = json.loads(schema.model_dump_json(by_alias=True, exclude_none=True))
-    document["paths"]["/files"]["post"]["requestBody"] = UPLOAD_BODY
+    document["paths"]["/files"]["post"]["requestBody"] = {**UPLOAD_BODY, "required": uploads_in_body}
     for path in PUBLIC_ROUTES:
         for op in document["paths"][path].values():
             op["security"] = []  # no credentials needed
@@ -136,7 +183,8 @@ def _query_model_schemas(document: dict[str, Any]) -> None:
 
 @app.get("/openapi.json", include_in_schema=False)
 def openapi() -> Response[str]:
-    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=json.dumps(openapi_document()))
+    document = openapi_document(uploads_in_body=request.container().settings.backend == "local")
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=json.dumps(document))
 
 
 @app.get("/docs", include_in_schema=False)
@@ -144,7 +192,7 @@ def docs() -> Response[str]:
     """Swagger UI over the same document (its assets ship inside Powertools: no network needed)."""
     from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
 
-    spec = json.dumps(openapi_document())
+    spec = json.dumps(openapi_document(uploads_in_body=request.container().settings.backend == "local"))
     if (app.current_event.query_string_parameters or {}).get("format") == "json":
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=spec)
     import aws_lambda_powertools.event_handler.openapi.swagger_ui as assets

@@ -6,14 +6,15 @@ the public view of a ``FileRecord`` (storage keys left out); a test keeps the tw
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from typing import Any, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from semfs.domain.models import Extraction, Location, SearchFilters, SourceType, StageTiming
+from semfs.domain.models import Extraction, IsoDate, JsonInt, Location, SearchFilters, SourceType, StageTiming
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.results import Answer, BriefingItem, FacetCounts, MergeSuggestion, QueueView
+from semfs.domain.tags import MAX_LABEL_LEN
 
 HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
 
@@ -22,13 +23,35 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _query_bool(value: Any) -> Any:
+    """A boolean in a query string is ``true`` or ``false``: "0", "yes" and "" are refused, not guessed."""
+    if isinstance(value, str):
+        if value.lower() not in ("true", "false"):
+            raise ValueError("a boolean is true or false")
+        return value.lower() == "true"
+    return value
+
+
+QueryBool = Annotated[bool, BeforeValidator(_query_bool)]
+
+# A tag as a person types it: what the document declares (at most 48 characters, a letter or digit, none of
+# the characters of links and markup); the route still answers 400 for the rest of what is no tag (a URL).
+TAG_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_LABEL_LEN,
+    "pattern": "^[^<>{}\\[\\]`@]*[A-Za-z0-9][^<>{}\\[\\]`@]*$",
+}
+TagLabel = Annotated[str, WithJsonSchema(TAG_SCHEMA)]
+
+
 # -- requests ----------------------------------------------------------------------------------------
 class AskRequest(Strict):
     question: str = Field(min_length=1, max_length=2000, description="A question the files should answer.")
     filters: SearchFilters = SearchFilters()
     file_id: str | None = Field(default=None, description="Answer from this file only.")
     thread_id: str | None = Field(default=None, description="Answer from this thread only (its id or subject).")
-    limit: int = Field(default=6, ge=1, le=20, description="Passages to consider.")
+    limit: JsonInt = Field(default=6, ge=1, le=20, description="Passages to consider.")
 
 
 class ContextRequest(Strict):
@@ -36,17 +59,17 @@ class ContextRequest(Strict):
     body: str = Field(default="", max_length=20_000)
     contact_id: str | None = Field(default=None, description="A contact id, name or address.")
     thread_id: str | None = Field(default=None, description="A thread id or subject.")
-    limit: int = Field(default=5, ge=1, le=20)
+    limit: JsonInt = Field(default=5, ge=1, le=20)
 
 
 class TagPatch(Strict):
-    add_tags: list[str] = Field(default_factory=list, max_length=50)
-    remove_tags: list[str] = Field(default_factory=list, max_length=50)
+    add_tags: list[TagLabel] = Field(default_factory=list, max_length=50)
+    remove_tags: list[TagLabel] = Field(default_factory=list, max_length=50)
 
 
 class TagMerge(Strict):
-    merge: str = Field(min_length=1, max_length=100, description="The tag that goes away.")
-    into: str = Field(min_length=1, max_length=100, description="The tag that stays.")
+    merge: TagLabel = Field(description="The tag that goes away.")
+    into: TagLabel = Field(description="The tag that stays.")
 
 
 class VersionLink(Strict):
@@ -64,10 +87,10 @@ class FileFilters(BaseModel):
     thread_id: str | None = None
     contact_id: str | None = None
     status: Status | None = None
-    since: date | None = None
-    until: date | None = None
-    include_history: bool = False
-    include_duplicates: bool = True
+    since: IsoDate | None = None
+    until: IsoDate | None = None
+    include_history: QueryBool = False
+    include_duplicates: QueryBool = True
 
 
 class ErrorDetail(BaseModel):

@@ -42,7 +42,9 @@ ERRORS: dict[int, OpenAPIResponse] = {
         (401, "Missing or invalid credentials"),
         (404, "No such file in your tenant"),
         (409, "The file changed under the request (retry it)"),
+        (413, "The body is over the size limit"),
         (422, "The request does not match its schema"),
+        (503, "A service semfs depends on is unavailable (retry it)"),
     )
 }
 

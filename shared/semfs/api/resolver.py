@@ -79,9 +79,13 @@ class ConcurrentResolver(APIGatewayHttpResolver):
         super().__init__(json_body_deserializer=json_body, **kwargs)
 
     def methods_for(self, path: str) -> list[str]:
-        """The methods some route answers on ``path`` (none: no such path)."""
-        routes = self._static_routes + self._dynamic_routes
-        return sorted({r.method for r in routes if r.rule.match(path)})
+        """The methods the document gives ``path`` (none: no such path): a static path's own routes, so that
+        ``/files/facets`` is not also read as ``/files/{file_id}``."""
+        for routes in (self._static_routes, self._dynamic_routes):
+            methods = sorted({r.method for r in routes if r.rule.match(path)})
+            if methods:
+                return methods
+        return []
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         problem = malformed(event)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from semfs.domain.outcomes import Outcome, Status
 
@@ -231,21 +231,45 @@ class Citation:
         }
 
 
+def iso_date(value: Any) -> Any:
+    """A date as the API documents it (``YYYY-MM-DD``), not whatever pydantic can read as one: "0" was
+    1970-01-01 (a Unix time) and an empty ``until=`` was taken."""
+    if isinstance(value, str) and not (len(value) == 10 and value[4] == value[7] == "-"):
+        raise ValueError("a date is YYYY-MM-DD")
+    if isinstance(value, (int, float)):
+        raise ValueError("a date is YYYY-MM-DD")
+    return value
+
+
+IsoDate = Annotated[date, BeforeValidator(iso_date)]
+
+
+def json_integer(value: Any) -> Any:
+    """An integer as JSON Schema has it (``5`` or ``5.0``), not ``true`` or ``"5"``, which pydantic reads as 1
+    and 5."""
+    if isinstance(value, (bool, str)):
+        raise ValueError("an integer is a JSON number")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(json_integer)]
+
+
 class SearchFilters(Frozen):
     tags: list[str] = Field(default_factory=list)
     source_type: SourceType | None = None
     contact_id: str | None = None
     thread_id: str | None = None
     mime_type: str | None = None
-    date_from: date | None = None
-    date_to: date | None = None
-    include_history: bool = False
+    date_from: IsoDate | None = None
+    date_to: IsoDate | None = None
+    include_history: StrictBool = False  # (0, "yes" and "on" were read as booleans)
     file_ids: list[str] = Field(default_factory=list)
 
 
 class SearchRequest(Frozen):
     query: str = Field(min_length=1, max_length=2000)
-    limit: int = Field(default=10, ge=1, le=100)
+    limit: JsonInt = Field(default=10, ge=1, le=100)
     mode: SearchMode = "hybrid"
     filters: SearchFilters = SearchFilters()
 

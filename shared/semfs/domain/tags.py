@@ -59,7 +59,7 @@ def merge_tags(*groups: list[str] | tuple[str, ...]) -> list[str]:
 
 
 _NOT_A_TAG = re.compile(r"://|www\.|@|[<>{}\[\]`]|\b(?:javascript|data|mailto):", re.IGNORECASE)
-MAX_LABEL_LEN = 60
+MAX_LABEL_LEN = MAX_TAG_LEN  # (a longer label made a slug over the limit: one limit, said once)
 
 
 def manual_tag(label: str) -> tuple[str, str]:

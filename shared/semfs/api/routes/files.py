@@ -58,16 +58,14 @@ def _file_query(filters: FileFilters) -> RecordQuery:
 @router.get("/files", summary="List files", responses=ok(FileList))
 def list_files(
     filters: Annotated[FileFilters, Query()],
-    limit: int = 50,
-    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=200, description="Files per page")] = 50,
+    cursor: Annotated[str | None, Query(pattern="^[0-9]{1,9}$", description="next_cursor of a page")] = None,
     sort: Literal["newest", "oldest", "name", "size"] = "newest",
 ) -> FileList:
     """Latest versions, newest first unless ``sort`` says otherwise; ``include_history`` adds older
     versions, ``include_duplicates=false`` leaves out skipped duplicates. ``cursor`` is the
     ``next_cursor`` of the previous page. In AWS, newest and oldest read a page from an index by
     creation time; name and size read every file of the tenant to sort them (slow past ~100k files)."""
-    if not 1 <= limit <= 200:
-        raise BadRequestError("limit must be between 1 and 200")
     offset = _offset(cursor)
     scope = _file_query(filters)
     records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))

@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler.exceptions import (
 
 from semfs.api.models import (
     CreatedFileOut,
+    ErrorOut,
     UploadTarget,
 )
 from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
@@ -22,6 +23,8 @@ from semfs.pipeline import names
 
 router = new_router()
 
+
+_TAG = "[^<>{}\\[\\]`@,]*[A-Za-z0-9][^<>{}\\[\\]`@,]*"  # a letter or digit, nothing of links or markup
 
 UPLOAD_BODY: dict[str, Any] = {
     "required": False,
@@ -36,7 +39,11 @@ UPLOAD_BODY: dict[str, Any] = {
                     "previous_version_id": {"type": "string", "description": "The file this is a new version of."},
                     "thread_id": {"type": "string", "description": "A thread id or subject."},
                     "contact_ids": {"type": "string", "description": "Contact ids, comma-separated or repeated."},
-                    "tags": {"type": "string", "description": "Manual tags, comma-separated or repeated."},
+                    "tags": {
+                        "type": "string",
+                        "description": "Manual tags, comma-separated or repeated (each at most 48 characters).",
+                        "pattern": f"^({_TAG}(,{_TAG})*)?$",
+                    },
                     "source_type": {"type": "string", "enum": ["upload", "agent_generated"]},
                     "agent": {"type": "string", "description": "For agent_generated: the agent's name."},
                     "run_id": {"type": "string", "description": "For agent_generated: the run."},
@@ -65,6 +72,10 @@ UPLOAD_BODY: dict[str, Any] = {
             "content": {"application/json": {"model": UploadTarget}},
         },
         **ERRORS,
+        429: {
+            "description": "The tenant already has its share of files waiting (send it again after Retry-After)",
+            "content": {"application/json": {"model": ErrorOut}},
+        },
     },
 )
 def upload() -> Response[str]:
@@ -101,8 +112,8 @@ def upload() -> Response[str]:
     )
     try:
         reg = ingest_bytes(c, tenant, payload, file_name, prov)
-    except NotFound as e:  # previous_version_id of another tenant or unknown
-        raise NotFoundError("no such previous version") from e
+    except NotFound as e:  # an id it names (previous version, contacts, sources) is not the tenant's
+        raise NotFoundError(e.reason) from e
     done = reg.record.status.terminal
     where = f"/files/{reg.record.file_id}"
     body = CreatedFileOut.model_validate(

@@ -73,16 +73,16 @@ class Provenance:
 
 def check_references(c: Container, tenant_id: str, prov: Provenance) -> None:
     """The ids a caller names are of its own tenant: each contact one of the tenant's contacts, each file
-    ``derived_from`` one of its files. Otherwise ``InvalidRequest`` naming the field (an id of another
-    tenant reads as one that does not exist: nothing says it exists elsewhere)."""
+    ``derived_from`` one of its files. Otherwise ``NotFound`` naming the field, as for a previous version
+    (an id of another tenant reads as one that does not exist: nothing says it exists elsewhere)."""
     for contact_id in prov.contact_ids:
         if c.mail.contact(tenant_id, contact_id) is None:
-            raise InvalidRequest(f"contact_ids: no contact {contact_id!r} in this tenant")
+            raise NotFound(f"contact_ids: no contact {contact_id!r} in this tenant")
     for file_id in prov.extra.get("derived_from") or []:
         try:
             c.repo.get(tenant_id, str(file_id))
         except NotFound:
-            raise InvalidRequest(f"derived_from: no file {str(file_id)!r} in this tenant") from None
+            raise NotFound(f"derived_from: no file {str(file_id)!r} in this tenant") from None
 
 
 # the source types a caller may claim for a file it hands in; email_attachment comes only from a message
@@ -217,7 +217,10 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     previous: FileRecord | None = None
     link = "explicit"
     if prov.previous_version_id:
-        previous = c.repo.get(tenant_id, prov.previous_version_id)  # NotFound: the caller named a bad id
+        try:
+            previous = c.repo.get(tenant_id, prov.previous_version_id)
+        except NotFound:  # the caller named a bad id
+            raise NotFound("previous_version_id: no such file in this tenant") from None
         lineage = c.repo.lineage(tenant_id, previous.lineage_id)
         previous = max(lineage, key=lambda r: r.version) if lineage else previous
     elif version_key:
