@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from semfs.adapters.aws.opensearch import CARD_TEXT, OpenSearchIndex, index_body, scope_filter
+from semfs.adapters.aws.opensearch import (
+    CARD_TEXT,
+    KEYWORD_FIELDS,
+    KEYWORD_TEMPLATES,
+    OpenSearchIndex,
+    index_body,
+    scope_filter,
+    tenant_key,
+)
 from semfs.config import Settings
 from semfs.domain.models import IndexHit, SearchFilters
 
@@ -85,7 +93,13 @@ def test_keyword_body_filters_in_bool_filter(recorded: tuple[OpenSearchIndex, Re
     index.keyword("acme", "What are the payment terms?", SearchFilters(thread_id="t1"), 20)
     query = rec.calls[0][1]["body"]["query"]["bool"]
     assert query["must"][0]["multi_match"]["query"] == "payment terms"
-    assert query["must"][0]["multi_match"]["fields"] == ["title^0.25", "filename^1", "text^1", "tags_text^0.1"]
+    own = f"kw.{tenant_key('acme')}"
+    assert query["must"][0]["multi_match"]["fields"] == [
+        f"{own}.title^0.25",
+        f"{own}.filename^1",
+        f"{own}.text^1",
+        f"{own}.tags^0.1",
+    ]
     assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
     assert {"term": {"thread_id": "t1"}} in query["filter"]
 
@@ -103,7 +117,7 @@ def test_hybrid_legs_go_in_one_msearch_with_the_scope_inside_every_leg(
     for leg, kind in ((keyword, "chunk"), (cards, "card")):
         assert leg["query"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
         assert {"term": {"kind": kind}} in leg["query"]["bool"]["filter"]
-    assert cards["query"]["bool"]["must"][0]["multi_match"]["fields"] == ["card_text"]
+    assert cards["query"]["bool"]["must"][0]["multi_match"]["fields"] == [f"kw.{tenant_key('acme')}.card"]
     assert knn["query"]["knn"]["embedding"]["filter"]["bool"]["filter"][0] == {"term": {"tenant_id": "acme"}}
 
 
@@ -138,9 +152,9 @@ def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_th
     writer = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec)  # Index's environment
     writer.ensure_index()
     writer.ensure_index()  # once per environment
-    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}]
+    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}, TENANT_FIELDS]
     query = rec.calls[0][1]["body"]["query"]["bool"]
-    assert query["must"][0]["multi_match"]["fields"] == ["card_text"]
+    assert query["must"][0]["multi_match"]["fields"] == [f"kw.{tenant_key('acme')}.card"]
     assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
     assert query["filter"][-1] == {"term": {"kind": "card"}}
 
@@ -151,7 +165,52 @@ def test_a_writer_that_read_first_still_adds_the_missing_field(recorded: tuple[O
     index, rec = recorded
     assert index.active_model() == "m"
     index.ensure_index()
-    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}]
+    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}, TENANT_FIELDS]
+
+
+TENANT_FIELDS = {
+    "index": "semfs-chunks",
+    "body": {"dynamic_templates": KEYWORD_TEMPLATES, "properties": {"kw": KEYWORD_FIELDS}},
+}
+
+
+def test_each_tenants_keyword_leg_reads_only_its_own_fields_so_its_statistics_are_its_own(
+    recorded: tuple[OpenSearchIndex, Recorder],
+) -> None:
+    """Issue 27: with one shared ``text`` field, tenant a's BM25 score for a rare word fell (1.552 to 1.102)
+    once tenant b stored a document with it: the scores told a what b's documents say. Lucene keeps term
+    statistics per field (document count, document frequency and average length count the documents that
+    have the field), so each document's text also goes under its tenant's own fields and each keyword leg
+    searches only the caller's.
+
+    What this test cannot see: osmem-server, the stand-in OpenSearch these tests run on, counts every
+    document of the index in BM25's document count, not those with the field as Lucene does, so the score
+    itself cannot be shown unchanged there. It checks the rule on the wire: what is written, and what each
+    query reads."""
+    from semfs.adapters.aws.opensearch import _source
+    from tests.builders import index_doc
+
+    a, b = tenant_key("acme"), tenant_key("globex")
+    assert a != b and a.isalnum() and tenant_key("x.y z").isalnum()  # any tenant id makes one field name
+    doc = index_doc("f", 0, "pallets of zebra tape")
+    written = _source(doc)
+    assert written["kw"] == {
+        tenant_key(doc.tenant_id): {
+            "text": "pallets of zebra tape",
+            "title": written["title"] or "",
+            "filename": written["filename"],
+            "tags": written["tags_text"],
+        }
+    }
+    body = index_body(3)
+    assert "kw" in body["mappings"]["_source"]["excludes"]  # the text is kept once in _source
+    index, rec = recorded
+    index.keyword("acme", "zebra", SearchFilters(), 5)
+    index.hybrid_legs("globex", "zebra", [1.0, 0.0, 0.0], SearchFilters(), 5, cards=True)
+    fields = [rec.calls[0][1]["body"]["query"]["bool"]["must"][0]["multi_match"]["fields"]]
+    fields += [leg["query"]["bool"]["must"][0]["multi_match"]["fields"] for leg in rec.calls[1][1]["body"][3::2]]
+    assert all(f.startswith(f"kw.{a}.") for f in fields[0])
+    assert all(f.startswith(f"kw.{b}.") for leg in fields[1:] for f in leg)
 
 
 def test_scope_filter_covers_every_filter() -> None:
@@ -413,7 +472,7 @@ def test_a_version_change_keeps_the_vector_of_every_version() -> None:
     from tests.builders import index_doc
 
     excludes = index_body(3)["mappings"]["_source"]["excludes"]
-    assert excludes == ["embedding"]
+    assert excludes == ["embedding", "kw"]
     domain = SourceExcludingDomain(excludes)
     index = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=domain)
     v1 = index_doc("v1", 0, "thirty days", lineage_id="L", embedding=[0.0, 0.0, 1.0], embedding_model="m")

@@ -1,5 +1,15 @@
 """``OpenSearchIndex``: BM25 + k-NN over an OpenSearch domain or Serverless collection (SigV4).
 
+Each tenant's BM25 statistics are its own: Lucene keeps term statistics per field (document count,
+document frequency, average length), so every document's text is also indexed under its tenant's own
+fields (``kw.<tenant key>.text`` …), and the keyword legs search only the caller's. Another tenant's
+documents then never move a tenant's scores (they moved them in one shared field: a rare word's score
+fell when another tenant stored it). Chosen over an index per tenant, which would cost a shard (and
+its replicas) per tenant against a domain's 1,000 shards a node, and over routing, which shares a
+shard's statistics among the tenants routed to it: fields cost mapping entries (five a tenant; the
+index allows ``index.mapping.total_fields.limit``). The vectors stay in one field: cosine similarity
+has no collection statistics.
+
 The query bodies are built by pure functions (tested as compiled DSL, since no OpenSearch server
 runs offline): ``scope_filter`` is the one place the tenant condition is added, and it goes inside
 the ``knn`` clause (efficient filtering) and into every leg's query. The legs
@@ -9,6 +19,7 @@ domain fusion as locally (``domain.ranking``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,26 +39,50 @@ from semfs.observability import get_logger
 log = get_logger(__name__)
 
 BULK_RETRIES = 5
-# the same field weights as the local keyword leg
-TEXT_FIELDS = [f"{'tags_text' if f == 'tags' else f}^{w:g}" for f, w in FIELD_BOOSTS.items()]
 
 
 # A file card's text has its own field, so Lucene's BM25 statistics for chunks (document count and
 # average length, both per field) never count cards; cards are ranked by their own leg.
 CARD_TEXT = {"type": "text", "analyzer": "english"}
 
+# each tenant's keyword fields, mapped when its first document arrives (see the module docstring)
+KEYWORD_FIELDS: dict[str, Any] = {"type": "object", "dynamic": True}
+KEYWORD_TEMPLATES: list[dict[str, Any]] = [
+    {f"kw_{name}": {"path_match": f"kw.*.{name}", "mapping": {"type": "text", "analyzer": "english"}}}
+    for name in ("text", "title", "card")
+] + [{"kw_plain": {"path_match": "kw.*", "match_mapping_type": "string", "mapping": {"type": "text"}}}]
+MAX_FIELDS = 50_000  # index.mapping.total_fields.limit: ~10,000 tenants of five fields
+
+
+def tenant_key(tenant_id: str) -> str:
+    """The name of a tenant's keyword fields: a digest, so that any tenant id makes one field name."""
+    return "t" + hashlib.sha256(tenant_id.encode()).hexdigest()[:20]
+
+
+def _keyword_text(src: Mapping[str, Any]) -> dict[str, Any]:
+    """A document's searchable text as its tenant's keyword fields hold it."""
+    if src.get("kind") == "card":
+        return {"card": src.get("card_text") or ""}
+    fields = {"text": src.get("text") or "", "title": src.get("title") or "", "filename": src.get("filename") or ""}
+    return {**fields, "tags": src.get("tags_text") or ""}
+
 
 def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, Any]:
     """Index settings and mappings, from the configured embedding dimension and shard count."""
     keyword = {"type": "keyword"}
     return {
-        "settings": {"index": {"knn": True, "number_of_shards": shards}},
+        "settings": {
+            "index": {"knn": True, "number_of_shards": shards, "mapping": {"total_fields": {"limit": MAX_FIELDS}}}
+        },
         "mappings": {
             "dynamic": "strict",
             # the vector is indexed (HNSW graph + doc values) but not stored again as JSON in _source, where
-            # 1,536 floats take ~15 KB a chunk: more than the graph (README, sizing OpenSearch)
-            "_source": {"excludes": ["embedding"]},
+            # 1,536 floats take ~15 KB a chunk: more than the graph (README, sizing OpenSearch); the tenant's
+            # keyword fields repeat the text, which _source already holds once
+            "_source": {"excludes": ["embedding", "kw"]},
+            "dynamic_templates": KEYWORD_TEMPLATES,
             "properties": {
+                "kw": KEYWORD_FIELDS,
                 "chunk_id": keyword,
                 "kind": keyword,
                 "file_id": keyword,
@@ -102,24 +137,28 @@ def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]
     return out
 
 
-def _keyword_clause(query: str, kind: DocKind = "chunk") -> dict[str, Any]:
+def _keyword_clause(tenant_id: str, query: str, kind: DocKind = "chunk") -> dict[str, Any]:
+    """BM25 over the tenant's own keyword fields only: its statistics are its documents' alone."""
     text = " ".join(query_terms(query)) or query
-    fields = TEXT_FIELDS if kind == "chunk" else ["card_text"]
+    own = f"kw.{tenant_key(tenant_id)}"
+    # (the same field weights as the local keyword leg)
+    fields = [f"{own}.{f}^{w:g}" for f, w in FIELD_BOOSTS.items()] if kind == "chunk" else [f"{own}.card"]
     return {"multi_match": {"query": text, "fields": fields, "type": "best_fields", "operator": "or"}}
 
 
-def _keyword_query(query: str, scope: list[dict[str, Any]], kind: DocKind) -> dict[str, Any]:
-    return {"bool": {"must": [_keyword_clause(query, kind)], "filter": [*scope, {"term": {"kind": kind}}]}}
+def _keyword_query(tenant_id: str, query: str, scope: list[dict[str, Any]], kind: DocKind) -> dict[str, Any]:
+    clause = _keyword_clause(tenant_id, query, kind)
+    return {"bool": {"must": [clause], "filter": [*scope, {"term": {"kind": kind}}]}}
 
 
-_SOURCE = {"excludes": ["embedding"]}
+_SOURCE = {"excludes": ["embedding", "kw"]}
 
 
 def keyword_body(tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk") -> dict[str, Any]:
     return {
         "size": k,
         "_source": ["chunk_id", "file_id"],
-        "query": _keyword_query(query, scope_filter(tenant_id, filters), kind),
+        "query": _keyword_query(tenant_id, query, scope_filter(tenant_id, filters), kind),
     }
 
 
@@ -158,6 +197,7 @@ def _source(d: IndexDoc) -> dict[str, Any]:
     body["tags_text"] = " ".join(d.tags)
     if d.kind == "card":
         body["card_text"] = body.pop("text")
+    body["kw"] = {tenant_key(d.tenant_id): _keyword_text(body)}
     return body
 
 
@@ -266,11 +306,16 @@ class OpenSearchIndex:
             return self._seen
         if not exists:
             self._create_concrete(self._model, self._dim, alias=True)
-        else:  # an index made before cards had their own field (adding a field is allowed in place)
+        else:  # an index made before cards or tenants had their own fields (adding fields is allowed in place)
             mappings = self._call("get mapping", self.client.indices.get_mapping, index=self._index)
             if any("card_text" not in m["mappings"].get("properties", {}) for m in mappings.values()):
                 body = {"properties": {"card_text": CARD_TEXT}}
                 self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
+            if any("kw" not in m["mappings"].get("properties", {}) for m in mappings.values()):
+                # its documents are found by keyword again once `semfs reindex` has rewritten them
+                tenants: dict[str, Any] = {"dynamic_templates": KEYWORD_TEMPLATES, "properties": {"kw": KEYWORD_FIELDS}}
+                self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=tenants)
+                log.warning("index has no per-tenant keyword fields yet: run semfs reindex")
         self._ready = self._seen = True
         return True
 
@@ -299,6 +344,7 @@ class OpenSearchIndex:
             src = dict(h["_source"])
             if src["chunk_id"] in vectors:
                 src.update(embedding=list(vectors[src["chunk_id"]]), embedding_model=model)
+                src["kw"] = {tenant_key(src["tenant_id"]): _keyword_text(src)}  # (not kept in _source)
                 ops.append(({"index": {"_index": target, "_id": h["_id"]}}, src))
         if ops:
             self._bulk_ops(ops)
@@ -531,6 +577,7 @@ class OpenSearchIndex:
         for h in result["hits"]["hits"]:
             src = dict(h["_source"])
             src.pop("tags_text", None)
+            src.pop("kw", None)  # (an index made before _source left them out)
             if "card_text" in src:
                 src["text"] = src.pop("card_text")
             out[src["chunk_id"]] = IndexDoc.model_validate(src)
