@@ -180,6 +180,8 @@ class AwsSettings(_Group):
     # in admission_queue_url and are admitted as slots free (README: staying up under load)
     gate_table: str | None = None
     max_in_flight: int = Field(default=50, ge=1)
+    # the slots one tenant may hold (default four fifths of them): one tenant's burst leaves the rest to others
+    tenant_max_in_flight: int | None = Field(default=None, ge=1)
     admission_queue_url: str | None = None
     maintenance_queue_url: str | None = None  # a re-embed that ran out of time queues its next pass here
     admission_delay_s: int = Field(default=30, ge=0, le=900)  # a waiting file's next try: this + jitter
@@ -188,6 +190,10 @@ class AwsSettings(_Group):
     endpoint_url: str | None = _env("aws_endpoint_url", default=None)  # tests point boto3 at an emulator
     idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
+
+    @property
+    def tenant_slots(self) -> int:
+        return self.tenant_max_in_flight or max(1, self.max_in_flight * 4 // 5)
 
 
 class MailSettings(_Group):

@@ -192,7 +192,8 @@ class Stack:
         the bound, however many files there are): how many were delivered."""
         gate = self.ddb.get_item(TableName="semfs-gate", Key={"id": {"S": "process-file"}}, ConsistentRead=True)
         delivered = 0
-        for name in gate.get("Item", {}).get("holders", {}).get("SS", []):
+        for holder in gate.get("Item", {}).get("holders", {}).get("SS", []):
+            name = holder.partition("@")[0]  # the gate names each holder with its tenant: name@tenant
             arn = self.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{name}"
             try:
                 desc = self.sfn.describe_execution(executionArn=arn)

@@ -89,10 +89,12 @@ def throttling_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     httpd.shutdown()
 
 
-def bounded(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+def bounded(monkeypatch: pytest.MonkeyPatch, limit: int, tenant_share: int | None = None) -> None:
+    """The gate's bound, and one tenant's share of it (default: all of it, as these tests run one tenant)."""
     from semfs.lambda_support import get_container
 
     monkeypatch.setenv("SEMFS_MAX_IN_FLIGHT", str(limit))
+    monkeypatch.setenv("SEMFS_TENANT_MAX_IN_FLIGHT", str(tenant_share or limit))
     get_container.cache_clear()
 
 
@@ -187,20 +189,35 @@ def run_until_settled(stack: Stack, files: int) -> dict[str, int]:
 def test_the_gate_admits_up_to_its_bound_and_frees_slots_idempotently(aws_stack: Stack, monkeypatch: Any) -> None:
     bounded(monkeypatch, 2)
     gate = container().admission
-    assert gate.admit("a") and gate.admit("b")
-    assert not gate.admit("c")  # full
-    assert gate.admit("a")  # a holder asking again keeps its slot, takes no second one
-    gate.release("a")
-    gate.release("a")  # a redelivered status change frees nothing more
+    assert gate.admit("a", "acme") and gate.admit("b", "globex")
+    assert not gate.admit("c", "initech")  # full
+    assert gate.admit("a", "acme")  # a holder asking again keeps its slot, takes no second one
+    gate.release("a", "acme")
+    gate.release("a", "acme")  # a redelivered status change frees nothing more
     assert gate.holders() == ["b"]
-    assert gate.admit("c") and not gate.admit("d")
+    assert gate.admit("c", "acme") and not gate.admit("d", "acme")
+    gate.release("c")  # the reconcile sweep knows the name only
+    assert gate.holders() == ["b"]
+
+
+def test_one_tenant_holds_at_most_its_share_of_the_slots(aws_stack: Stack, monkeypatch: Any) -> None:
+    """Issue 27: before, one tenant's burst could take every slot, and another tenant's file waited behind
+    all of it. Now a tenant holds at most SEMFS_TENANT_MAX_IN_FLIGHT of them; the rest stay for others."""
+    bounded(monkeypatch, 4, tenant_share=3)
+    gate = container().admission
+    assert [gate.admit(f"a{n}", "acme") for n in range(5)] == [True, True, True, False, False]
+    assert gate.admit("b0", "globex")  # the slot acme could not take
+    assert not gate.admit("b1", "globex")  # now every slot is taken
+    gate.release("a0", "acme")
+    assert gate.admit("a3", "acme") and not gate.admit("a4", "acme")
+    assert gate.holders() == ["a1", "a2", "a3", "b0"]
 
 
 def test_concurrent_admissions_never_exceed_the_bound(aws_stack: Stack, monkeypatch: Any) -> None:
     bounded(monkeypatch, 3)
     gate = container().admission
     results: list[bool] = []
-    threads = [threading.Thread(target=lambda n=n: results.append(gate.admit(f"x{n}"))) for n in range(12)]
+    threads = [threading.Thread(target=lambda n=n: results.append(gate.admit(f"x{n}", f"t{n % 2}"))) for n in range(12)]
     for t in threads:
         t.start()
     for t in threads:
@@ -263,7 +280,7 @@ def test_reconcile_frees_a_slot_whose_status_change_was_lost(aws_stack: Stack, m
     (execution,) = aws_stack.executions()
     aws_stack.wait(execution["executionArn"])  # closed, but its event never reaches admit
     assert container().admission.holders() == [execution["name"]]
-    container().admission.admit("pf-still-running-elsewhere")  # refused: the bound is 1
+    container().admission.admit("pf-still-running-elsewhere", "acme")  # refused: the bound is 1
     report = aws_stack.handlers["reembed"].lambda_handler({"task": "reconcile"}, FakeContext())  # the schedule
     assert report["slots_of_closed_executions"] == {"found": 1, "fixed": 1}
     assert container().admission.holders() == []

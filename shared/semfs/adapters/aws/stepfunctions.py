@@ -28,14 +28,15 @@ class StepFunctionsStarter:
         self._admission = admission
 
     def start(self, name: str, state: dict[str, Any]) -> dict[str, Any] | None:
-        if self._admission is not None and not self._admission.admit(name):
+        tenant = str(state["tenant_id"])
+        if self._admission is not None and not self._admission.admit(name, tenant):
             self._defer(name, state)
             return None
         try:
             self._start(name, state)
         except BaseException:
             if self._admission is not None:
-                self._admission.release(name)  # nothing runs under this name: its slot is free
+                self._admission.release(name, tenant)  # nothing runs under this name: its slot is free
             raise
         return None
 
@@ -58,7 +59,7 @@ class StepFunctionsStarter:
             # at-least-once delivery: this attempt was already started. If it has ended since, the
             # slot just taken again for it would never be freed.
             if self._admission is not None and not self.running(name):
-                self._admission.release(name)
+                self._admission.release(name, str(state["tenant_id"]))
 
     def running(self, name: str) -> bool:
         from botocore.exceptions import ClientError

@@ -14,10 +14,10 @@ from semfs.domain.outcomes import Outcome
 class UnboundedAdmission:
     """Every execution is admitted and holds no slot (``semfs serve``'s workers bound the work)."""
 
-    def admit(self, name: str) -> bool:
+    def admit(self, name: str, tenant_id: str) -> bool:
         return True
 
-    def release(self, name: str) -> None:
+    def release(self, name: str, tenant_id: str | None = None) -> None:
         return None
 
     def holders(self) -> list[str]:

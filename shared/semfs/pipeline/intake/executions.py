@@ -51,4 +51,7 @@ def execution_ended(c: Container, name: str, state: dict[str, Any], status: str)
         parsed = None  # an input EventBridge left out (over 256 KiB; semfs's state never is)
     if parsed is not None and status != "SUCCEEDED" and _current(c, name, parsed) is not None:
         finalize.mark_failed(parsed.model_copy(update={"error": {"Error": f"execution {status.lower()}"}}), c)
-    c.admission.release(name)
+    if parsed is not None:
+        c.admission.release(name, parsed.tenant_id)
+    # else: the slot's tenant is unknown here (reading the gate is the sweep's permission, not this
+    # function's); the reconcile sweep frees it, as any slot of an execution that no longer runs
