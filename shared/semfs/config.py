@@ -230,6 +230,8 @@ class HttpSettings(_Group):
     idle_timeout_s: float = _env("http_idle_timeout_s", default=60, gt=0)
     per_client: int = _env("http_max_connections_per_client", default=32, gt=0)
     connection_limit: int = _env("http_connection_limit", default=1000, gt=0)
+    # one budget for all the outbound calls of a request (semfs/deadlines.py); inside API Gateway's 30 s
+    request_deadline_s: float = _env("request_deadline_s", default=25, gt=0)
 
 
 _GROUPS: dict[str, type[_Group]] = {

@@ -33,9 +33,12 @@ def get_container() -> Container:
 def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """One API request through the shared router, with this environment's container attached."""
     from semfs.api.app import app
+    from semfs.deadlines import request_deadline
 
-    app.append_context(container=get_container())  # type: ignore[no-untyped-call]
-    return app.resolve(event, context)
+    container = get_container()
+    app.append_context(container=container)  # type: ignore[no-untyped-call]
+    with request_deadline(container.settings.http.request_deadline_s):  # the calls it makes fit the request
+        return app.resolve(event, context)
 
 
 def continue_later(task: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
+from semfs.deadlines import request_deadline
 from semfs.domain.errors import Busy, NotFound, RetryableError
 from semfs.http_host import HttpServer, error_body, serve
 from semfs.observability import get_logger
@@ -240,7 +241,8 @@ def make_wsgi_app(
         # no lock: the resolver keeps each request's event and context per thread (api/resolver.py)
         app.append_context(container=container)  # type: ignore[no-untyped-call]
         try:
-            response = app.resolve(event, _LocalContext())
+            with request_deadline(container.settings.http.request_deadline_s):
+                response = app.resolve(event, _LocalContext())
         except RecursionError:
             return _json_error(400, "bad_request", "the JSON body is nested too deeply")
         except Exception as e:  # a bug must answer 500, never a traceback or a dropped connection

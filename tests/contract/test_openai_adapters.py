@@ -297,3 +297,49 @@ def test_a_rate_limited_endpoint_is_unavailable_not_wrong_and_the_file_is_enrich
     refused = ingest_bytes(c, "acme", INJECTED.blocks[0].text.encode(), "terms.txt").record
     assert (refused.outcome, refused.enrich_again) == (Outcome.OK_ENRICH_FALLBACK, False)
     c.close()
+
+
+@pytest.fixture
+def silent() -> Iterator[tuple[str, list[object]]]:
+    """An endpoint that accepts connections and never answers (an LLM that hangs); the connections it got."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[object] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", held
+    listener.close()
+
+
+def test_inside_a_request_a_call_makes_one_attempt_within_the_requests_deadline(
+    silent: tuple[str, list[object]],
+) -> None:
+    """Before: a call inside /ask took the LLM's own policy, 60 s x 4 attempts, so one hanging LLM held a
+    request for four minutes. Inside a request's deadline each call makes one attempt, bounded by what
+    is left; outside one (the pipeline) the configured retries stay."""
+    from semfs.adapters.openai.client import OpenAIChat
+    from semfs.deadlines import request_deadline
+    from semfs.domain.errors import EnrichmentUnavailable
+
+    url, held = silent
+    settings = Settings(llm_base_url=url, llm_model="m", llm_timeout_s=600, embedder="openai", embedding_model="e")
+    with request_deadline(1), pytest.raises(EnrichmentUnavailable):
+        OpenAIChat(settings).complete_json("s", "u", {"name": "x", "schema": {}})
+    assert len(held) == 1  # one attempt: no retries inside the request
+    with request_deadline(1):
+        with pytest.raises(EmbeddingUnavailable):  # (a search goes on by keyword)
+            OpenAIEmbedder(settings).embed_query("payment terms")
+        assert len(held) == 2
+        with pytest.raises(EmbeddingUnavailable):  # the deadline spent: no call at all
+            OpenAIEmbedder(settings).embed_query("payment terms")
+    assert len(held) == 2

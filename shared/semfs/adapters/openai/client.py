@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from semfs.config import Settings
+from semfs.deadlines import DeadlinePassed, in_request, time_left
 from semfs.domain.enrichment import validate_enrichment
 from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, EnrichmentUnavailable, PermanentError
 from semfs.domain.models import Enrichment
@@ -69,6 +70,14 @@ def _client(settings: Settings, api_key: KeyProvider) -> Any:
     )
 
 
+def _bounded(client: Any, timeout_s: float) -> Any:
+    """The client for one call: inside a request, one attempt within what is left of its deadline
+    (``semfs/deadlines.py``); outside, the configured timeout and retries."""
+    if not in_request():
+        return client
+    return client.with_options(timeout=time_left(timeout_s), max_retries=0)
+
+
 def _settings_key(settings: Settings) -> KeyProvider:
     return lambda: settings.llm.api_key
 
@@ -110,9 +119,12 @@ class OpenAIEmbedder:
         if self._client is None:
             self._client = _client(self._settings, self._api_key)
         try:
-            response = self._client.embeddings.create(model=self.model, input=list(texts))
+            client = _bounded(self._client, self._settings.llm.timeout_s)
+            response = client.embeddings.create(model=self.model, input=list(texts))
         except openai.APIError as e:
             raise EmbeddingUnavailable(f"embedding call failed: {type(e).__name__}") from e
+        except DeadlinePassed as e:  # the search goes on by keyword
+            raise EmbeddingUnavailable("the request's deadline passed before embedding") from e
         return [d.embedding for d in sorted(response.data, key=lambda d: d.index)]
 
     def embed_query(self, text: str) -> list[float]:
@@ -139,7 +151,7 @@ class OpenAIChat:
         if self._client is None:
             self._client = _client(self._settings, self._api_key)
         try:
-            response = self._client.chat.completions.create(
+            response = _bounded(self._client, self._settings.llm.timeout_s).chat.completions.create(
                 model=self._settings.llm.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 response_format={"type": "json_schema", "json_schema": schema},
@@ -154,6 +166,8 @@ class OpenAIChat:
         ) as e:
             # still failing after the client's own retries: unavailable for now, not a bad answer
             raise EnrichmentUnavailable(f"LLM unavailable: {type(e).__name__}") from e
+        except DeadlinePassed as e:
+            raise EnrichmentUnavailable("the request's deadline passed before the LLM answered") from e
         except (openai.APIError, json.JSONDecodeError, IndexError, AttributeError) as e:
             raise EnrichmentFailed(f"LLM call failed: {type(e).__name__}") from e
         if not isinstance(raw, dict):

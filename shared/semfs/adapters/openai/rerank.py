@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 
 from semfs.config import Settings
+from semfs.deadlines import time_left
 from semfs.domain.errors import RerankUnavailable
 
 MAX_DOCUMENT_CHARS = 2_000  # a passage, not a file: rerankers read ~512 tokens
@@ -41,8 +42,8 @@ class HttpReranker:
         headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
         # the URL is the configured endpoint, http(s) only (Settings refuses other schemes)
         request = urllib.request.Request(self._url, data=json.dumps(body).encode(), headers=headers, method="POST")  # noqa: S310
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310
+        try:  # (DeadlinePassed is a TimeoutError, an OSError: the fused order stands)
+            with urllib.request.urlopen(request, timeout=time_left(self._timeout)) as response:  # noqa: S310
                 results = json.loads(response.read())["results"]
             scores = [float("-inf")] * len(documents)
             for r in results:
