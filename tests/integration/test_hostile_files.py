@@ -51,6 +51,26 @@ def test_bidi_controls_leave_the_name_and_joiners_stay(container: Container) -> 
     assert emoji.filename == "👩\u200d💻 notes.md"
 
 
+def test_invisible_characters_leave_the_name_and_a_flag_keeps_its_tags(container: Container) -> None:
+    # zero-width space, word joiner, BOM and tag characters hide text a reader cannot see (issue 27.7);
+    # the tag characters of a subdivision flag (England's) are the flag, and stay
+    hidden = ingest_bytes(container, T, b"Hidden text.", "\u200binv\u2060oice\ufeff\U000e0041\U000e0042.txt").record
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    flag = ingest_bytes(container, T, b"# Flag\n\nA flag.", f"{england} notes.md").record
+    assert hidden.filename == "invoice.txt"
+    assert flag.filename == f"{england} notes.md"
+
+
+def test_a_lookalike_separator_never_becomes_a_path_in_the_key(container: Container) -> None:
+    # NFKC folds the fullwidth full stop and solidus into '.' and '/': the key must not read as '../x.txt'
+    record = ingest_bytes(container, T, b"Fullwidth name.", "fullwidth\uff0e\uff0e\uff0fx.txt").record
+    assert record.outcome is Outcome.OK
+    assert "/" not in record.source_key and "\\" not in record.source_key
+    assert record.filename == "fullwidth\uff0e\uff0e\uff0fx.txt"
+    dots = ingest_bytes(container, T, b"Two dots.", "\uff0e\uff0e").record  # NFKC: '..'
+    assert dots.filename == "unnamed" and dots.source_key not in {".", ".."}
+
+
 def test_a_huge_single_line_is_cut_not_dropped(container: Container) -> None:
     record = ingest_bytes(container, T, b"pallet " * 400_000, "one-line.txt").record
     assert record.outcome is Outcome.OK_PARTIAL and record.chunk_count > 0

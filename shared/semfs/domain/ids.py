@@ -59,9 +59,11 @@ def normalise_filename(name: str) -> str:
     """The filename as versions of one document share it: NFKC, case-folded, trimmed.
 
     ``Contract v2 (final).docx`` and ``contract.docx`` are different names on purpose; only
-    cosmetic differences are folded.
+    cosmetic differences are folded. NFKC folds lookalike separators (``．．／x.txt`` into ``../x.txt``):
+    a separator it makes is put back as the fullwidth form, so the result is never a path.
     """
     base = unicodedata.normalize("NFKC", name).strip().casefold()
+    base = base.replace("/", "\uff0f").replace("\\", "\uff3c")
     return " ".join(base.split())
 
 

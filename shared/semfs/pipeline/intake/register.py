@@ -96,16 +96,42 @@ class Registered:
 
 
 # Bidirectional overrides and isolates can make "invoice<U+202E>fdp.exe" read as "invoiceexe.pdf": they go.
-# Other format characters stay (a zero-width joiner is part of emoji sequences and Persian names).
+# So do the characters that show nothing at all (zero-width space, word joiner, invisible operators, BOM,
+# soft hyphen, Mongolian vowel separator) and tag characters outside a flag: text a reader cannot see.
+# Joiners stay (a zero-width joiner is part of emoji sequences, a non-joiner of Persian names).
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
+_INVISIBLE = frozenset("\u200b\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e")
+_BLACK_FLAG, _CANCEL_TAG = "\U0001f3f4", "\U000e007f"
+
+
+def _is_tag(ch: str) -> bool:
+    return "\U000e0000" <= ch <= "\U000e007f"
+
+
+def _visible(name: str) -> str:
+    """``name`` without bidi controls, invisible characters and stray tag characters; a subdivision flag
+    (U+1F3F4, tag letters, CANCEL TAG) keeps its tags."""
+    out: list[str] = []
+    in_flag = False
+    for ch in name:
+        if ch in _BIDI or ch in _INVISIBLE:
+            continue
+        if _is_tag(ch):
+            if in_flag:
+                out.append(ch)
+                in_flag = ch != _CANCEL_TAG
+            continue
+        in_flag = ch == _BLACK_FLAG
+        out.append(ch)
+    return "".join(out)
 
 
 def safe_filename(name: str) -> str | None:
-    """The base name without directories and without bidi controls; ``None`` when nothing safe is left
-    (empty, too long, or control characters such as newlines or NUL)."""
-    base = "".join(ch for ch in name if ch not in _BIDI)
-    base = PurePosixPath(base.replace("\\", "/")).name.strip()
-    if not base or base in {".", ".."} or len(base) > MAX_NAME:
+    """The base name without directories, bidi controls or invisible characters; ``None`` when nothing
+    safe is left (empty, too long, only dots once NFKC folds lookalikes, or control characters such as
+    newlines or NUL)."""
+    base = PurePosixPath(_visible(name).replace("\\", "/")).name.strip()
+    if not base or unicodedata.normalize("NFKC", base).strip() in {".", ".."} or len(base) > MAX_NAME:
         return None
     if any(unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") for ch in base):
         return None
