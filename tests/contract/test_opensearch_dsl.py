@@ -495,3 +495,11 @@ def test_a_version_change_keeps_the_vector_of_every_version() -> None:
     index.set_latest("acme", "L", "v2", as_recorded.__getitem__)
     got = {key[1]: (source["is_latest"], domain.vectors[key]) for key, source in domain.docs.items()}
     assert got == {"v1:0": (False, [0.0, 0.0, 1.0]), "v2:0": (True, [0.0, 1.0, 0.0])}
+
+
+def test_replicas_follow_the_domains_nodes() -> None:
+    """OpenSearch's default of one replica cannot be placed on a one-node (dev) domain, which then stays
+    yellow for good; ``auto_expand_replicas`` keeps 0 replicas on one node and 1 on two or more."""
+    settings = index_body(3)["settings"]["index"]
+    assert settings["auto_expand_replicas"] == "0-1"
+    assert "number_of_replicas" not in settings  # the two would contradict each other

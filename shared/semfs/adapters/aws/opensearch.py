@@ -68,11 +68,18 @@ def _keyword_text(src: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, Any]:
-    """Index settings and mappings, from the configured embedding dimension and shard count."""
+    """Index settings and mappings, from the configured embedding dimension and shard count. Replicas
+    follow the domain's nodes (``0-1``): a one-node dev domain cannot place a replica and stayed yellow
+    with the default of one; a two-node domain keeps one copy of each shard on each node."""
     keyword = {"type": "keyword"}
     return {
         "settings": {
-            "index": {"knn": True, "number_of_shards": shards, "mapping": {"total_fields": {"limit": MAX_FIELDS}}}
+            "index": {
+                "knn": True,
+                "number_of_shards": shards,
+                "auto_expand_replicas": "0-1",
+                "mapping": {"total_fields": {"limit": MAX_FIELDS}},
+            }
         },
         "mappings": {
             "dynamic": "strict",

@@ -1,0 +1,236 @@
+"""template.yaml as a team operates it (issue 28): two stacks in one account, least privilege per verb,
+data that survives a mistake and is gone when erased, alarms for what breaks, sign-in a person can use,
+and the post-deploy checks. Each test names the rule it holds the template to."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.iam_check import statements as policy_statements
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    from samtranslator.yaml_helper import yaml_parse
+
+    parsed: dict[str, Any] = yaml_parse((ROOT / "template.yaml").read_text())
+    return parsed
+
+
+@pytest.fixture(scope="module")
+def translated() -> dict[str, Any]:
+    from tests.integration.iam_check import translated_template
+
+    return translated_template()
+
+
+def _actions(translated: dict[str, Any], function: str) -> set[str]:
+    role = translated["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"][0]
+    found: set[str] = set()
+    for st in policy_statements(translated["Resources"][role]["Properties"].get("Policies", [])):
+        actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+        found |= {a for a in actions if isinstance(a, str)}
+    return found
+
+
+def _functions(translated: dict[str, Any]) -> list[str]:
+    return [n for n, r in translated["Resources"].items() if r["Type"] == "AWS::Lambda::Function"]
+
+
+def test_schedules_are_named_by_cloudformation_so_two_stacks_can_share_a_region(translated: dict[str, Any]) -> None:
+    """EventBridge Scheduler names are unique per account, region and group: a fixed name (SAM's default is
+    the event's logical id) makes the second stack's deploy fail with 'already exists'."""
+    schedules = [r for r in translated["Resources"].values() if r["Type"] == "AWS::Scheduler::Schedule"]
+    assert len(schedules) == 2
+    for schedule in schedules:
+        name = schedule["Properties"].get("Name")
+        assert name is None or "AWS::StackName" in json.dumps(name), name
+
+
+def test_only_writers_put_and_only_reembed_deletes_in_opensearch(translated: dict[str, Any]) -> None:
+    """es:ESHttpPut makes an index or adds a mapping field, es:ESHttpDelete drops an index: Index and
+    re-embed write documents; only the re-embed switch (and a full reindex) drops an index."""
+    put = {f for f in _functions(translated) if "es:ESHttpPut" in _actions(translated, f)}
+    delete = {f for f in _functions(translated) if "es:ESHttpDelete" in _actions(translated, f)}
+    assert put == {"IndexFunction", "ReembedFunction"}
+    assert delete == {"ReembedFunction"}
+
+
+@pytest.mark.parametrize(
+    ("function", "why"),
+    [
+        ("EnrichFunction", "the LLM"),
+        ("EmbedFunction", "embeddings"),
+        ("SearchApiFunction", "query embeddings, /ask"),
+        ("ReembedFunction", "re-embed"),
+        ("IndexFunction", "settling the latest version re-embeds one stored under an older model"),
+        ("IngestUploadFunction", "a removed upload's predecessor becomes latest and may be re-embedded"),
+    ],
+)
+def test_every_function_that_may_call_the_model_can_read_its_key(
+    translated: dict[str, Any], function: str, why: str
+) -> None:
+    assert "secretsmanager:GetSecretValue" in _actions(translated, function), why
+
+
+def test_raw_inbound_mail_is_read_by_the_mail_function_alone(translated: dict[str, Any]) -> None:
+    """Raw messages hold every recipient's mail before a tenant is known: no other function may read them."""
+    from tests.integration.iam_check import allowed, function_grants
+
+    grants = function_grants(json.dumps({"Bucket": "b"}))  # the bucket's physical name: b
+    readers = {fn for fn, g in grants.items() if allowed(g, "s3:GetObject", "arn:aws:s3:::b/inbound/raw/m1")}
+    assert readers == {"ingest_email"}
+    assert allowed(grants["extract"], "s3:GetObject", "arn:aws:s3:::b/content/acme/ab/abc")
+
+
+def test_the_tables_that_hold_data_are_kept_and_recoverable(template: dict[str, Any]) -> None:
+    """Files and entities (threads, contacts, the tag vocabulary) survive a stack deletion or a replacement
+    (Retain) and a bad write (point-in-time recovery). The gate and idempotency tables hold only what a
+    running pipeline needs for an hour or a day, and go with the stack."""
+    resources = template["Resources"]
+    for name in ("FilesTable", "EntityTable"):
+        table = resources[name]
+        assert (table.get("DeletionPolicy"), table.get("UpdateReplacePolicy")) == ("Retain", "Retain"), name
+        assert table["Properties"]["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def test_deleted_versions_and_abandoned_uploads_expire(template: dict[str, Any]) -> None:
+    """A versioned bucket keeps a deleted object as a noncurrent version forever unless a rule expires it:
+    an erasure request could not be honoured. Abandoned multipart uploads are billed until aborted."""
+    bucket = template["Resources"]["Bucket"]["Properties"]
+    rules = bucket["LifecycleConfiguration"]["Rules"]
+    expire = next(r for r in rules if "NoncurrentVersionExpiration" in r)
+    assert expire["Status"] == "Enabled" and expire["NoncurrentVersionExpiration"]["NoncurrentDays"] == {
+        "Ref": "NoncurrentVersionDays"
+    }
+    assert expire.get("ExpiredObjectDeleteMarker") is True
+    assert any(r.get("AbortIncompleteMultipartUpload", {}).get("DaysAfterInitiation") for r in rules)
+    assert template["Parameters"]["NoncurrentVersionDays"]["Default"] == 30
+
+
+def test_every_dead_letter_queue_and_failure_has_an_alarm(template: dict[str, Any]) -> None:
+    resources = template["Resources"]
+    alarms = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    watched_queues = {
+        d["Value"]["Fn::GetAtt"][0] for a in alarms for d in a.get("Dimensions", []) if d["Name"] == "QueueName"
+    }
+    dlqs = {n for n, r in resources.items() if r["Type"] == "AWS::SQS::Queue" and n.endswith("DLQ")}
+    assert dlqs == watched_queues
+    metrics = {a.get("MetricName") for a in alarms}
+    assert {"5xx", "ModelKeyRefused", "ClusterStatus.red", "FreeStorageSpace", "ClusterIndexWritesBlocked"} <= metrics
+    summed: dict[str, set[str]] = {}  # Lambda metric → the functions an alarm sums it over
+    for a in alarms:
+        for m in (m for m in a.get("Metrics", []) if "MetricStat" in m):
+            metric = m["MetricStat"]["Metric"]
+            summed.setdefault(metric["MetricName"], set()).update(d["Value"]["Ref"] for d in metric["Dimensions"])
+    entry_points = ("IngestUpload", "IngestEmail", "SearchApi", "Admit", "OcrWait")
+    for entry in entry_points:
+        assert f"{entry}Function" in summed["Errors"], entry  # no state machine retries and records these
+    assert len(summed["Throttles"]) <= 10  # CloudWatch's limit of metrics in one alarm
+    assert all(a["AlarmActions"] == [{"Ref": "AlarmTopic"}] for a in alarms)
+
+
+def test_every_event_target_has_somewhere_to_put_what_it_could_not_deliver(template: dict[str, Any]) -> None:
+    for name, fn in template["Resources"].items():
+        if fn["Type"] != "AWS::Serverless::Function":
+            continue
+        for event, source in (fn["Properties"].get("Events") or {}).items():
+            if source["Type"] == "EventBridgeRule":
+                assert "DeadLetterConfig" in source["Properties"], (name, event)
+
+
+def test_a_domain_without_recipients_deploys(template: dict[str, Any]) -> None:
+    """SES refuses a receipt rule whose Recipients is [""] (InboundDomain set, InboundRecipients empty):
+    no recipients means every address of the verified domain."""
+    rule = template["Resources"]["ReceiptRule"]["Properties"]["Rule"]
+    assert rule["Recipients"] == {"Fn::If": ["HasRecipients", {"Ref": "InboundRecipients"}, {"Ref": "AWS::NoValue"}]}
+    assert template["Conditions"]["HasRecipients"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "InboundRecipients"}]}, ""]}]
+    }
+
+
+def test_sign_in_is_by_invitation_and_the_cli_can_get_a_token(template: dict[str, Any]) -> None:
+    """Self sign-up gives a token without custom:tenant, which the API refuses anyway: it is off. The AWS
+    CLI cannot do SRP, so USER_PASSWORD_AUTH is allowed for the runbook's token recipe."""
+    pool = template["Resources"]["UserPool"]["Properties"]
+    client = template["Resources"]["UserPoolClient"]["Properties"]
+    assert pool["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True
+    assert "ALLOW_USER_PASSWORD_AUTH" in client["ExplicitAuthFlows"]
+    assert client["PreventUserExistenceErrors"] == "ENABLED"
+    assert "custom:tenant" not in client["WriteAttributes"]
+
+
+def test_services_use_the_key_only_for_this_account(template: dict[str, Any]) -> None:
+    """A service principal in a key policy without a source condition lets that service use the key on
+    behalf of any account (the confused deputy)."""
+    for st in template["Resources"]["AlarmKey"]["Properties"]["KeyPolicy"]["Statement"]:
+        if "Service" in st["Principal"]:
+            assert st["Condition"]["StringEquals"]["aws:SourceAccount"] == {"Ref": "AWS::AccountId"}, st["Sid"]
+
+
+# ------------------------------------------------------------------------------- post-deploy.sh
+
+FAKE_AWS = r"""#!/usr/bin/env bash
+# a stand-in for the AWS CLI: answers the calls post-deploy.sh makes from FAKE_* variables, logs the rest
+echo "$*" >> "$FAKE_LOG"
+case "$1 $2" in
+  "configure get") echo eu-west-1 ;;
+  "cloudformation describe-stacks")
+    case "$*" in *ReceiptRuleSetName*) echo "${FAKE_RULE_SET:-None}" ;; *OpenAIKeySecret*) echo arn:secret ;; esac ;;
+  "ses describe-active-receipt-rule-set") echo "${FAKE_ACTIVE:-None}" ;;
+  "ses set-active-receipt-rule-set") ;;
+  "secretsmanager get-secret-value") [ -n "${FAKE_KEY:-}" ] && echo "$FAKE_KEY" || exit 255 ;;
+  *) echo "unexpected: $*" >&2; exit 2 ;;
+esac
+"""
+
+
+def _post_deploy(tmp_path: Path, **fake: str) -> tuple[int, str, list[str]]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "aws").write_text(FAKE_AWS)
+    (bin_dir / "aws").chmod(0o755)
+    log = tmp_path / "calls.log"
+    log.write_text("")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_LOG": str(log)}
+    env |= {f"FAKE_{k.upper()}": v for k, v in fake.items() if k != "replace"}
+    if fake.get("replace"):
+        env["SEMFS_REPLACE_RULE_SET"] = "1"
+    run = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "post-deploy.sh"), "semfs-dev", "eu-west-1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    return run.returncode, run.stdout + run.stderr, log.read_text().splitlines()
+
+
+def test_post_deploy_refuses_the_placeholder_key(tmp_path: Path) -> None:
+    code, out, _ = _post_deploy(tmp_path, key="replace-me")
+    assert code == 1 and "LLM key: NOT set" in out and "put-secret-value" in out
+    code, out, _ = _post_deploy(tmp_path)  # the secret cannot be read, or is empty
+    assert code == 1 and "NOT set" in out
+    code, out, _ = _post_deploy(tmp_path, key="sk-live-123")
+    assert code == 0 and "LLM key: set" in out and "sk-live-123" not in out
+
+
+def test_post_deploy_never_replaces_another_applications_rule_set_unasked(tmp_path: Path) -> None:
+    code, out, calls = _post_deploy(tmp_path, rule_set="semfs-dev", active="helpdesk", key="sk-1")
+    assert code == 1 and "NOT activated" in out and "helpdesk" in out
+    assert not any("set-active-receipt-rule-set" in c for c in calls)
+    code, out, calls = _post_deploy(tmp_path, rule_set="semfs-dev", active="helpdesk", key="sk-1", replace="1")
+    assert code == 0 and any("set-active-receipt-rule-set --rule-set-name semfs-dev" in c for c in calls)
+    code, out, calls = _post_deploy(tmp_path, rule_set="semfs-dev", active="None", key="sk-1")  # none active
+    assert code == 0 and any("set-active-receipt-rule-set" in c for c in calls)
+    code, out, calls = _post_deploy(tmp_path, rule_set="semfs-dev", active="semfs-dev", key="sk-1")
+    assert code == 0 and not any("set-active-receipt-rule-set" in c for c in calls)
