@@ -60,3 +60,27 @@ def configure(level: str = "WARNING") -> None:
     root.setLevel(level)
     root.propagate = False
     _configured = True
+
+
+def count(metric: str, value: float = 1) -> None:
+    """One occurrence of ``metric``: in Lambda a CloudWatch metric (namespace ``semfs``, dimension
+    ``service=semfs``, the alarms' in template.yaml) written as an embedded-metric-format line on stdout,
+    which CloudWatch Logs turns into the metric; elsewhere a log line."""
+    import os
+    import time
+
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        emf = {
+            "_aws": {
+                "Timestamp": int(time.time() * 1000),
+                "CloudWatchMetrics": [
+                    {"Namespace": "semfs", "Dimensions": [["service"]], "Metrics": [{"Name": metric, "Unit": "Count"}]}
+                ],
+            },
+            "service": "semfs",
+            metric: value,
+        }
+        sys.stdout.write(json.dumps(emf) + "\n")  # CloudWatch reads EMF from the function's output
+        sys.stdout.flush()
+    else:
+        get_logger("semfs.metrics").info("metric", metric=metric, value=value)

@@ -343,3 +343,66 @@ def test_inside_a_request_a_call_makes_one_attempt_within_the_requests_deadline(
         with pytest.raises(EmbeddingUnavailable):  # the deadline spent: no call at all
             OpenAIEmbedder(settings).embed_query("payment terms")
     assert len(held) == 2
+
+
+def _vectors(n: int, dim: int = 4) -> dict[str, Any]:
+    data = [
+        {"object": "embedding", "index": i, "embedding": [1.0 if j == i % dim else 0.0 for j in range(dim)]}
+        for i in range(n)
+    ]
+    return {"object": "list", "model": "e", "usage": {"prompt_tokens": 1, "total_tokens": 1}, "data": data}
+
+
+def test_a_refused_key_is_a_configuration_error_not_an_hour_of_retries(
+    server: str, tmp_path: Any, shared_extractor: Any
+) -> None:
+    """Before: a 401 from the embeddings endpoint was EmbeddingUnavailable, retried by the state machine
+    for over an hour per file while holding a slot. Now a refusal (401 or 403) is one call, a named error
+    and an outcome: enrichment falls back and is done again later, embedding ends the file FAILED_CONFIG,
+    search still answers by keyword, and the reconcile sweep runs the file again once the key works."""
+    from semfs.bootstrap import build_container
+    from semfs.domain.errors import ChatKeyRefused, EmbeddingKeyRefused
+    from semfs.domain.models import SearchRequest
+    from semfs.domain.outcomes import Outcome, Status
+    from semfs.pipeline.intake.ingest import ingest_bytes
+    from semfs.pipeline.maintenance.reconcile import reconcile
+    from semfs.pipeline.query.search import search
+    from tests.conftest import make_settings
+
+    refused = (401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}, {})
+    forbidden = (403, {"error": {"message": "Project does not have access", "code": "forbidden"}}, {})
+    settings = Settings(llm_base_url=server, llm_model="m", embedder="openai", embedding_model="e", embedding_dim=4)
+    FakeOpenAI.script = [refused, forbidden]
+    with pytest.raises(EmbeddingKeyRefused, match=r"refused the API key \(401\)"):
+        OpenAIEmbedder(settings).embed_documents(["x"])
+    with pytest.raises(ChatKeyRefused, match=r"\(403\)"):
+        OpenAIEnricher(settings).enrich(EnrichInput(document=DOC, filename="t.txt"))
+    assert len(FakeOpenAI.requests) == 2  # one call each: the client retries neither
+
+    c = build_container(
+        make_settings(
+            tmp_path, llm_base_url=server, llm_model="m", embedder="openai", embedding_model="e", embedding_dim=4
+        ),
+        extractor=shared_extractor,
+    )
+    try:
+        FakeOpenAI.script = [refused, refused]  # chat, then embeddings
+        record = ingest_bytes(c, "acme", b"Invoices are payable within thirty days.", "terms.txt").record
+        assert (record.status, record.outcome) == (Status.FAILED, Outcome.FAILED_CONFIG)
+        assert len(FakeOpenAI.requests) == 4  # nothing retried a refusal
+        FakeOpenAI.script = [refused]  # the query's embedding: the search goes on by keyword
+        found = search(c, "acme", SearchRequest(query="payable", mode="hybrid"))
+        assert found.degraded is True
+
+        FakeOpenAI.script = [(200, chat(json.dumps(GOOD)), {}), (200, _vectors(2), {})]  # the key is fixed
+        report = reconcile(c)
+        assert report["failed_on_a_refused_key"] == {"found": 1, "fixed": 1}
+        again = c.repo.get("acme", record.file_id)
+        assert (again.status, again.outcome, again.title, again.attempt) == (
+            Status.INDEXED,
+            Outcome.OK,
+            "Payment terms",
+            1,
+        )
+    finally:
+        c.close()

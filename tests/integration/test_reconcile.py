@@ -47,6 +47,7 @@ def test_reconcile_repairs_every_kind_of_drift(container: Container) -> None:
         "indexed_records_missing_from_index": 1,
         "versions_not_revisions": 0,
         "enrichments_to_redo": 0,
+        "failed_on_a_refused_key": 0,
         "registered_files_never_started": 0,
         "slots_of_closed_executions": 0,  # locally the job queue bounds the work: no gate
     }

@@ -234,3 +234,24 @@ def test_post_deploy_never_replaces_another_applications_rule_set_unasked(tmp_pa
     assert code == 0 and any("set-active-receipt-rule-set" in c for c in calls)
     code, out, calls = _post_deploy(tmp_path, rule_set="semfs-dev", active="semfs-dev", key="sk-1")
     assert code == 0 and not any("set-active-receipt-rule-set" in c for c in calls)
+
+
+def test_the_refused_key_metric_is_the_one_the_alarm_watches(
+    template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The adapters count a refused key in embedded metric format; CloudWatch makes the metric from the
+    function's output only if namespace, name and dimensions are what the alarm names."""
+    from semfs.observability import count
+
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "semfs-embed")
+    count("ModelKeyRefused")
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    directive = line["_aws"]["CloudWatchMetrics"][0]
+    alarm = template["Resources"]["ModelKeyRefusedAlarm"]["Properties"]
+    assert directive["Namespace"] == alarm["Namespace"]
+    assert [m["Name"] for m in directive["Metrics"]] == [alarm["MetricName"]]
+    assert directive["Dimensions"] == [[d["Name"] for d in alarm["Dimensions"]]]
+    assert {d["Name"]: line[d["Name"]] for d in alarm["Dimensions"]} == {
+        d["Name"]: d["Value"] for d in alarm["Dimensions"]
+    }
+    assert line["ModelKeyRefused"] == 1

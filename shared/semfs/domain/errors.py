@@ -69,6 +69,21 @@ class EnrichmentUnavailable(EnrichmentFailed):
     and the file is enriched again later (``FileRecord.enrich_again``, the reconcile sweep)."""
 
 
+class EmbeddingKeyRefused(PermanentError):
+    """The embeddings endpoint refused semfs's key (401/403): a configuration error, neither the file's
+    nor for now, so no retry can help until a person fixes the key. A file ends ``FAILED_CONFIG`` (the
+    reconcile sweep retries those, a few a sweep); a request degrades as for ``EmbeddingUnavailable``."""
+
+    outcome = Outcome.FAILED_CONFIG
+
+
+class ChatKeyRefused(EnrichmentUnavailable):
+    """The chat endpoint refused semfs's key (401/403): enrichment falls back and is done again later
+    (``enrich_again``), /ask answers extractively; nothing waits on a retry that cannot succeed."""
+
+    outcome = Outcome.FAILED_CONFIG
+
+
 class IndexUnavailable(RetryableError):
     outcome = Outcome.FAILED_INDEX
 

@@ -49,6 +49,7 @@ class Outcome(StrEnum):
     FAILED_LLM = "FAILED_LLM"
     FAILED_EMBED = "FAILED_EMBED"
     FAILED_INDEX = "FAILED_INDEX"
+    FAILED_CONFIG = "FAILED_CONFIG"  # the model endpoint refused semfs's key (401/403): fixed by a person
     FAILED_INTERNAL = "FAILED_INTERNAL"
 
     @property

@@ -19,9 +19,10 @@ class Embedder(Protocol):
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """One L2-normalised vector per text, in order. Deterministic for a given model.
-        Raises ``EmbeddingUnavailable`` (retryable) when the model or endpoint cannot answer."""
+        Raises ``EmbeddingUnavailable`` (retryable) when the model or endpoint cannot answer, and
+        ``EmbeddingKeyRefused`` (permanent) when the endpoint refuses the key."""
         ...
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector for a search query. Raises ``EmbeddingUnavailable``."""
+        """The vector for a search query. Raises as ``embed_documents``."""
         ...

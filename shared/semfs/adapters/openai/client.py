@@ -18,9 +18,17 @@ from typing import Any
 from semfs.config import Settings
 from semfs.deadlines import DeadlinePassed, in_request, time_left
 from semfs.domain.enrichment import validate_enrichment
-from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed, EnrichmentUnavailable, PermanentError
+from semfs.domain.errors import (
+    ChatKeyRefused,
+    EmbeddingKeyRefused,
+    EmbeddingUnavailable,
+    EnrichmentFailed,
+    EnrichmentUnavailable,
+    PermanentError,
+)
 from semfs.domain.models import Enrichment
 from semfs.domain.outcomes import Outcome
+from semfs.observability import count, get_logger
 from semfs.ports.enricher import EnrichInput
 
 MAX_INPUT_CHARS = 24_000
@@ -78,6 +86,17 @@ def _bounded(client: Any, timeout_s: float) -> Any:
     return client.with_options(timeout=time_left(timeout_s), max_retries=0)
 
 
+log = get_logger(__name__)
+
+
+def _refused(what: str, e: Exception) -> str:
+    """Say once, loudly, that the endpoint refused the key (the ModelKeyRefused alarm counts these)."""
+    status = getattr(e, "status_code", None)
+    log.error("model endpoint refused the API key", call=what, status=status, error=type(e).__name__)
+    count("ModelKeyRefused")
+    return f"the {what} endpoint refused the API key ({status}): set the key (docs/deploy.md, rotating the LLM key)"
+
+
 def _settings_key(settings: Settings) -> KeyProvider:
     return lambda: settings.llm.api_key
 
@@ -121,6 +140,8 @@ class OpenAIEmbedder:
         try:
             client = _bounded(self._client, self._settings.llm.timeout_s)
             response = client.embeddings.create(model=self.model, input=list(texts))
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # no retry can help
+            raise EmbeddingKeyRefused(_refused("embeddings", e)) from e
         except openai.APIError as e:
             raise EmbeddingUnavailable(f"embedding call failed: {type(e).__name__}") from e
         except DeadlinePassed as e:  # the search goes on by keyword
@@ -158,6 +179,8 @@ class OpenAIChat:
                 temperature=0,
             )
             raw = json.loads(response.choices[0].message.content or "")
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # fall back now, enrich later
+            raise ChatKeyRefused(_refused("chat", e)) from e
         except (
             openai.RateLimitError,
             openai.APITimeoutError,

@@ -95,11 +95,11 @@ def _embedding_pairs(c: Container, tags: list[str], reasons: dict[tuple[str, str
     """Pairs of tags whose embeddings are close; without an embedder the other signals still count."""
     import numpy as np
 
-    from semfs.domain.errors import EmbeddingUnavailable
+    from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable
 
     try:
         vectors = np.asarray(c.embedder.embed_documents([t.replace("-", " ") for t in tags]), dtype=np.float32)
-    except EmbeddingUnavailable:
+    except (EmbeddingUnavailable, EmbeddingKeyRefused):
         return
     sims = vectors @ vectors.T
     for i, j in zip(*np.where(np.triu(sims, 1) >= EMBEDDING_SIMILARITY), strict=True):

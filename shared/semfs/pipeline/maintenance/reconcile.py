@@ -10,6 +10,8 @@
 - a file whose enrichment fell back while the LLM was throttling or unreachable (``enrich_again``) →
   run again as a new attempt, at most ``SEMFS_REENRICH_PER_SWEEP`` per sweep so a recovering endpoint
   is not hit by the whole backlog at once; the next sweep takes the rest;
+- a file that failed because the model endpoint refused the key (``FAILED_CONFIG``) → run again, within
+  the same per-sweep budget: once the key is fixed the backlog drains, while it is not each costs one call;
 - a file registered but never started (``received`` for over a minute with no execution: a process
   killed between registering and queueing it) → started (``intake.ingest.stranded``);
 - a slot of the admission gate held by an execution that is no longer running (its status-change
@@ -36,7 +38,7 @@ from pydantic import BaseModel, Field
 from semfs.domain.changes import version_link
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, utcnow
-from semfs.domain.outcomes import Status
+from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
 from semfs.pipeline.catalogue.versions import detach_version
 from semfs.pipeline.documents import index_record, load_document
@@ -60,6 +62,7 @@ KINDS = (
     "indexed_records_missing_from_index",
     "versions_not_revisions",
     "enrichments_to_redo",
+    "failed_on_a_refused_key",
     "registered_files_never_started",
     "slots_of_closed_executions",
 )
@@ -188,6 +191,13 @@ def _check_record(c: Container, sweep: Sweep, r: FileRecord, in_index: bool) -> 
             retry(c, r.tenant_id, r.file_id)
             sweep.reenrich_left -= 1
         sweep.saw("enrichments_to_redo", redo)
+        return
+    if r.status is Status.FAILED and r.outcome is Outcome.FAILED_CONFIG:
+        redo = repair and sweep.reenrich_left > 0
+        if redo:
+            retry(c, r.tenant_id, r.file_id)
+            sweep.reenrich_left -= 1
+        sweep.saw("failed_on_a_refused_key", redo)
         return
     if r.status is Status.INDEXED and not in_index:
         if repair:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed
+from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable, EnrichmentFailed
 from semfs.domain.models import Citation, IndexDoc
 from semfs.domain.text import query_terms, sentences, words
 
@@ -51,7 +51,7 @@ def _extractive(
     try:
         vectors = np.asarray(embedder.embed_documents([question] + [s for _, s in candidates]), dtype=np.float32)
         sims = vectors[1:] @ vectors[0]
-    except EmbeddingUnavailable:
+    except (EmbeddingUnavailable, EmbeddingKeyRefused):
         sims = np.zeros(len(candidates), dtype=np.float32)
     scored = sorted(
         ((float(sims[i]), overlap(s), doc, s) for i, (doc, s) in enumerate(candidates)),

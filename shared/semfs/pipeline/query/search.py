@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-from semfs.domain.errors import EmbeddingUnavailable, NotFound, RerankUnavailable
+from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable, NotFound, RerankUnavailable
 from semfs.domain.models import (
     IndexHit,
     SearchFilters,
@@ -80,7 +80,7 @@ def retrieve(
                 # new-files-only mode: files embedded with the configured model since the change
                 new_vector = c.embedder.embed_query(query)
                 legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
-        except EmbeddingUnavailable as e:
+        except (EmbeddingUnavailable, EmbeddingKeyRefused) as e:  # a refused key is alarmed, not a 500
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
     if mode in {"keyword", "hybrid"} or degraded:
