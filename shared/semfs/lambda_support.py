@@ -66,13 +66,18 @@ def run_paid_stage(
 ) -> dict[str, Any]:
     """``run_stage`` for stages that call a paid API (LLM, embeddings): a repeated delivery of the
     same file's task within the hour returns the recorded result instead of paying again. A failed
-    run leaves no record, so Step Functions retries still run."""
+    run leaves no record, so Step Functions retries still run. The key is the file's attempt, not
+    the file: a retry ("enrich again", a file retried after its key was fixed) is a new attempt and
+    runs, where a key of tenant and file alone returned the last attempt's result for an hour; and
+    enrichment by extraction after a timeout is a task of its own."""
     table = get_container().settings.aws.idempotency_table
     if not table:
         return run_stage(stage, event)
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
-    config = IdempotencyConfig(event_key_jmespath="[tenant_id, file_id]", expires_after_seconds=3600)
+    config = IdempotencyConfig(
+        event_key_jmespath="[tenant_id, file_id, attempt, enrich_extractive]", expires_after_seconds=3600
+    )
     config.register_lambda_context(context)  # an in-progress record expires with the invocation
 
     def once(state: dict[str, Any]) -> dict[str, Any]:

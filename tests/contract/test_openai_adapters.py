@@ -406,3 +406,25 @@ def test_a_refused_key_is_a_configuration_error_not_an_hour_of_retries(
         )
     finally:
         c.close()
+
+
+def test_a_pipeline_call_keeps_to_its_budget_whatever_retry_after_asks(server: str) -> None:
+    """Before: the client's own retries slept as Retry-After asked (up to 60 s a time) on top of the
+    attempts x timeout the functions are sized to, so a throttled Enrich could run into its Lambda
+    timeout instead of falling back. Now the sleeps are inside the budget: a wait that would outlast it
+    is not slept, and short ones are, attempt after attempt."""
+    from semfs.adapters.openai.client import LLM_ATTEMPTS, OpenAIChat
+    from semfs.domain.errors import EnrichmentUnavailable
+
+    settings = Settings(llm_base_url=server, llm_model="m", llm_timeout_s=2)  # budget: 4 x 2 s
+    slept: list[float] = []
+    limited = {"error": {"message": "Rate limit reached", "type": "requests"}}
+    FakeOpenAI.script = [(429, limited, {"retry-after": "30"})] * LLM_ATTEMPTS
+    with pytest.raises(EnrichmentUnavailable):
+        OpenAIChat(settings, sleep=slept.append).complete_json("s", "u", {"name": "x", "schema": {}})
+    assert (len(FakeOpenAI.requests), slept) == (1, [])  # 30 s would outlast the 8 s budget: given up now
+
+    FakeOpenAI.requests.clear()
+    FakeOpenAI.script = [(429, limited, {"retry-after-ms": "200"})] * 2 + [(200, chat(json.dumps(GOOD)), {})]
+    answer = OpenAIChat(settings, sleep=slept.append).complete_json("s", "u", {"name": "x", "schema": {}})
+    assert answer == GOOD and len(FakeOpenAI.requests) == 3 and slept == [0.2, 0.2]

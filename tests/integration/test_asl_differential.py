@@ -61,7 +61,20 @@ def marked(state: dict[str, Any]) -> dict[str, Any]:
     return {**state, "outcome": "FAILED_X" if "error" in state else "none"}
 
 
+# the errorType Lambda reports for a function that ran past its timeout (a class of that name here)
+LambdaTimedOut = type("Sandbox.Timedout", (Exception,), {})
+
+
+def slow_model(state: dict[str, Any]) -> dict[str, Any]:
+    """An Enrich whose model outlasts the function's timeout every time; by extraction it is quick."""
+    if not state.get("enrich_extractive"):
+        raise LambdaTimedOut("Task timed out after 120.00 seconds")
+    return {**state, "enrich_fallback": True}
+
+
 SCENARIOS: dict[str, Callable[[], Script]] = {
+    "enrich times out: once more, then by extraction": lambda: {"Enrich": slow_model},
+    "extract times out, then fine": lambda: {"Extract": flaky(1, LambdaTimedOut)},
     "text layer": lambda: {},
     "ocr job polled three times": lambda: {
         "Extract": lambda s: {**s, "needs_ocr": True, "ocr_done": False},
@@ -170,3 +183,9 @@ def test_local_and_moto_agree(scenario: str, moto_sfn: Callable[[Script, dict[st
     assert local_visited == moto_visited
     assert local_calls == moto_calls  # the same retries
     assert _comparable(local_final) == _comparable(moto_final)
+    if scenario.startswith("enrich times out"):  # a slow model ends in the fallback, not in MarkFailed
+        assert "EnrichByExtraction" in local_visited and local_visited[-1] == "Finalize"
+        assert local_calls.count("Enrich") == 3 and "MarkFailed" not in local_calls
+        assert local_final["enrich_extractive"] is True
+    if scenario.startswith("extract times out"):  # a Lambda timeout is retried like any transient error
+        assert local_calls.count("Extract") == 2 and local_visited[-1] == "Finalize"

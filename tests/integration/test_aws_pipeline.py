@@ -98,6 +98,8 @@ def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
         "partial",
         "deadline",
         "enrich_fallback",
+        "enrich_extractive",
+        "attempt",
         "error",
     }
     assert len(desc["output"]) < 1024
@@ -318,11 +320,44 @@ def test_paid_stages_run_once_per_file(aws_stack: Stack, monkeypatch: pytest.Mon
     calls: list[int] = []
     real = embedder.embed_documents
     monkeypatch.setattr(embedder, "embed_documents", lambda texts: calls.append(1) or real(texts))
-    state = {"tenant_id": "acme", "file_id": record.file_id}
+    state = {"tenant_id": "acme", "file_id": record.file_id, "attempt": 0, "enrich_extractive": False}
     first = aws_stack.handlers["embed"].lambda_handler(state, FakeContext())
     again = aws_stack.handlers["embed"].lambda_handler(state, FakeContext())
     assert first == again
     assert calls == []  # the pipeline's own embed call is the one on record; redeliveries pay nothing
+
+
+def test_a_retry_within_the_hour_is_a_new_payment_not_the_last_attempts_result(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the paid stages' idempotency key was tenant + file, so retrying a file whose enrichment fell
+    back ("enrich again") within the hour got the first attempt's recorded result: the fallback again,
+    and no model call. The key is the attempt now."""
+    from semfs.domain.errors import EnrichmentUnavailable
+    from semfs.domain.outcomes import Outcome
+
+    enricher = aws_stack.container("enrich").enricher
+    real, calls = enricher.enrich, []
+
+    def throttled_once(item: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise EnrichmentUnavailable("LLM unavailable: RateLimitError")
+        return real(item)
+
+    monkeypatch.setattr(enricher, "enrich", throttled_once)
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    assert (record.outcome, record.enrich_again) == (Outcome.OK_ENRICH_FALLBACK, True)
+    response = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("POST", f"/files/{record.file_id}/retry"), FakeContext()
+    )
+    assert response["statusCode"] == 200, response
+    newest = next(e for e in aws_stack.executions() if e["name"].endswith("-a1"))
+    assert aws_stack.wait(newest["executionArn"])["status"] == "SUCCEEDED"
+    again = record_of(aws_stack)
+    assert len(calls) == 2  # the model was asked again
+    assert (again.outcome, again.enrich_again, again.attempt) == (Outcome.OK, False, 1)
 
 
 class AsyncOcr:

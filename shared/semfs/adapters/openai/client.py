@@ -11,7 +11,9 @@ never chooses keys, routes or permissions.
 from __future__ import annotations
 
 import json
+import random
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -60,9 +62,9 @@ SYSTEM_PROMPT = (
 
 
 KeyProvider = Callable[[], "str | None"]
-LLM_ATTEMPTS = (
-    4  # the client's own retries (Retry-After honoured): attempts x SEMFS_LLM_TIMEOUT_S must fit the function
-)
+# attempts of a pipeline call, and its whole budget: LLM_ATTEMPTS x SEMFS_LLM_TIMEOUT_S, the sleeps between
+# attempts included (template.yaml's functions are sized to it)
+LLM_ATTEMPTS = 4
 
 
 def _client(settings: Settings, api_key: KeyProvider) -> Any:
@@ -74,16 +76,48 @@ def _client(settings: Settings, api_key: KeyProvider) -> Any:
         base_url=settings.llm.base_url,
         api_key=api_key() or "not-needed",
         timeout=settings.llm.timeout_s,
-        max_retries=LLM_ATTEMPTS - 1,
+        max_retries=0,  # attempts are ours (``_attempts``): the client's own sleeps are outside any budget
     )
 
 
-def _bounded(client: Any, timeout_s: float) -> Any:
-    """The client for one call: inside a request, one attempt within what is left of its deadline
-    (``semfs/deadlines.py``); outside, the configured timeout and retries."""
-    if not in_request():
-        return client
-    return client.with_options(timeout=time_left(timeout_s), max_retries=0)
+def _transient() -> tuple[type[Exception], ...]:
+    import openai
+
+    return (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+
+
+def _retry_after(e: Exception) -> float | None:
+    """The wait an answer asks for (``retry-after-ms``, or ``retry-after`` in seconds), if any."""
+    headers = getattr(getattr(e, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            if name in headers:
+                return float(headers[name]) * scale
+        except ValueError:  # an HTTP date: back off instead
+            continue
+    return None
+
+
+def _attempts(client: Any, timeout_s: float, call: Callable[[Any], Any], sleep: Callable[[float], None]) -> Any:
+    """``call(client)`` within one budget. Inside a request: one attempt within what is left of its
+    deadline (``semfs/deadlines.py``). Outside (the pipeline): up to ``LLM_ATTEMPTS`` attempts, each
+    within what is left of ``LLM_ATTEMPTS x timeout_s``, sleeping as the endpoint asks (Retry-After) or
+    backing off. A wait that would outlast the budget is not slept: the error goes up now. Before, the
+    client's own retries slept up to 60 s a time on top of the budget, so a throttled Enrich ran into its
+    Lambda timeout instead of falling back."""
+    if in_request():
+        return call(client.with_options(timeout=time_left(timeout_s), max_retries=0))
+    end = time.monotonic() + LLM_ATTEMPTS * timeout_s
+    for attempt in range(LLM_ATTEMPTS):
+        try:
+            return call(client.with_options(timeout=max(0.1, min(timeout_s, end - time.monotonic()))))
+        except _transient() as e:
+            wait = _retry_after(e)
+            wait = random.uniform(0.25, 0.5) * 2**attempt if wait is None else wait
+            if attempt == LLM_ATTEMPTS - 1 or time.monotonic() + wait + 1 >= end:
+                raise
+            sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 log = get_logger(__name__)
@@ -119,10 +153,13 @@ class OpenAIEnricher:
 class OpenAIEmbedder:
     """Embeddings from an OpenAI-compatible endpoint (``text-embedding-3-small`` by default)."""
 
-    def __init__(self, settings: Settings, api_key: KeyProvider | None = None) -> None:
+    def __init__(
+        self, settings: Settings, api_key: KeyProvider | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         self._settings = settings
         self._api_key = api_key or _settings_key(settings)
         self._client: Any = None
+        self._sleep = sleep  # between attempts (a test passes a recorder)
 
     @property
     def model(self) -> str:
@@ -138,8 +175,12 @@ class OpenAIEmbedder:
         if self._client is None:
             self._client = _client(self._settings, self._api_key)
         try:
-            client = _bounded(self._client, self._settings.llm.timeout_s)
-            response = client.embeddings.create(model=self.model, input=list(texts))
+            response = _attempts(
+                self._client,
+                self._settings.llm.timeout_s,
+                lambda client: client.embeddings.create(model=self.model, input=list(texts)),
+                self._sleep,
+            )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # no retry can help
             raise EmbeddingKeyRefused(_refused("embeddings", e)) from e
         except openai.APIError as e:
@@ -152,19 +193,16 @@ class OpenAIEmbedder:
         return self.embed_documents([text])[0]
 
 
-def _unavailable() -> tuple[type[Exception], ...]:
-    import openai
-
-    return (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
-
-
 class OpenAIChat:
     """``ChatModel`` on chat completions with a strict JSON schema (no tools)."""
 
-    def __init__(self, settings: Settings, api_key: KeyProvider | None = None) -> None:
+    def __init__(
+        self, settings: Settings, api_key: KeyProvider | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         self._settings = settings
         self._api_key = api_key or _settings_key(settings)
         self._client: Any = None
+        self._sleep = sleep  # between attempts (a test passes a recorder)
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
         import openai
@@ -172,21 +210,21 @@ class OpenAIChat:
         if self._client is None:
             self._client = _client(self._settings, self._api_key)
         try:
-            response = _bounded(self._client, self._settings.llm.timeout_s).chat.completions.create(
-                model=self._settings.llm.model,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                response_format={"type": "json_schema", "json_schema": schema},
-                temperature=0,
+            response = _attempts(
+                self._client,
+                self._settings.llm.timeout_s,
+                lambda client: client.chat.completions.create(
+                    model=self._settings.llm.model,
+                    messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                    response_format={"type": "json_schema", "json_schema": schema},
+                    temperature=0,
+                ),
+                self._sleep,
             )
             raw = json.loads(response.choices[0].message.content or "")
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # fall back now, enrich later
             raise ChatKeyRefused(_refused("chat", e)) from e
-        except (
-            openai.RateLimitError,
-            openai.APITimeoutError,
-            openai.APIConnectionError,
-            openai.InternalServerError,
-        ) as e:
+        except _transient() as e:
             # still failing after the client's own retries: unavailable for now, not a bad answer
             raise EnrichmentUnavailable(f"LLM unavailable: {type(e).__name__}") from e
         except DeadlinePassed as e:

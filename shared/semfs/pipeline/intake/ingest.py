@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def process(c: Container, record: FileRecord) -> FileRecord:
     """Start (locally: run) the state machine for a registered, unfinished file."""
-    state = PipelineState(tenant_id=record.tenant_id, file_id=record.file_id)
+    state = PipelineState(tenant_id=record.tenant_id, file_id=record.file_id, attempt=record.attempt)
     c.starter.start(execution_name(record.tenant_id, record.file_id, record.attempt), state.model_dump(mode="json"))
     return c.repo.get(record.tenant_id, record.file_id)
 

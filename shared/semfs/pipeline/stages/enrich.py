@@ -47,6 +47,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id))
         again = False
         try:
+            if state.enrich_extractive:  # the model timed the function out: no model call this time
+                raise EnrichmentUnavailable("the model timed the Enrich function out")
             enrichment = c.enricher.enrich(item)
         except EnrichmentFailed as e:
             log.warning("enricher failed; extractive fallback", file_id=record.file_id, error=type(e).__name__)

@@ -26,4 +26,8 @@ class PipelineState(BaseModel):
     partial: bool = False
     deadline: float | None = None  # epoch seconds by which extract + OCR of this file must be done
     enrich_fallback: bool = False
+    # set by the state machine after Enrich timed out (UseExtraction): enrich by extraction, no model call
+    enrich_extractive: bool = False
+    # the file's attempt (FileRecord.attempt): a retry is a new payment, not the last attempt's cached result
+    attempt: int = 0
     error: dict[str, Any] | None = None
