@@ -26,7 +26,7 @@ class FakeOpenAI(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeOpenAI.requests.append({"path": self.path, "body": body})
+        FakeOpenAI.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         status, payload, headers = FakeOpenAI.script.pop(0)
         data = json.dumps(payload).encode()
         self.send_response(status)
@@ -428,3 +428,37 @@ def test_a_pipeline_call_keeps_to_its_budget_whatever_retry_after_asks(server: s
     FakeOpenAI.script = [(429, limited, {"retry-after-ms": "200"})] * 2 + [(200, chat(json.dumps(GOOD)), {})]
     answer = OpenAIChat(settings, sleep=slept.append).complete_json("s", "u", {"name": "x", "schema": {}})
     assert answer == GOOD and len(FakeOpenAI.requests) == 3 and slept == [0.2, 0.2]
+
+
+def test_a_rotated_key_is_read_again_when_the_old_one_is_refused(server: str) -> None:
+    """An execution environment reads the secret once. Before, after a rotation that revoked the old key,
+    every warm environment kept sending it and each file ended FAILED_CONFIG until Lambda recycled them.
+    A refusal now reads the secret again, once: a new key is tried at once; the same key is the error."""
+    from functools import cache
+
+    from semfs.adapters.openai.client import OpenAIEmbedder
+    from semfs.domain.errors import EmbeddingKeyRefused
+
+    secret = {"value": "sk-old"}
+    reads: list[str] = []
+
+    @cache
+    def from_secret() -> str:
+        reads.append(secret["value"])
+        return secret["value"]
+
+    settings = Settings(llm_base_url=server, llm_model="m", embedder="openai", embedding_model="e", embedding_dim=2)
+    embedder = OpenAIEmbedder(settings, api_key=from_secret)
+    FakeOpenAI.script = [(200, _vectors(1, 2), {})]
+    embedder.embed_documents(["a"])
+    secret["value"] = "sk-new"  # rotated: the old key is revoked
+    refused = (401, {"error": {"message": "Incorrect API key provided"}}, {})
+    FakeOpenAI.script = [refused, (200, _vectors(1, 2), {})]
+    assert len(embedder.embed_documents(["b"])) == 1
+    assert [r["auth"] for r in FakeOpenAI.requests] == ["Bearer sk-old", "Bearer sk-old", "Bearer sk-new"]
+    assert reads == ["sk-old", "sk-new"]
+
+    FakeOpenAI.script = [refused]  # the new key is refused too: read again, the same key, the error
+    with pytest.raises(EmbeddingKeyRefused):
+        embedder.embed_documents(["c"])
+    assert len(FakeOpenAI.requests) == 4 and reads == ["sk-old", "sk-new", "sk-new"]

@@ -185,7 +185,13 @@ echo "$*" >> "$FAKE_LOG"
 case "$1 $2" in
   "configure get") echo eu-west-1 ;;
   "cloudformation describe-stacks")
-    case "$*" in *ReceiptRuleSetName*) echo "${FAKE_RULE_SET:-None}" ;; *OpenAIKeySecret*) echo arn:secret ;; esac ;;
+    case "$*" in
+      *ReceiptRuleSetName*) echo "${FAKE_RULE_SET:-None}" ;;
+      *OpenAIKeySecret*) echo arn:secret ;;
+      *UserPoolId*) echo "${FAKE_POOL:-None}" ;;
+      *UserPoolClientId*) echo client-1 ;;
+    esac ;;
+  "cognito-idp admin-create-user" | "cognito-idp admin-set-user-password") ;;
   "ses describe-active-receipt-rule-set") echo "${FAKE_ACTIVE:-None}" ;;
   "ses set-active-receipt-rule-set") ;;
   "secretsmanager get-secret-value") [ -n "${FAKE_KEY:-}" ] && echo "$FAKE_KEY" || exit 255 ;;
@@ -194,7 +200,8 @@ esac
 """
 
 
-def _post_deploy(tmp_path: Path, **fake: str) -> tuple[int, str, list[str]]:
+def _script(tmp_path: Path, args: list[str], **fake: str) -> tuple[int, str, list[str]]:
+    """A script under scripts/ against the fake AWS CLI: its exit code, its output and the calls it made."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     (bin_dir / "aws").write_text(FAKE_AWS)
@@ -202,17 +209,23 @@ def _post_deploy(tmp_path: Path, **fake: str) -> tuple[int, str, list[str]]:
     log = tmp_path / "calls.log"
     log.write_text("")
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_LOG": str(log)}
-    env |= {f"FAKE_{k.upper()}": v for k, v in fake.items() if k != "replace"}
+    env |= {f"FAKE_{k.upper()}": v for k, v in fake.items() if k not in ("replace", "password")}
     if fake.get("replace"):
         env["SEMFS_REPLACE_RULE_SET"] = "1"
+    if fake.get("password"):
+        env["SEMFS_USER_PASSWORD"] = fake["password"]
     run = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "post-deploy.sh"), "semfs-dev", "eu-west-1"],
+        ["bash", str(ROOT / "scripts" / args[0]), *args[1:]],
         capture_output=True,
         text=True,
         env=env,
         check=False,
     )
     return run.returncode, run.stdout + run.stderr, log.read_text().splitlines()
+
+
+def _post_deploy(tmp_path: Path, **fake: str) -> tuple[int, str, list[str]]:
+    return _script(tmp_path, ["post-deploy.sh", "semfs-dev", "eu-west-1"], **fake)
 
 
 def test_post_deploy_refuses_the_placeholder_key(tmp_path: Path) -> None:
@@ -255,3 +268,23 @@ def test_the_refused_key_metric_is_the_one_the_alarm_watches(
         d["Name"]: d["Value"] for d in alarm["Dimensions"]
     }
     assert line["ModelKeyRefused"] == 1
+
+
+def test_add_user_sets_the_tenant_and_a_permanent_password_and_says_how_to_get_a_token(tmp_path: Path) -> None:
+    """The runbook's token recipe, checked against the calls it makes: an admin-made user with
+    custom:tenant, a permanent password (no forced change at first sign-in), and the CLI's
+    USER_PASSWORD_AUTH flow the pool client allows."""
+    args = ["add-user.sh", "semfs-dev", "ana@acme.example", "acme", "eu-west-1"]
+    code, out, calls = _script(tmp_path, args, pool="eu-west-1_abc", password="Correct-Horse-9")
+    assert code == 0, out
+    create = next(c for c in calls if c.startswith("cognito-idp admin-create-user"))
+    assert "--user-pool-id eu-west-1_abc" in create and "Name=custom:tenant,Value=acme" in create
+    assert "--message-action SUPPRESS" in create
+    assert any(c.startswith("cognito-idp admin-set-user-password") and "--permanent" in c for c in calls)
+    assert "--auth-flow USER_PASSWORD_AUTH" in out and "--client-id client-1" in out
+    assert "Correct-Horse-9" not in out  # the password is never echoed
+
+    code, out, calls = _script(tmp_path, ["add-user.sh", "semfs-dev", "x@acme.example", "../acme", "eu-west-1"])
+    assert code == 2 and "tenant '../acme'" in out and not any("cognito-idp" in c for c in calls)
+    code, out, _ = _script(tmp_path, args, password="Correct-Horse-9")  # a stack with JwtIssuer set
+    assert code == 1 and "no Cognito user pool" in out

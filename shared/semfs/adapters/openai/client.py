@@ -67,14 +67,14 @@ KeyProvider = Callable[[], "str | None"]
 LLM_ATTEMPTS = 4
 
 
-def _client(settings: Settings, api_key: KeyProvider) -> Any:
+def _client(settings: Settings, api_key: str | None) -> Any:
     try:
         from openai import OpenAI
     except ImportError as e:  # pragma: no cover - openai is a declared dependency
         raise PermanentError("the openai package is not installed", outcome=Outcome.FAILED_LLM) from e
     return OpenAI(
         base_url=settings.llm.base_url,
-        api_key=api_key() or "not-needed",
+        api_key=api_key or "not-needed",
         timeout=settings.llm.timeout_s,
         max_retries=0,  # attempts are ours (``_attempts``): the client's own sleeps are outside any budget
     )
@@ -150,8 +150,8 @@ class OpenAIEnricher:
         return validate_enrichment(raw, item.document.text)
 
 
-class OpenAIEmbedder:
-    """Embeddings from an OpenAI-compatible endpoint (``text-embedding-3-small`` by default)."""
+class _Endpoint:
+    """One OpenAI-compatible endpoint: its client, built on first use with the key the provider gives."""
 
     def __init__(
         self, settings: Settings, api_key: KeyProvider | None = None, sleep: Callable[[float], None] = time.sleep
@@ -159,7 +159,34 @@ class OpenAIEmbedder:
         self._settings = settings
         self._api_key = api_key or _settings_key(settings)
         self._client: Any = None
+        self._key: str | None = None  # the key the client was built with
         self._sleep = sleep  # between attempts (a test passes a recorder)
+
+    def _request(self, call: Callable[[Any], Any]) -> Any:
+        """``call(client)`` within the budget (``_attempts``). A refused key is read again once: after a
+        rotation the secret holds a key this execution environment has not seen (it read the secret once,
+        when it started), and the old one may be revoked already. A refusal with the current key is raised."""
+        import openai
+
+        for reread in (False, True):
+            if self._client is None:
+                self._key = self._api_key()
+                self._client = _client(self._settings, self._key)
+            try:
+                return _attempts(self._client, self._settings.llm.timeout_s, call, self._sleep)
+            except (openai.AuthenticationError, openai.PermissionDeniedError):
+                self._client = None
+                forget = getattr(self._api_key, "cache_clear", None)  # the secret, read once and cached
+                if reread or forget is None:
+                    raise
+                forget()
+                if self._api_key() == self._key:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+class OpenAIEmbedder(_Endpoint):
+    """Embeddings from an OpenAI-compatible endpoint (``text-embedding-3-small`` by default)."""
 
     @property
     def model(self) -> str:
@@ -172,15 +199,8 @@ class OpenAIEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         import openai
 
-        if self._client is None:
-            self._client = _client(self._settings, self._api_key)
         try:
-            response = _attempts(
-                self._client,
-                self._settings.llm.timeout_s,
-                lambda client: client.embeddings.create(model=self.model, input=list(texts)),
-                self._sleep,
-            )
+            response = self._request(lambda client: client.embeddings.create(model=self.model, input=list(texts)))
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # no retry can help
             raise EmbeddingKeyRefused(_refused("embeddings", e)) from e
         except openai.APIError as e:
@@ -193,33 +213,20 @@ class OpenAIEmbedder:
         return self.embed_documents([text])[0]
 
 
-class OpenAIChat:
+class OpenAIChat(_Endpoint):
     """``ChatModel`` on chat completions with a strict JSON schema (no tools)."""
-
-    def __init__(
-        self, settings: Settings, api_key: KeyProvider | None = None, sleep: Callable[[float], None] = time.sleep
-    ) -> None:
-        self._settings = settings
-        self._api_key = api_key or _settings_key(settings)
-        self._client: Any = None
-        self._sleep = sleep  # between attempts (a test passes a recorder)
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
         import openai
 
-        if self._client is None:
-            self._client = _client(self._settings, self._api_key)
         try:
-            response = _attempts(
-                self._client,
-                self._settings.llm.timeout_s,
+            response = self._request(
                 lambda client: client.chat.completions.create(
                     model=self._settings.llm.model,
                     messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                     response_format={"type": "json_schema", "json_schema": schema},
                     temperature=0,
-                ),
-                self._sleep,
+                )
             )
             raw = json.loads(response.choices[0].message.content or "")
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:  # fall back now, enrich later
