@@ -16,6 +16,7 @@ import pytest
 
 from semfs import demo
 from semfs.bootstrap import Container, build_container
+from semfs.pipeline.documents import load_document
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance
 from semfs.ports import RecordQuery
@@ -605,3 +606,32 @@ def test_requests_the_document_does_not_allow_are_422(
     status, payload = api.call(method, path, body)
     assert (status, payload["error"]["code"]) == (422, "validation_error"), payload
     assert payload["error"]["message"].startswith(message), payload
+
+
+def test_text_comes_a_page_at_a_time_each_under_lambdas_response_limit(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lambda answers at most 6 MB and escapes non-ASCII (up to 12 bytes a character): the whole text of a
+    2,000,000-character file in one answer could not be sent. Pages of blocks stay under TEXT_PAGE_BYTES of
+    JSON (made small here, the rule is the same) and together give every block once, in order; a block too
+    large for a page alone is cut and says so."""
+    from semfs.api.routes import files
+
+    monkeypatch.setattr(files, "TEXT_PAGE_BYTES", 3_000)
+    paragraphs = [f"Absatz {i}: Grüße aus München, Überweisung fällig. " * 4 for i in range(40)]
+    body = ("# Überweisungen\n\n" + "\n\n".join(paragraphs) + "\n\n" + "ö" * 5_000).encode()
+    file_id = ingest_bytes(api.container, "acme", body, "ueberweisungen.md").record.file_id
+    whole = load_document(api.container, api.container.repo.get("acme", file_id)).blocks
+    pages, offset = [], 0
+    while offset is not None:
+        status, page = api.call("GET", f"/files/{file_id}/text?offset={offset}")
+        assert status == 200, page
+        pages.append(page)
+        offset = page["next_offset"]
+    got = [b for p in pages for b in p["blocks"]]
+    assert len(pages) > 5 and all(len(json.dumps(p["blocks"])) <= 3_000 + 2 for p in pages)
+    assert [b["text"] for b in got[:-1]] == [b.text for b in whole[:-1]]  # every block once, in order
+    assert got[-1]["truncated"] is True and whole[-1].text.startswith(got[-1]["text"])
+    status, past = api.call("GET", f"/files/{file_id}/text?offset={len(whole)}")
+    assert (status, past["blocks"], past["next_offset"]) == (200, [], None)
+    assert api.call("GET", f"/files/{file_id}/text?offset=-1")[0] == 422

@@ -188,11 +188,13 @@ class TextBlock(BaseModel):
     text: str
     location: Location
     level: int = 0
+    truncated: bool = False  # the block alone did not fit a page: its text is cut
 
 
 class FileText(BaseModel):
     file_id: str
     blocks: list[TextBlock]
+    next_offset: int | None = None  # ?offset= for the next page; none: this is the last
 
 
 class Download(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Literal
@@ -21,6 +22,7 @@ from semfs.api.models import (
     FileOut,
     FileText,
     TagPatch,
+    TextBlock,
     VersionLink,
     Versions,
 )
@@ -100,10 +102,37 @@ def versions(file_id: str) -> Versions:
     return Versions(versions=[public(v) for v in lineage if v.deleted_at is None])
 
 
-@router.get("/files/<file_id>/text", summary="The extracted text with locations", responses=ok(FileText))
-def text(file_id: str) -> FileText:
+# A Lambda function answers at most 6 MB: a page of text stays under this many bytes of JSON, counted as
+# the response encodes it (non-ASCII escaped, up to 12 bytes a character)
+TEXT_PAGE_BYTES = 4_000_000
+
+
+@router.get(
+    "/files/<file_id>/text", summary="The extracted text with locations, a page at a time", responses=ok(FileText)
+)
+def text(
+    file_id: str,
+    offset: Annotated[int, Query(ge=0, le=10**9, description="next_offset of the page before: the first block")] = 0,
+) -> FileText:
+    """Blocks from ``offset`` while their JSON fits ``TEXT_PAGE_BYTES``; ``next_offset`` names the page
+    after (none: the last). A block too large for a page on its own is cut to fit (``truncated``)."""
     doc = load_document(container(), record_in_tenant(file_id))
-    return FileText.model_validate({"file_id": file_id, "blocks": [b.model_dump() for b in doc.blocks]})
+    blocks: list[dict[str, object]] = []
+    size, next_offset = 0, None
+    for i in range(offset, len(doc.blocks)):
+        block = TextBlock.model_validate(doc.blocks[i].model_dump()).model_dump(mode="json")  # as answered
+        cost = len(json.dumps(block)) + 2  # and the separator before the next one
+        if blocks and size + cost > TEXT_PAGE_BYTES:
+            next_offset = i
+            break
+        body, keep = str(block["text"]), len(str(block["text"]))
+        while cost > TEXT_PAGE_BYTES and keep > 0:  # one block alone: as much of its text as fits
+            keep = max(0, keep * TEXT_PAGE_BYTES // cost - 1)
+            block = {**block, "text": body[:keep], "truncated": True}
+            cost = len(json.dumps(block)) + 2
+        blocks.append(block)
+        size += cost
+    return FileText.model_validate({"file_id": file_id, "blocks": blocks, "next_offset": next_offset})
 
 
 @router.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
