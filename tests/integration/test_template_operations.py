@@ -288,3 +288,15 @@ def test_add_user_sets_the_tenant_and_a_permanent_password_and_says_how_to_get_a
     assert code == 2 and "tenant '../acme'" in out and not any("cognito-idp" in c for c in calls)
     code, out, _ = _script(tmp_path, args, password="Correct-Horse-9")  # a stack with JwtIssuer set
     assert code == 1 and "no Cognito user pool" in out
+
+
+def test_the_api_is_throttled_and_the_llm_routes_more(template: dict[str, Any], translated: dict[str, Any]) -> None:
+    """Without throttling one caller can spend the account's Lambda concurrency and the LLM budget: the
+    whole API has a rate, and the routes that call the LLM a lower one, on routes that exist."""
+    api = template["Resources"]["HttpApi"]["Properties"]
+    assert api["DefaultRouteSettings"]["ThrottlingRateLimit"] == {"Ref": "ApiRateLimit"}
+    assert set(api["RouteSettings"]) == {"POST /ask", "POST /context"}
+    paths = translated["Resources"]["HttpApi"]["Properties"]["Body"]["paths"]  # the API's OpenAPI body
+    routes = {f"{method.upper()} {path}" for path, methods in paths.items() for method in methods}
+    assert set(api["RouteSettings"]) <= routes
+    assert template["Parameters"]["AskRateLimit"]["Default"] < template["Parameters"]["ApiRateLimit"]["Default"]
