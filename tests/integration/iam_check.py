@@ -203,8 +203,14 @@ def _s3(op: str, p: dict[str, Any]) -> list[tuple[str, str]]:
             return [("s3:ListBucket", whole)]
         case "ListObjectVersions":
             return [("s3:ListBucketVersions", whole)]
-        case "DeleteObjects":
-            return [("s3:DeleteObject", f"{whole}/{o['Key']}") for o in p["Delete"]["Objects"]]
+        case "DeleteObjects":  # a version given: s3:DeleteObjectVersion, as for DeleteObject
+            return [
+                ("s3:DeleteObjectVersion" if o.get("VersionId") else "s3:DeleteObject", f"{whole}/{o['Key']}")
+                for o in p["Delete"]["Objects"]
+            ]
+        case "DeleteObject":
+            action = "s3:DeleteObjectVersion" if p.get("VersionId") else "s3:DeleteObject"
+            return [(action, obj)]
         case "CopyObject":
             src = p["CopySource"]
             src_path = f"{src['Bucket']}/{src['Key']}" if isinstance(src, dict) else unquote(src.lstrip("/"))

@@ -683,6 +683,26 @@ def test_the_api_deletes_a_file_under_its_own_role(aws_stack: Stack) -> None:
     assert search(aws_stack, "holiday")["results"] == []
 
 
+def test_a_deleted_file_leaves_no_version_of_anything_it_stored(aws_stack: Stack) -> None:
+    """In a versioned bucket a plain delete adds a marker and the bytes stay as a noncurrent version.
+    Deleting a file removes every version of its upload, its original and what was derived from it
+    (under the API's role: s3:DeleteObjectVersion, s3:ListBucketVersions)."""
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    aws_stack.s3.put_object(Bucket="semfs-test", Key=KEY, Body=TERMS)  # a second version of the upload
+
+    def versions(prefix: str) -> list[str]:
+        found = aws_stack.s3.list_object_versions(Bucket="semfs-test", Prefix=prefix)
+        return [v["Key"] for v in found.get("Versions", []) + found.get("DeleteMarkers", [])]
+
+    assert versions(KEY) and versions(record.blob_key) and versions(f"derived/acme/{record.file_id}/")
+    response = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("DELETE", f"/files/{record.file_id}"), FakeContext()
+    )
+    assert response["statusCode"] == 200, response
+    assert versions(KEY) == versions(record.blob_key) == versions(f"derived/acme/{record.file_id}/") == []
+
+
 def test_every_function_runs_under_its_own_role_in_these_tests(aws_stack: Stack) -> None:
     """The IAM check sees a function only if the harness runs its handler as that function."""
     deployed = {p.name for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()}

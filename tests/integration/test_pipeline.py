@@ -16,6 +16,7 @@ from semfs.domain.errors import EmbeddingUnavailable, EnrichmentFailed
 from semfs.domain.models import Enrichment, SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome, Status
 from semfs.pipeline.catalogue.files import delete_file, set_tags
+from semfs.pipeline.documents import load_document
 from semfs.pipeline.intake.ingest import ingest_bytes, resume
 from semfs.pipeline.intake.register import Provenance
 from semfs.pipeline.maintenance.reindex import reindex
@@ -362,6 +363,30 @@ def test_rm_removes_from_every_mode_and_promotes_the_previous_version(container:
     assert container.repo.get(T, v2.file_id).status is Status.DELETED
     delete_file(container, T, v1.file_id, all_versions=True)
     assert search(container, T, SearchRequest(query="supply agreement")).results == []
+
+
+def test_a_deleted_file_leaves_nothing_of_its_content_behind(container: Container) -> None:
+    """Erasure: before, a delete only tombstoned the record, and the original bytes, the extracted text,
+    the chunks and the vectors stayed in the blob store. Bytes another live file of the tenant holds
+    (stored once a tenant) stay until that one goes too; the tombstone keeps the name, not the summary."""
+    keep = ingest_bytes(container, T, TERMS, "terms.md").record
+    twin = ingest_bytes(container, T, TERMS, "terms-copy.md", Provenance(source_key="elsewhere/terms.md")).record
+    other = ingest_bytes(container, T, b"# Parking\n\nPermits are renewed every January.", "parking.md").record
+    derived = [k for k, _ in container.blobs.list(f"derived/{T}/{other.file_id}/")]
+    assert derived and container.blobs.exists(other.blob_key)
+
+    tomb = delete_file(container, T, other.file_id)[0]
+    assert [k for k, _ in container.blobs.list(f"derived/{T}/{other.file_id}/")] == []
+    assert not container.blobs.exists(other.blob_key)
+    assert (tomb.filename, tomb.summary) == ("parking.md", None)
+    assert container.repo.get(T, other.file_id).summary is None
+
+    assert twin.blob_key == keep.blob_key  # the same bytes, stored once
+    delete_file(container, T, twin.file_id)
+    assert container.blobs.exists(keep.blob_key)  # still the original of a live file
+    assert load_document(container, container.repo.get(T, keep.file_id)).text
+    delete_file(container, T, keep.file_id)
+    assert not container.blobs.exists(keep.blob_key)
 
 
 def test_manual_tags_are_searchable_filters(container: Container) -> None:

@@ -118,8 +118,8 @@ def test_a_sweep_taken_a_step_per_pass_finds_and_fixes_what_a_whole_sweep_does(
 
 
 def test_an_upload_deleted_through_the_api_is_not_drift(container: Container) -> None:
-    """Deleting a file tombstones its record and leaves the uploaded object: the sweep must not take
-    the object for one whose event was lost (before, every sweep 'found' and re-registered it)."""
+    """Deleting a file tombstones its record and erases the uploaded object: the sweep must not take
+    the file for one whose event was lost (before, every sweep 'found' and re-registered it)."""
     from semfs.pipeline.catalogue.files import delete_file
 
     container.blobs.put("uploads/acme/memo.md", b"# Memo\n\nThe canteen closes early on Friday.")

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 
+UPLOAD_PREFIX = "uploads/"  # a client's upload (S3: an object under uploads/{tenant}/ starts ingestion)
+INBOUND_PREFIX = "inbound/raw/"  # SES stores each received message here
+
+
 def derived_key(tenant_id: str, file_id: str, name: str) -> str:
     """Deterministic keys for stage artifacts, under a prefix that triggers nothing."""
     return f"derived/{tenant_id}/{file_id}/{name}"

@@ -71,7 +71,32 @@ class S3BlobStore:
             raise self._fail(e, "s3 head failed") from e
 
     def delete(self, key: str) -> None:
-        self._s3.delete_object(Bucket=self._bucket, Key=self._check(key))
+        """Every version of ``key`` and its delete markers: in a versioned bucket a plain delete only
+        adds a marker, and the bytes stay as a noncurrent version (until the lifecycle rule expires
+        them, ``NoncurrentVersionDays``)."""
+        from botocore.exceptions import ClientError
+
+        key = self._check(key)
+        try:
+            pages = self._s3.get_paginator("list_object_versions").paginate(Bucket=self._bucket, Prefix=key)
+            versions = [
+                {"Key": v["Key"], "VersionId": v["VersionId"]}
+                for page in pages
+                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+                if v["Key"] == key  # the prefix also lists longer keys
+            ]
+            for i in range(0, len(versions), 1000):  # DeleteObjects takes 1,000 at a time
+                answer = self._s3.delete_objects(
+                    Bucket=self._bucket, Delete={"Objects": versions[i : i + 1000], "Quiet": True}
+                )
+                if answer.get("Errors"):
+                    error = answer["Errors"][0]
+                    raise PermanentError(
+                        f"s3 delete failed: {error.get('Code')} ({len(answer['Errors'])} versions)",
+                        outcome=Outcome.FAILED_INTERNAL,
+                    )
+        except ClientError as e:
+            raise self._fail(e, "s3 delete failed") from e
 
     def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
         disposition = f"attachment; filename*=UTF-8''{quote(filename)}"

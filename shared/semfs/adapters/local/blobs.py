@@ -88,11 +88,13 @@ class LocalBlobStore:
         self._path(key).unlink(missing_ok=True)
 
     def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
-        if not self._root.exists():
+        # walk only the folder the prefix names (a file's derived/ folder, not every file of every tenant)
+        folder = self._root / prefix.rsplit("/", 1)[0] if "/" in prefix else self._root
+        if not folder.is_dir():
             return
         found = (
             (p.relative_to(self._root).as_posix(), p)
-            for p in self._root.rglob("*")
+            for p in folder.rglob("*")
             if p.is_file() and not p.name.startswith(".tmp-")
         )
         keys = sorted((k, p) for k, p in found if k.startswith(prefix) and (after is None or k > after))

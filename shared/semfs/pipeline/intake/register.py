@@ -263,6 +263,8 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     if not c.blobs.exists(base.blob_key):
         c.blobs.put(base.blob_key, data)
     created = c.repo.create(base.evolve(status=Status.RECEIVED))
+    if created and not c.blobs.exists(base.blob_key):  # a delete of the same bytes erased them meanwhile
+        c.blobs.put(base.blob_key, data)
     if created:
         _remember_contacts(c, tenant_id, prov.contacts)
     return Registered(c.repo.get(tenant_id, file_id), created=created)

@@ -7,18 +7,13 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.outcomes import Outcome
 from semfs.observability import get_logger
+from semfs.pipeline.documents import INBOUND_PREFIX, UPLOAD_PREFIX
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance, Registered, register_rejected
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 log = get_logger(__name__)
-
-
-UPLOAD_PREFIX = "uploads/"
-
-
-INBOUND_PREFIX = "inbound/raw/"
 
 
 def tenant_from_key(key: str) -> str | None:

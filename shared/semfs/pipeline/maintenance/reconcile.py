@@ -41,9 +41,9 @@ from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
 from semfs.pipeline.catalogue.versions import detach_version
-from semfs.pipeline.documents import index_record, load_document
+from semfs.pipeline.documents import UPLOAD_PREFIX, index_record, load_document
 from semfs.pipeline.intake.ingest import process, retry, stranded
-from semfs.pipeline.intake.sources import UPLOAD_PREFIX, ingest_s3_object, tenant_from_key
+from semfs.pipeline.intake.sources import ingest_s3_object, tenant_from_key
 from semfs.pipeline.record_update import update
 from semfs.ports import RecordQuery
 
