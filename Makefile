@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text lock deploy clean
+.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -71,6 +71,9 @@ bench-burst: setup  # 1,000 uploads through the admission gate under moto, an LL
 
 bench-text: setup  # each text function at 64 KB → 1 MB of hostile input: the growth per doubling
 	$(PY) bench/text_linearity.py
+
+bench-extract: setup  # each format at 1x, 4x and 16x a base size: the growth per doubling
+	$(PY) bench/extract_scaling.py
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py

@@ -87,7 +87,15 @@ def test_limits_per_file_make_floods_partial_not_slow(tmp_path: Path, shared_ext
     )
     floods = ingest_bytes(c, T, b"para\n\n" * 200_000, "floods.txt").record  # 200k paragraphs
     assert floods.outcome is Outcome.OK_PARTIAL
+    # the reason says which bound cut the file, and what was kept (before: OK_PARTIAL and no reason)
+    assert "100,000 of 200,000 paragraphs, rows or pages kept (SEMFS_MAX_BLOCKS)" in (floods.error or "")
     long = ingest_bytes(c, T, b"A sentence about pallets and forks. " * 20_000, "long.txt").record
     assert (long.outcome, long.chunk_count) == (Outcome.OK_PARTIAL, 20)
+    assert "the first 20 of" in (long.error or "") and "SEMFS_MAX_CHUNKS" in (long.error or "")
+    # 200,000 rows (8.6 MB): read in linear time up to the text bound (the block splitter was quadratic:
+    # this file took 180 s and ended FAILED_TIMEOUT with nothing kept)
+    rows = "".join(f"{i},2026-03-{1 + i % 28:02d},pallet {i},{i * 1.25:.2f}\n" for i in range(200_000))
+    ledger = ingest_bytes(c, T, ("id,date,item,amount\n" + rows).encode(), "ledger.csv").record
+    assert ledger.outcome is Outcome.OK_PARTIAL and "SEMFS_MAX_TEXT_CHARS" in (ledger.error or "")
     scan = ingest_bytes(c, T, pdf_blank_pages(8), "blank.pdf").record  # OCR would outlast the budget
     assert scan.outcome is Outcome.FAILED_TIMEOUT and "time budget" in (scan.error or "")

@@ -76,6 +76,7 @@ class ExtractedDocument(Frozen):
     pages: int | None = None
     extraction: Extraction = "text_layer"
     truncated: bool = False
+    truncated_by: str | None = None  # which bound cut it and what was kept (the OK_PARTIAL reason)
     warnings: list[str] = Field(default_factory=list)
     # when the document says it was written (PDF/Office metadata, a message's Date:), not when it arrived
     document_date: datetime | None = None

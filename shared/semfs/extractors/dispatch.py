@@ -118,7 +118,13 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             ocr = list(range(1, frames + 1))
         case _:
             doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks)
+    if doc.truncated and not doc.truncated_by:  # an extractor's own budget (Office, PDF) cut it
+        doc = doc.model_copy(update={"truncated_by": _chars_kept(limits.max_chars)})
     return ExtractOutput(mime_type=mime, kind=kind, document=_clean(doc), ocr_pages=ocr)
+
+
+def _chars_kept(max_chars: int) -> str:
+    return f"the first {max_chars:,} characters of text kept (SEMFS_MAX_TEXT_CHARS)"
 
 
 def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:
@@ -146,7 +152,8 @@ def _within(doc: ExtractedDocument, max_chars: int, max_blocks: int) -> Extracte
     total = 0
     kept = []
     if len(doc.blocks) > max_blocks:
-        doc = doc.model_copy(update={"blocks": doc.blocks[:max_blocks], "truncated": True})
+        reason = f"the first {max_blocks:,} of {len(doc.blocks):,} paragraphs, rows or pages kept (SEMFS_MAX_BLOCKS)"
+        doc = doc.model_copy(update={"blocks": doc.blocks[:max_blocks], "truncated": True, "truncated_by": reason})
     for block in doc.blocks:
         room = max_chars - total
         if len(block.text) > room:
@@ -155,7 +162,7 @@ def _within(doc: ExtractedDocument, max_chars: int, max_blocks: int) -> Extracte
             cut = cut[:space] if space > 0 else cut
             if cut.strip():
                 kept.append(block.model_copy(update={"text": cut}))
-            return doc.model_copy(update={"blocks": kept, "truncated": True})
+            return doc.model_copy(update={"blocks": kept, "truncated": True, "truncated_by": _chars_kept(max_chars)})
         total += len(block.text)
         kept.append(block)
     return doc.model_copy(update={"blocks": kept})

@@ -35,7 +35,10 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         doc = load_document(c, record)
         chunks = make_chunks(doc, c.settings)
         if len(chunks) > c.settings.limits.max_chunks:  # bounded embedding time and index size per file
-            chunks, state = chunks[: c.settings.limits.max_chunks], state.model_copy(update={"partial": True})
+            cap = c.settings.limits.max_chunks
+            reason = state.partial_reason or f"the first {cap:,} of {len(chunks):,} chunks indexed (SEMFS_MAX_CHUNKS)"
+            chunks = chunks[:cap]
+            state = state.model_copy(update={"partial": True, "partial_reason": reason})
         texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
         vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")

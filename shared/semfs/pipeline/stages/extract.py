@@ -25,9 +25,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         out = c.extractor.extract(data, record.filename)
         doc = out.document
         ocr_pages = out.ocr_pages if c.ocr.available else []
-        partial = doc.truncated
+        partial, reason = doc.truncated, doc.truncated_by
         if len(ocr_pages) > c.settings.ocr.max_pages:  # OCR the first pages, say the file is partial
-            ocr_pages, partial = ocr_pages[: c.settings.ocr.max_pages], True
+            wanted, cap = len(ocr_pages), c.settings.ocr.max_pages
+            ocr_pages, partial = ocr_pages[:cap], True
+            reason = reason or f"the first {cap:,} of {wanted:,} pages without text were OCR'd (SEMFS_OCR_MAX_PAGES)"
         if out.ocr_pages and not c.ocr.available:
             if not doc.blocks:
                 reason = (
@@ -37,6 +39,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 )
                 raise FileSkipped(reason, outcome=Outcome.SKIPPED_NO_TEXT)
             partial = True  # some pages had no text layer and were not OCR'd
+            reason = reason or f"{len(out.ocr_pages):,} pages without a text layer were not read (OCR is off)"
         if not doc.blocks and not ocr_pages:
             raise FileSkipped("no text found in the file", outcome=Outcome.SKIPPED_NO_TEXT)
         text_key = derived_key(record.tenant_id, record.file_id, "document.json")
@@ -54,6 +57,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             "needs_ocr": bool(ocr_pages),
             "ocr_pages": ocr_pages,
             "partial": partial,
+            "partial_reason": reason if partial else None,
             "ocr_done": not ocr_pages,
             "deadline": deadline,
         }

@@ -17,12 +17,12 @@ log = get_logger(__name__)
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     with stage("finalize", state, c, Status.INDEXED) as work:
-        outcome = Outcome.OK
-        if state.partial:
-            outcome = Outcome.OK_PARTIAL
+        outcome, reason = Outcome.OK, None
+        if state.partial:  # the reason says which bound, and what was kept
+            outcome, reason = Outcome.OK_PARTIAL, state.partial_reason or "part of the file could not be read"
         elif state.enrich_fallback:
             outcome = Outcome.OK_ENRICH_FALLBACK
-        work.set(outcome=outcome, error=None)
+        work.set(outcome=outcome, error=reason)
     record = work.record
     c.events.publish(
         "FileIndexed",

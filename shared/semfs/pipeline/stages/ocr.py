@@ -72,7 +72,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         merge(c, work, pages, out_of_time)
         work.next_status = Status.ENRICHING
     update = {"ocr_done": True, "ocr_job_id": None, "ocr_wait_seconds": 0, "ocr_notice": False, "ocr_job_pages": []}
-    return state.model_copy(update={**update, "partial": state.partial or out_of_time})
+    reason = state.partial_reason
+    if out_of_time and not reason:
+        budget = c.settings.limits.file_budget_s
+        reason = f"OCR stopped at the file's time budget of {budget:.0f} s; the pages read by then are kept"
+    return state.model_copy(update={**update, "partial": state.partial or out_of_time, "partial_reason": reason})
 
 
 def _job_document(c: Container, record: FileRecord, numbers: list[int]) -> tuple[str, int | None, list[int]]:

@@ -24,6 +24,7 @@ class PipelineState(BaseModel):
     ocr_job_pages: list[int] = Field(default_factory=list)  # the job read these pages, cut out, in this order
     ocr_notice: bool = False  # the job announces its end: wait for the notice (for at most ocr_wait_seconds)
     partial: bool = False
+    partial_reason: str | None = None  # what bound made the file OK_PARTIAL, and what was kept
     deadline: float | None = None  # epoch seconds by which extract + OCR of this file must be done
     enrich_fallback: bool = False
     # set by the state machine after Enrich timed out (UseExtraction): enrich by extraction, no model call
