@@ -180,3 +180,20 @@ def test_request_errors_are_a_family_of_their_own_with_a_4xx_each() -> None:
     assert len({leaf.http_status for leaf in leaves}) == len(leaves)
     assert not any(issubclass(leaf, (RetryableError, PermanentError)) for leaf in leaves)
     assert family_name(errors.Conflict("x")) == "Conflict"  # the ASL catches it as nothing it retries
+
+
+@pytest.mark.parametrize(
+    ("filename", "title"),
+    [
+        ("Apache-2.0", "Apache 2.0"),  # no extension: '.0' is the version's (was 'Apache 2')
+        ("LGPL-2.1", "LGPL 2.1"),
+        ("GFDL-1.2", "GFDL 1.2"),
+        ("MPL-1.1.txt", "MPL 1.1"),
+        ("report_v2.3_final.pdf", "Report v2.3 final"),
+        ("notes", "Notes"),
+    ],
+)
+def test_a_title_from_the_file_name_keeps_its_version(filename: str, title: str) -> None:
+    from semfs.domain.text import title_from_filename
+
+    assert title_from_filename(filename) == title

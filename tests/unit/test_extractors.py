@@ -421,3 +421,22 @@ def test_text_a_reader_never_sees_is_not_extracted() -> None:
     assert "HIDDEN" not in text and "paypal" not in text
     for visible in ("Quarterly report", "four percent", "Cost", "12 EUR", "twelve percent", "Faded but visible"):
         assert visible in text
+
+
+def test_a_docx_style_without_a_name_is_read() -> None:
+    """w:name is optional on a style: python-docx gives None, and the heading check crashed on it
+    (AttributeError → FAILED_PARSE for the whole document)."""
+    from docx import Document
+    from docx.enum.style import WD_STYLE_TYPE
+
+    doc = Document()
+    doc.styles.add_style("Clause", WD_STYLE_TYPE.PARAGRAPH)
+    doc.add_paragraph("2.17 The supplier delivers the pallets within ten days.", style="Clause")
+    for style in doc.styles.element.findall("{*}style"):
+        for name in style.findall("{*}name"):
+            if name.get("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}val") == "Clause":
+                style.remove(name)
+    out = io.BytesIO()
+    doc.save(out)
+    text = "\n".join(b.text for b in extract_file(out.getvalue(), "clauses.docx", LIMITS).document.blocks)
+    assert "delivers the pallets within ten days" in text

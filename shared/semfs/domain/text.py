@@ -102,8 +102,10 @@ def normalise_ocr(text: str) -> str:
 
 
 def title_from_filename(filename: str) -> str:
-    """``MPL-1.1.txt`` → ``MPL 1.1`` (a dot between digits is a version, not a separator)."""
-    stem = PurePosixPath(filename).stem
+    """``MPL-1.1.txt`` → ``MPL 1.1`` (a dot between digits is a version, not a separator); a name with no
+    extension keeps its version whole (``Apache-2.0`` → ``Apache 2.0``: ``.0`` is no extension)."""
+    path = PurePosixPath(filename)
+    stem = path.stem if path.suffix[1:] and not path.suffix[1:].isdigit() else path.name
     stem = re.sub(r"[_\-]+|(?<!\d)\.|\.(?!\d)", " ", stem)
     stem = re.sub(r"\s+", " ", stem).strip()
     return (stem[:1].upper() + stem[1:]) if stem else filename

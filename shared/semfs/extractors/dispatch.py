@@ -137,7 +137,8 @@ def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:
         _, data = convert.to_ooxml(data, kind, limits.convert_timeout_s)
     try:
         return fn(office.without_macros(data), limits.max_chars)
-    except ParseFailed:
+    except (ParseFailed, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        # the library refused the package, or tripped on a part it did not expect: LibreOffice may read it
         if convert.soffice() is None:
             raise
         _, data = convert.to_ooxml(data, kind, limits.convert_timeout_s)

@@ -93,8 +93,8 @@ def _dated(props: Any) -> Any:
     return None
 
 
-def _heading_level(style_name: str) -> int:
-    name = style_name.lower()
+def _heading_level(style_name: str | None) -> int:
+    name = (style_name or "").lower()  # a style may have no name (w:name is optional)
     if name == "title":
         return 1
     if name.startswith("heading"):
