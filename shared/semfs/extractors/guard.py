@@ -31,7 +31,10 @@ def _bomb(reason: str) -> FileRejected:
     return FileRejected(reason, outcome=Outcome.REJECTED_ARCHIVE_BOMB)
 
 
-def check_ooxml(data: bytes, limits: ArchiveLimits) -> None:
+def check_ooxml(data: bytes, limits: ArchiveLimits, public_doctype: bool = False) -> None:
+    """Refuse a zip package that is a bomb, holds unsafe names, is encrypted, or has an XML part that
+    declares entities. ``public_doctype``: an EPUB's parts may name their DTD (``<!DOCTYPE html PUBLIC
+    …>``), which is refused only when entities are declared; an Office package never names one."""
     try:
         zf = zipfile.ZipFile(BytesIO(data))
         infos = zf.infolist()
@@ -74,7 +77,7 @@ def check_ooxml(data: bytes, limits: ArchiveLimits) -> None:
                 while chunk := fh.read(64 * 1024):
                     if xml:
                         window = (tail + chunk).upper()
-                        if b"<!DOCTYPE" in window or b"<!ENTITY" in window:
+                        if b"<!ENTITY" in window or (not public_doctype and b"<!DOCTYPE" in window):
                             raise FileRejected(
                                 "an XML part declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY
                             )

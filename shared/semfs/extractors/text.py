@@ -183,16 +183,47 @@ def extract_yaml(text: str) -> ExtractedDocument:
     return extract_code(text)
 
 
+_NAMED_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9._-]{0,31});")
+_XML_PREDEFINED = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+
+
+def _resolve_named(data: bytes) -> bytes:
+    """Named references the document's (unread) DTD would define: HTML's names as character references
+    (``&mdash;`` → ``&#8212;``), any other name kept as its text (``&product;``)."""
+    from html.entities import html5
+
+    def one(m: re.Match[bytes]) -> bytes:
+        name = m.group(1)
+        if name in _XML_PREDEFINED:
+            return m.group(0)
+        chars = html5.get(name.decode("ascii") + ";")
+        return "".join(f"&#{ord(ch)};" for ch in chars).encode() if chars else b"&amp;" + name + b";"
+
+    return _NAMED_ENTITY.sub(one, data)
+
+
 def extract_xml(data: bytes) -> ExtractedDocument:
+    """XML's text, element by element. A document may name its DTD (DocBook, JATS, XHTML, a plist: a
+    public identifier is no attack), which is never fetched; entity declarations are refused (expansion
+    bombs, external entities), and a named reference the unread DTD would define is read as HTML's."""
     from xml.etree.ElementTree import ParseError
+    from xml.parsers.expat import errors
 
     from defusedxml import DefusedXmlException
     from defusedxml.ElementTree import fromstring as defused_fromstring
 
+    def parse(body: bytes) -> Any:
+        return defused_fromstring(body, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+
     try:
-        root = defused_fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        try:
+            root = parse(data)
+        except ParseError as e:
+            if e.code != errors.codes[errors.XML_ERROR_UNDEFINED_ENTITY]:
+                raise
+            root = parse(_resolve_named(data))
     except DefusedXmlException as e:
-        raise FileRejected("XML declares a DTD or entities", outcome=Outcome.REJECTED_XML_ENTITY) from e
+        raise FileRejected("XML declares entities", outcome=Outcome.REJECTED_XML_ENTITY) from e
     except ParseError as e:
         raise ParseFailed(f"invalid XML: {e}") from e
     lines: list[str] = []
