@@ -523,3 +523,29 @@ def test_an_epub_whose_parts_name_their_dtd_is_read() -> None:
     assert "Winter freight slows at the border." in text
     declared = b'<!DOCTYPE html [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
     assert outcome_of(epub(declared), "freight.epub") is Outcome.REJECTED_XML_ENTITY
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("café crème brûlée", "latin-1"),  # was read as cp1250: 'crčme brűlée'
+        ("The naïve café served crème brûlée; déjà vu at the façade, señor.", "cp1252"),  # was cp1257
+        ("Naïve", "cp1252"),
+        ("Grüße aus München — schöne Straße", "cp1252"),
+        ("Zażółć gęślą jaźń. Pchnąć w tę łódź jeża lub ośm skrzyń fig.", "cp1250"),  # keeps its own
+        ("Příliš žluťoučký kůň úpěl ďábelské ódy.", "cp1250"),
+        ("Привет, как дела? Это тестовое сообщение на русском языке.", "cp1251"),
+        ("Γειά σου κόσμε, αυτό είναι ένα δοκιμαστικό μήνυμα.", "cp1253"),
+    ],
+)
+def test_legacy_encodings_are_read_as_written(text: str, encoding: str) -> None:
+    from semfs.extractors.text import decode
+
+    assert decode(text.encode(encoding)) == text
+
+
+def test_a_legacy_encoded_file_is_decoded_whole_not_its_sample() -> None:
+    from semfs.extractors.text import decode
+
+    body = ("Crème brûlée à la carte. " * 100_000 + "The last line: déjà vu.").encode("cp1252")  # 2.5 MB
+    assert decode(body).endswith("The last line: déjà vu.")

@@ -17,8 +17,16 @@ from semfs.domain.text import normalise
 ROWS_PER_BLOCK = 20
 
 
+# how much more "chaos" (charset-normalizer's measure of mess) Windows-1252 may show than the best guess and
+# still be chosen: on short Western text the guess is often another code page that decodes as cleanly
+WESTERN_SLACK = 0.1
+
+
 def decode(data: bytes) -> str:
-    """UTF-8 (with or without BOM), UTF-16 by BOM, else the best charset-normalizer guess."""
+    """UTF-8 (with or without BOM), UTF-16 by BOM, else the best charset-normalizer guess, read from a
+    sample and applied to the whole file. Windows-1252 (what Latin-1 means in practice) wins when it reads
+    about as cleanly as the guess: ``café crème brûlée`` in Latin-1 was guessed cp1250 (``crčme brűlée``).
+    Text in another code page does not read cleanly as cp1252, so it keeps its own."""
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -29,10 +37,13 @@ def decode(data: bytes) -> str:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data[:2_000_000]).best()
+    matches = from_bytes(data[:2_000_000])
+    best = matches.best()
     if best is None:
-        return data.decode("latin-1")
-    return str(best)
+        return data.decode("cp1252", errors="replace")
+    western = next((m for m in matches if m.encoding == "cp1252"), None)
+    encoding = "cp1252" if western is not None and western.chaos <= best.chaos + WESTERN_SLACK else best.encoding
+    return data.decode(encoding, errors="replace")  # the whole file, not the sample
 
 
 def _paragraph_blocks(text: str, kind: str = "paragraph") -> list[Block]:
