@@ -549,3 +549,83 @@ def test_a_legacy_encoded_file_is_decoded_whole_not_its_sample() -> None:
 
     body = ("Crème brûlée à la carte. " * 100_000 + "The last line: déjà vu.").encode("cp1252")  # 2.5 MB
     assert decode(body).endswith("The last line: déjà vu.")
+
+
+MAN_PAGE = rb""".\" Manual page for pallet(1)
+.TH PALLET 1 "March 2026" "pallet 2.1" "User Commands"
+.SH NAME
+pallet \- track pallets between depots
+.SH SYNOPSIS
+.B pallet
+[\fB\-v\fR] \fIDEPOT\fR
+.SH DESCRIPTION
+.B pallet
+moves a pallet record to
+.IR DEPOT ,
+and prints \(lqdone\(rq \(em or the reason it cannot.
+.TP
+.BR \-v ", " \-\-verbose
+Say what happens at each step.
+.de XX
+.so /etc/passwd
+..
+.so /etc/hostname
+.cf /etc/hostname
+.sy echo pwned
+.SH SEE ALSO
+.BR depot (5)
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix"),
+    [("gzip", ".gz"), ("bz2", ".bz2"), ("lzma", ".xz")],
+)
+def test_a_compressed_man_page_is_read_as_text(method: str, suffix: str) -> None:
+    """Every .gz ended SKIPPED_UNSUPPORTED_TYPE: all man pages and ~45 % of /usr/share/doc. Now a file
+    compressed on its own is read as what it holds, and troff is read as the text a reader sees."""
+    import importlib
+
+    packed = importlib.import_module(method).compress(MAN_PAGE)
+    out = extract_file(packed, f"pallet.1{suffix}", LIMITS)
+    text = "\n".join(b.text for b in out.document.blocks)
+    assert out.kind == "man" and out.document.title == "PALLET(1)"
+    assert "pallet - track pallets between depots" in text
+    assert "moves a pallet record to DEPOT, and prints \u201cdone\u201d \u2014 or the reason it cannot." in text
+    assert "-v, --verbose" in text and "depot(5)" in text
+    assert "\\f" not in text and ".TH" not in text and "\\-" not in text
+    assert [b.text for b in out.document.blocks if b.kind == "heading"] == [
+        "NAME",
+        "SYNOPSIS",
+        "DESCRIPTION",
+        "SEE ALSO",
+    ]
+
+
+def test_troff_cannot_read_the_servers_files() -> None:
+    """troff's .so and .cf include any file the process can read (in Lambda /proc/self/environ holds its
+    credentials): the reader runs no request, so nothing of /etc reaches the text."""
+    import socket
+
+    text = "\n".join(b.text for b in extract_file(MAN_PAGE, "pallet.1", LIMITS).document.blocks)
+    assert "root:" not in text and socket.gethostname() not in text and "pwned" not in text
+
+
+def test_compressed_bombs_archives_and_twice_compressed_files_are_refused() -> None:
+    import gzip
+    import tarfile
+
+    bomb = gzip.compress(b"\0" * (50 * 1024 * 1024), compresslevel=9)  # ~1,000x the compressed size
+    assert outcome_of(bomb, "zeros.txt.gz") is Outcome.REJECTED_ARCHIVE_BOMB
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("notes.txt")
+        info.size = 5
+        tar.addfile(info, io.BytesIO(b"notes"))
+    assert outcome_of(buffer.getvalue(), "notes.tar.gz") is Outcome.SKIPPED_UNSUPPORTED_TYPE
+    assert outcome_of(gzip.compress(gzip.compress(b"x")), "x.gz") is Outcome.SKIPPED_UNSUPPORTED_TYPE
+    assert outcome_of(gzip.compress(b"plain text")[:12], "cut.txt.gz") is Outcome.FAILED_PARSE
+    changelog = gzip.compress(b"pallet (2.1-1) unstable; urgency=low\n\n  * Track pallets between depots.\n")
+    assert "Track pallets" in "\n".join(
+        b.text for b in extract_file(changelog, "changelog.Debian.gz", LIMITS).document.blocks
+    )

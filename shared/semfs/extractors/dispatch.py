@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import PurePosixPath
+from typing import Any
 
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, PermanentError, SemfsError
 from semfs.domain.models import ExtractedDocument
@@ -112,6 +116,8 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
             from semfs.extractors.email import extract_msg_document
 
             doc = _within(extract_msg_document(data), limits.max_chars, limits.max_blocks)
+        case _ if kind.startswith("compressed:"):
+            return _compressed(kind.removeprefix("compressed:"), mime, data, filename, limits)
         case "image":
             frames = check_image(data, limits.max_image_pixels)
             doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
@@ -125,6 +131,59 @@ def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLi
 
 def _chars_kept(max_chars: int) -> str:
     return f"the first {max_chars:,} characters of text kept (SEMFS_MAX_TEXT_CHARS)"
+
+
+def decompress(method: str, data: bytes, limits: ArchiveLimits) -> bytes:
+    """One compressed file's bytes, under the archives' guards: at most ``max_uncompressed`` bytes and,
+    past the first megabyte, at most ``max_ratio`` times the compressed size (read a megabyte at a time,
+    so a bomb stops at the bound instead of filling memory)."""
+    import bz2
+    import gzip
+    import lzma
+
+    openers: dict[str, Callable[[BytesIO], Any]] = {
+        "gzip": lambda b: gzip.GzipFile(fileobj=b),
+        "bzip2": bz2.BZ2File,
+        "xz": lzma.LZMAFile,
+    }
+    out = bytearray()
+    try:
+        with openers[method](BytesIO(data)) as f:
+            while chunk := f.read(1024 * 1024):
+                out += chunk
+                if len(out) > limits.max_uncompressed or (
+                    len(out) > 1024 * 1024 and len(out) > limits.max_ratio * len(data)
+                ):
+                    raise FileRejected(
+                        f"the {method} file expands past {len(out):,} bytes ({len(out) / len(data):.0f}x)",
+                        outcome=Outcome.REJECTED_ARCHIVE_BOMB,
+                    )
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise ParseFailed(f"the {method} file is corrupt or truncated: {type(e).__name__}") from e
+    return bytes(out)
+
+
+def _compressed(method: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
+    """A file compressed on its own (``ls.1.gz``, ``changelog.Debian.gz``): read as the file it holds,
+    named without the compression suffix. A compressed archive (``.tar.gz``) or a file compressed twice is
+    not unpacked; pages inside that would need OCR are not OCR'd (the stored bytes are the compressed ones)."""
+    from semfs.extractors.sniff import COMPRESSED, COMPRESSED_EXTS
+
+    inner = decompress(method, data, limits.archive)
+    path = PurePosixPath(filename)
+    name = path.stem if path.suffix.lower() in COMPRESSED_EXTS else path.name
+    if path.suffix.lower() in (".tgz", ".tbz2", ".txz") or name.lower().endswith(".tar") or inner[257:262] == b"ustar":
+        raise FileSkipped(
+            f"a {method}-compressed tar archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
+        )
+    if any(inner.startswith(magic) for magic in COMPRESSED):
+        raise FileSkipped(f"a file compressed twice ({method} inside)", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+    out = extract_file(inner, name, limits)
+    doc = out.document
+    if out.ocr_pages:
+        reason = f"{len(out.ocr_pages):,} pages without a text layer inside a {method} file are not OCR'd"
+        doc = doc.model_copy(update={"truncated": True, "truncated_by": doc.truncated_by or reason})
+    return ExtractOutput(mime_type=mime, kind=out.kind, document=doc, ocr_pages=[])
 
 
 def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:

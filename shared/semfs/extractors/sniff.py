@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from dataclasses import dataclass
 from io import BytesIO
@@ -9,6 +10,7 @@ from pathlib import PurePosixPath
 
 from semfs.domain.errors import FileRejected, FileSkipped
 from semfs.domain.outcomes import Outcome
+from semfs.extractors.troff import looks_like_man
 
 TEXT_KINDS = {
     ".txt": ("text", "text/plain"),
@@ -81,6 +83,14 @@ IMAGES = {
     b"GIF89a": ("gif", "image/gif"),
 }
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif"}
+# one file compressed on its own (a man page, a changelog): read as what it holds
+COMPRESSED = {
+    b"\x1f\x8b": ("gzip", "application/gzip"),
+    b"BZh": ("bzip2", "application/x-bzip2"),
+    b"\xfd7zXZ\x00": ("xz", "application/x-xz"),
+}
+COMPRESSED_EXTS = {".gz": "gzip", ".tgz": "gzip", ".bz2": "bzip2", ".tbz2": "bzip2", ".xz": "xz", ".txz": "xz"}
+_MAN_EXT = re.compile(r"^\.(?:[1-9][a-z0-9]{0,8}|man|n|l)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
@@ -156,6 +166,9 @@ def sniff(data: bytes, filename: str) -> FileKind:
         return _sniff_ole(data, ext)
     if data.lstrip()[:5] == b"{\\rtf":  # RTF by its header, whatever the name says
         return FileKind("rtf", "application/rtf")
+    for magic, (method, mime) in COMPRESSED.items():
+        if head.startswith(magic):
+            return FileKind(f"compressed:{method}", mime)
     media = _media_magic(head)
     if media is not None:
         raise FileSkipped(
@@ -165,6 +178,8 @@ def sniff(data: bytes, filename: str) -> FileKind:
         raise FileSkipped(
             f"unsupported binary format ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
         )
+    if _MAN_EXT.match(ext) and looks_like_man(data[:4096]):
+        return FileKind("man", "text/troff")
     if ext in TEXT_KINDS:
         kind, mime = TEXT_KINDS[ext]
         return FileKind(kind, mime)

@@ -503,6 +503,10 @@ def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocumen
             return extract_table(text, "\t")
         case "html":
             return extract_html(text)
+        case "man":
+            from semfs.extractors.troff import extract_man
+
+            return extract_man(text)
         case _:
             if PurePosixPath(filename).suffix.lower() == ".jsonl":
                 return extract_code(text)
