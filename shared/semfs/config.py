@@ -201,7 +201,9 @@ class MailSettings(_Group):
 
     mailboxes: str = ""  # "files@acme.example=acme,docs@beta.example=beta"
     reject_email_verdicts: str = "virus,spam"  # SES verdicts whose FAIL skips the whole message
-    index_email_body: bool = False  # also index each message body (quotes and signature stripped)
+    # each message's body is a document of its thread too (quotes and signature stripped): a message with no
+    # attachment is findable; false indexes attachments only
+    index_email_body: bool = True
     min_inline_image_bytes: int = _env("mail_min_inline_image_bytes", default=20_000)  # smaller: logos
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525

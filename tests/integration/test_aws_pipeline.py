@@ -100,6 +100,7 @@ def test_happy_path_from_s3_event_to_indexed_record(aws_stack: Stack) -> None:
         "enrich_fallback",
         "enrich_extractive",
         "attempt",
+        "partial_reason",
         "error",
     }
     assert len(desc["output"]) < 1024

@@ -146,6 +146,7 @@ def test_ingest_eml_and_mbox_files_and_list_contacts(cli: CliRunner, tmp_path: P
     box.flush()
     out = json.loads(run(cli, "ingest", str(eml), str(tmp_path / "archive.mbox"), "--tenant", "acme", "--json"))
     names = sorted(row["path"].rsplit("#", 1)[1] for row in out["files"])
+    # (each message's body says only that the files are attached: no document of its own)
     assert names == ["Zahlungsbedingungen für Q3.md", "payment-terms.md", "supply-agreement.docx"]
     assert out["outcomes"] == {"OK": 2, "SKIPPED_DUPLICATE": 1}  # the Zahlungsbedingungen bytes equal the terms
     contacts = json.loads(run(cli, "contacts", "--tenant", "acme", "--json"))

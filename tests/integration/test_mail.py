@@ -12,6 +12,7 @@ from semfs.bootstrap import Container, build_container
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Outcome
 from semfs.pipeline.intake.mail import ingest_mail
+from semfs.pipeline.intake.register import Registered
 from semfs.pipeline.query.search import search
 from tests import mail_corpus as mc
 from tests.conftest import make_settings
@@ -19,6 +20,16 @@ from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
 T = "acme"
+
+
+def attached(files: list[Registered]) -> list[Registered]:
+    """The files a message's attachments became (its body is a file of its own, last: ``…:-1``)."""
+    return [r for r in files if not r.record.source_key.endswith(":-1")]
+
+
+def body_of(files: list[Registered]) -> Registered:
+    (body,) = [r for r in files if r.record.source_key.endswith(":-1")]
+    return body
 
 
 @pytest.fixture
@@ -29,7 +40,7 @@ def mail_container(tmp_path: Path, shared_extractor: object) -> Container:
 
 def test_attachment_carries_the_message_provenance_and_context_tags(mail_container: Container) -> None:
     result = ingest_mail(mail_container, T, mc.plain().as_bytes())
-    (reg,) = result.files
+    (reg,) = attached(result.files)
     r = reg.record
     assert (r.outcome, r.source_type) == (Outcome.OK, "email_attachment")
     assert r.source_message_id == result.message_id and r.thread_id == result.thread_id
@@ -104,7 +115,7 @@ def test_duplicate_delivery_and_identical_bytes_in_two_messages(mail_container: 
     msg = mc.plain()
     first = ingest_mail(mail_container, T, msg.as_bytes())
     again = ingest_mail(mail_container, T, msg.as_bytes())
-    assert [r.created for r in again.files] == [False]
+    assert [r.created for r in again.files] == [False]  # ("please find the figures attached": no document)
     assert again.files[0].record.file_id == first.files[0].record.file_id
     # the redelivered message is counted once for everyone on it
     assert {c.email: c.messages for c in mail_container.mail.contacts(T)} == {
@@ -116,13 +127,14 @@ def test_duplicate_delivery_and_identical_bytes_in_two_messages(mail_container: 
     dup = ingest_mail(mail_container, T, other.as_bytes()).files[0].record
     assert dup.outcome is Outcome.SKIPPED_DUPLICATE and dup.duplicate_of == first.files[0].record.file_id
     assert dup.blob_key == first.files[0].record.blob_key
-    assert len(list(mail_container.blobs.list(f"content/{T}/"))) == 1
+    stored = {r.record.blob_key for m in (first, again) for r in m.files}
+    assert {k for k, _ in mail_container.blobs.list(f"content/{T}/")} == stored  # the attachment's bytes once
 
 
 def test_every_kind_of_part_ends_in_its_outcome(mail_container: Container) -> None:
     outcomes = {
         r.record.filename: r.record.outcome
-        for r in ingest_mail(mail_container, T, mc.wrong_type_and_empty_and_nameless().as_bytes()).files
+        for r in attached(ingest_mail(mail_container, T, mc.wrong_type_and_empty_and_nameless().as_bytes()).files)
     }
     assert outcomes["policy.pdf"] is Outcome.OK  # declared octet-stream, sniffed as PDF
     assert outcomes["empty.pdf"] is Outcome.SKIPPED_EMPTY
@@ -140,13 +152,39 @@ def test_spam_or_virus_fail_skips_the_whole_message(mail_container: Container) -
     assert mail_container.index.file_ids(T) == set()
 
 
-def test_body_indexing_is_opt_in(tmp_path: Path, shared_extractor: object) -> None:
-    c = build_container(make_settings(tmp_path, index_email_body=True), extractor=shared_extractor)  # type: ignore[arg-type]
+def test_a_message_body_is_a_document_of_its_thread(mail_container: Container, tmp_path: Path) -> None:
+    """Before, bodies were indexed only when asked (SEMFS_INDEX_EMAIL_BODY=false): a message with no
+    attachment became nothing. Now the body is a document of the thread by default (quotes and signature
+    stripped); the setting turns it off."""
     msg = mc.message(body="The board approved the second Rotterdam shift.\n\n> old quoted text\n-- \nsig")
-    files = ingest_mail(c, T, msg.as_bytes()).files
-    assert [r.record.filename for r in files] == ["q3 financials.txt"]
-    assert search(c, T, SearchRequest(query="Rotterdam shift", mode="keyword")).results
-    assert not search(c, T, SearchRequest(query="quoted", mode="keyword")).results
+    result = ingest_mail(mail_container, T, msg.as_bytes())
+    body = body_of(result.files).record
+    assert (body.filename, body.outcome, body.thread_id) == ("q3 financials.txt", Outcome.OK, result.thread_id)
+    assert body.upload_context and body.upload_context.startswith("the body of the email")
+    hits = search(mail_container, T, SearchRequest(query="Rotterdam shift", mode="keyword")).results
+    assert [h.file_id for h in hits] == [body.file_id]
+    assert not search(mail_container, T, SearchRequest(query="quoted", mode="keyword")).results
+    # beside attachments, a body that says something is a document too; "please find … attached" is not
+    said = mc.message(subject="Rotterdam", body="The Rotterdam depot closes at noon on Friday; plan pickups before.")
+    said.add_attachment(mc.TERMS, maintype="text", subtype="markdown", filename="payment-terms.md")
+    assert len(ingest_mail(mail_container, T, said.as_bytes()).files) == 2
+    assert len(ingest_mail(mail_container, T, mc.plain().as_bytes()).files) == 1
+    off = build_container(make_settings(tmp_path / "off", index_email_body=False))
+    assert ingest_mail(off, T, msg.as_bytes()).files == []
+
+
+def test_an_empty_plain_part_does_not_hide_the_html_body_nor_a_nul_make_it_binary() -> None:
+    from email.message import EmailMessage
+
+    from semfs.extractors.email import parse_mail
+
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "jane@acme.example", mc.OWN, "Rotterdam"
+    msg.set_content("  \n")  # an empty text/plain beside the HTML (some mailers send one)
+    msg.add_alternative("<p>The second <b>Rotterdam</b> shift starts in May.</p>", subtype="html")
+    assert parse_mail(msg.as_bytes()).body == "The second Rotterdam shift starts in May."
+    plain = mc.message(body="Pallets leave at six.\x00")
+    assert parse_mail(plain.as_bytes()).body == "Pallets leave at six."
 
 
 def _free_port() -> int:
@@ -168,8 +206,9 @@ def test_smtp_round_trip_and_unknown_recipients_are_refused(mail_container: Cont
     finally:
         controller.stop()
     hits = search(mail_container, T, SearchRequest(query="payable thirty days")).results
-    assert len(hits) == 1 and {"q3-financials", "acme-corp"} <= set(hits[0].tags)
-    assert hits[0].source_type == "email_attachment"
+    terms = [h for h in hits if h.filename == "payment-terms.md"]  # (the message's body is found too)
+    assert len(terms) == 1 and {"q3-financials", "acme-corp"} <= set(terms[0].tags)
+    assert terms[0].source_type == "email_attachment"
 
 
 def test_smtp_delivers_to_every_tenant_and_refuses_poison_for_good(tmp_path: Path, shared_extractor: object) -> None:
@@ -191,7 +230,8 @@ def test_smtp_delivers_to_every_tenant_and_refuses_poison_for_good(tmp_path: Pat
     finally:
         controller.stop()
     for tenant in ("acme", "globex"):  # one message, both mailboxes: delivered to each
-        assert len(search(c, tenant, SearchRequest(query="payable thirty days")).results) == 1, tenant
+        found = search(c, tenant, SearchRequest(query="payable thirty days")).results
+        assert [h.filename for h in found].count("payment-terms.md") == 1, tenant
     from semfs.ports.repository import RecordQuery
 
     stored = c.repo.query(RecordQuery(tenant_id="acme", limit=50))
@@ -219,4 +259,5 @@ def test_smtp_to_a_tenant_whose_queue_is_full_is_451_and_the_retry_is_delivered(
             smtp.sendmail("jane.okafor@acme-corp.example", [mc.OWN], mc.plain().as_bytes())
     finally:
         controller.stop()
-    assert len(search(c, "acme", SearchRequest(query="payable thirty days")).results) == 1
+    found = search(c, "acme", SearchRequest(query="payable thirty days")).results
+    assert [h.filename for h in found].count("payment-terms.md") == 1

@@ -176,7 +176,11 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
         date=date,
         references=list(dict.fromkeys(references)),
         attachments=attachments,
-        body=strip_quotes_and_signature("\n".join(body_parts or [_html_text(h) for h in html_parts])),
+        # an empty text/plain part (some mailers send one beside the HTML) does not hide the HTML's text;
+        # NULs (Outlook ends a body with one) are no part of a body and made it read as binary
+        body=strip_quotes_and_signature(
+            "\n".join([p for p in body_parts if p.strip()] or [_html_text(h) for h in html_parts]).replace("\x00", "")
+        ),
         defects=defects,
     )
 
@@ -223,7 +227,7 @@ def extract_msg_document(data: bytes) -> ExtractedDocument:
         to = [r.email or r.name for r in message.recipients if int(r.type) == 1 and (r.email or r.name)]
         subject = str(message.subject or "")
         date = message.date if isinstance(message.date, datetime) else None
-        body = str(message.body or "")
+        body = str(message.body or "").replace("\x00", "")
         if not body.strip() and message.htmlBody:
             body = _html_text(message.htmlBody.decode("utf-8", errors="replace"))
         names = [a.longFilename or a.shortFilename or "attachment" for a in message.attachments]

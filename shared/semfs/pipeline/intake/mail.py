@@ -108,6 +108,11 @@ def skip_message(c: Container, tenant: str, message_id: str, size: int, failing:
     )
 
 
+# a body beside attachments is a document of its own when it says something ("See attached." does not:
+# the attachments carry the message); a message without attachments always keeps its body
+MIN_BODY_WORDS = 8
+
+
 def ingest_mail(
     c: Container,
     tenant: str,
@@ -153,7 +158,11 @@ def ingest_mail(
     }
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
     parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
-    if c.settings.mail.index_email_body and parsed.body:
+    if (
+        c.settings.mail.index_email_body
+        and parsed.body
+        and (not parsed.attachments or len(parsed.body.split()) >= MIN_BODY_WORDS)
+    ):
         parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
     for index, filename, data in parts:
         where = "the body of" if index < 0 else "attached to"
