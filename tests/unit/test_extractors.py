@@ -629,3 +629,34 @@ def test_compressed_bombs_archives_and_twice_compressed_files_are_refused() -> N
     assert "Track pallets" in "\n".join(
         b.text for b in extract_file(changelog, "changelog.Debian.gz", LIMITS).document.blocks
     )
+
+
+def _scan_with_stamp(stamp: str, cover: float = 0.9) -> bytes:
+    """A page that is a picture of text (a scan) with one line of real text on it (a stamp)."""
+    from PIL import Image, ImageDraw
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    image = Image.new("L", (1240, 1754), 255)
+    ImageDraw.Draw(image).text((100, 200), "Invoice 2026-117. Payment is due within thirty days.", fill=0)
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=A4)
+    width, height = A4
+    pdf.drawImage(ImageReader(image), 0, height * (1 - cover), width=width, height=height * cover)
+    pdf.drawString(40, 20, stamp)
+    pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
+def test_a_scan_with_a_one_line_stamp_is_ocrd_and_keeps_the_stamp() -> None:
+    """Before: 16 or more characters of text layer skipped OCR, so a scanned page carrying a DocuSign id, a
+    Bates number or a scanner's footer was never read. A picture over most of the page with no more text
+    than a stamp is a scan: OCR'd, and the stamp stays beside the OCR's text."""
+    stamp = "DocuSign Envelope ID: 4F1C2A9E-7B3D-4E8F-9A01-2B3C4D5E6F70"
+    out = extract_file(_scan_with_stamp(stamp), "signed.pdf", LIMITS)
+    assert out.ocr_pages == [1]
+    assert any(stamp in b.text for b in out.document.blocks)
+    # a page of real text with a small logo is no scan
+    assert extract_file(_scan_with_stamp(stamp, cover=0.1), "letter.pdf", LIMITS).ocr_pages == []

@@ -11,6 +11,10 @@ from semfs.domain.outcomes import Outcome
 from semfs.domain.text import normalise
 
 MIN_PAGE_CHARS = 16  # fewer visible characters than this: the page has no usable text layer
+# a picture over most of the page with no more text than a stamp (a DocuSign id, a Bates number, a scanner's
+# footer) is a scan with a stamp on it: OCR'd, the stamp kept beside the OCR's text
+SCAN_COVERAGE = 0.5
+MAX_STAMP_CHARS = 200
 
 # pdfium's FPDF_GetLastError codes
 _ERR_PASSWORD = 4
@@ -64,13 +68,17 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
             try:
                 text = normalise(textpage.get_text_range())
                 notes = _annotations(page)
-                pictured = _has_images(page)
+                coverage = _image_coverage(page)
+                pictured = coverage > 0
             finally:
                 textpage.close()
                 page.close()
             if notes:
                 blocks.append(Block(kind="notes", text=notes, location=Location(page=i + 1)))
-            if sum(1 for ch in text if not ch.isspace()) < MIN_PAGE_CHARS and (pictured or not text.strip()):
+            visible = sum(1 for ch in text if not ch.isspace())
+            if (visible < MIN_PAGE_CHARS and (pictured or not text.strip())) or (
+                coverage >= SCAN_COVERAGE and visible < MAX_STAMP_CHARS
+            ):
                 # no text, or little text over a picture: a scan (a text layer it has is kept beside the OCR);
                 # a few words and nothing else ("Signed.") are the page's real text and stay as they are
                 needs_ocr.append(i + 1)
@@ -124,14 +132,32 @@ def _annotations(page: object) -> str:
     return "\n".join(f"Annotation: {line}" for line in lines)
 
 
-def _has_images(page: object) -> bool:
+def _image_coverage(page: object) -> float:
+    """The share of the page its pictures cover (image and form objects' bounding boxes, summed, at most
+    1); a picture whose bounds cannot be read counts as a small one."""
+    import ctypes
+
     from pypdfium2 import raw
 
     handle = page.raw  # type: ignore[attr-defined]
-    return any(
-        raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(handle, i)) in (raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_FORM)
-        for i in range(min(raw.FPDFPage_CountObjects(handle), 2000))
-    )
+    width, height = page.get_size()  # type: ignore[attr-defined]
+    area = max(width * height, 1.0)
+    covered = 0.0
+    for i in range(min(raw.FPDFPage_CountObjects(handle), 2000)):
+        obj = raw.FPDFPage_GetObject(handle, i)
+        if raw.FPDFPageObj_GetType(obj) not in (raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_FORM):
+            continue
+        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+        if raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+            box = max(0.0, min(right.value, width) - max(left.value, 0.0)) * max(
+                0.0, min(top.value, height) - max(bottom.value, 0.0)
+            )
+            covered += box / area
+        else:
+            covered += 0.01
+        if covered >= 1:
+            return 1.0
+    return covered
 
 
 def _outline(pdf: object) -> list[str]:
