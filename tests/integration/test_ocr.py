@@ -41,6 +41,25 @@ def test_character_error_rate_per_case(case: str, make: object, bound: float) ->
     assert 0.5 < page.confidence <= 1.0
 
 
+def test_small_print_survives(tmp_path: Path) -> None:
+    """A 3x3 median filter ran on every page and erased the strokes of small print (11 px text: 0 of its
+    words read with it, 76 % without); it now runs only on a page that reads badly, and the noisy cases
+    above still pass."""
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    words = "quarterly freight report lists every pallet shipped from Rotterdam customs delays grew".split()
+    image = Image.new("L", (1700, 2200), 255)
+    draw = ImageDraw.Draw(image)
+    for i in range(20):
+        draw.text((80, 100 + i * 17), " ".join(words), fill=0, font=ImageFont.load_default(size=11))
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    read = set(TesseractOcr().recognise(out.getvalue(), 1).text.split())
+    assert sum(w in read for w in words) / len(words) >= 0.6, read
+
+
 @pytest.fixture
 def ocr_container(tmp_path: Path, shared_extractor: object) -> Container:
     return build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
