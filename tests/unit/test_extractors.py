@@ -660,3 +660,25 @@ def test_a_scan_with_a_one_line_stamp_is_ocrd_and_keeps_the_stamp() -> None:
     assert any(stamp in b.text for b in out.document.blocks)
     # a page of real text with a small logo is no scan
     assert extract_file(_scan_with_stamp(stamp, cover=0.1), "letter.pdf", LIMITS).ocr_pages == []
+
+
+def test_a_filled_forms_values_are_read() -> None:
+    """A widget's value is drawn by its appearance, not as page text: pdfium's text layer showed none of a
+    filled form's values. Each field now reads as its name and value; an unchecked box says nothing."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=A4)
+    pdf.drawString(50, 800, "Delivery claim form")
+    form = pdf.acroForm
+    form.textfield(name="claimant", value="Jane Okafor", x=50, y=700, width=200, height=20)
+    form.textfield(name="depot", value="Rotterdam North", x=50, y=650, width=200, height=20)
+    form.checkbox(name="urgent", checked=True, x=50, y=600)
+    form.checkbox(name="insured", checked=False, x=50, y=570)
+    form.choice(name="carrier", value="Maersk", options=["DHL", "Maersk"], x=50, y=520, width=200, height=20)
+    pdf.showPage()
+    pdf.save()
+    blocks = extract_file(out.getvalue(), "claim.pdf", LIMITS).document.blocks
+    (filled,) = [b.text for b in blocks if b.text.startswith("Form: ")]
+    assert filled == "Form: claimant: Jane Okafor · depot: Rotterdam North · urgent: yes · carrier: Maersk"

@@ -92,6 +92,9 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
                 blocks.append(Block(text=text, location=Location(page=i + 1)))
             if truncated:
                 break
+        form = _form_values(data)
+        if form:
+            blocks.append(Block(kind="notes", text=form, location=Location(page=1)))
         outline = [t for t in _outline(pdf) if t not in "\n".join(b.text for b in blocks[:50])]
         if outline:
             blocks.insert(0, Block(kind="notes", text="Contents: " + " · ".join(outline), location=Location(page=1)))
@@ -158,6 +161,41 @@ def _image_coverage(page: object) -> float:
         if covered >= 1:
             return 1.0
     return covered
+
+
+MAX_FORM_FIELDS = 2000
+
+
+def _form_values(data: bytes) -> str:
+    """What a filled form says: each field's name and value (``Claimant: Jane Okafor``), checked boxes by
+    name. pdfium's text layer has none of them (a widget's value is drawn by its appearance, not as
+    page text): a filled form showed 1 of its 4 values. Read with pypdf; a broken form costs the form."""
+    import io
+
+    try:
+        from pypdf import PdfReader
+
+        fields = PdfReader(io.BytesIO(data)).get_fields() or {}
+    except Exception:  # pypdf raises many types for a damaged form
+        return ""
+    lines: list[str] = []
+    for name, field in list(fields.items())[:MAX_FORM_FIELDS]:
+        value = field.get("/V")
+        if value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        shown = []
+        for v in values:
+            text = str(v)
+            if text.startswith("/"):  # a button's state: /Yes, /On, or its own export name; /Off is unchecked
+                text = "" if text in ("/Off", "/") else ("yes" if text in ("/Yes", "/On") else text[1:])
+            text = normalise(text)[:2000]
+            if text:
+                shown.append(text)
+        label = normalise(str(field.get("/TU") or name))[:200]
+        if shown:
+            lines.append(f"{label}: {', '.join(shown)}")
+    return "Form: " + " · ".join(lines) if lines else ""
 
 
 def _outline(pdf: object) -> list[str]:
