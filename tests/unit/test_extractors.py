@@ -682,3 +682,74 @@ def test_a_filled_forms_values_are_read() -> None:
     blocks = extract_file(out.getvalue(), "claim.pdf", LIMITS).document.blocks
     (filled,) = [b.text for b in blocks if b.text.startswith("Form: ")]
     assert filled == "Form: claimant: Jane Okafor · depot: Rotterdam North · urgent: yes · carrier: Maersk"
+
+
+def _numbered_docx() -> bytes:
+    """Clauses numbered by Word (1., 1.1, (a)), restarted by a second list instance, plus a bullet."""
+    from docx import Document
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    doc = Document()
+    numbering = doc.part.numbering_part.element
+    numbering.insert(
+        0,
+        parse_xml(
+            f'<w:abstractNum {w} w:abstractNumId="90">'
+            '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl>'
+            '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1.%2"/></w:lvl>'
+            '<w:lvl w:ilvl="2"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="(%3)"/></w:lvl>'
+            "</w:abstractNum>"
+        ),
+    )
+    numbering.insert(
+        1,
+        parse_xml(
+            f'<w:abstractNum {w} w:abstractNumId="91"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/>'
+            '<w:lvlText w:val="\uf0b7"/></w:lvl></w:abstractNum>'
+        ),
+    )
+    numbering.append(parse_xml(f'<w:num {w} w:numId="90"><w:abstractNumId w:val="90"/></w:num>'))
+    numbering.append(parse_xml(f'<w:num {w} w:numId="91"><w:abstractNumId w:val="91"/></w:num>'))
+    numbering.append(
+        parse_xml(
+            f'<w:num {w} w:numId="92"><w:abstractNumId w:val="90"/>'
+            '<w:lvlOverride w:ilvl="0"><w:startOverride w:val="7"/></w:lvlOverride></w:num>'
+        )
+    )
+
+    def numbered(text: str, num: int, level: int) -> None:
+        p = doc.add_paragraph(text)
+        p._p.get_or_add_pPr().append(
+            parse_xml(f'<w:numPr {w}><w:ilvl w:val="{level}"/><w:numId w:val="{num}"/></w:numPr>')
+        )
+
+    numbered("Definitions", 90, 0)
+    numbered("Goods means the pallets listed in Schedule 1.", 90, 1)
+    numbered("Delivery", 90, 0)
+    numbered("The supplier delivers within ten days.", 90, 1)
+    numbered("Late delivery costs one percent a day.", 90, 1)
+    numbered("except in a strike;", 90, 2)
+    numbered("except in a flood.", 90, 2)
+    numbered("Bring gloves.", 91, 0)
+    numbered("Termination", 92, 0)
+    out = io.BytesIO()
+    doc.save(out)
+    return out.getvalue()
+
+
+def test_word_numbering_is_part_of_the_text() -> None:
+    """A numbered clause's number is in no run: '2.2' was not in the text, so a clause could not be found by
+    its number. Each numbered paragraph now starts with the number Word shows."""
+    texts = [b.text for b in extract_file(_numbered_docx(), "supply.docx", LIMITS).document.blocks]
+    assert texts[:9] == [
+        "1. Definitions",
+        "1.1 Goods means the pallets listed in Schedule 1.",
+        "2. Delivery",
+        "2.1 The supplier delivers within ten days.",
+        "2.2 Late delivery costs one percent a day.",
+        "(a) except in a strike;",
+        "(b) except in a flood.",
+        "Bring gloves.",  # a bullet: nothing to search for
+        "7. Termination",  # an instance that restarts the list at 7
+    ]

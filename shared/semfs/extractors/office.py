@@ -112,9 +112,12 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
         document = docx.Document(BytesIO(data))
     except Exception as e:  # python-docx raises many types for a broken package
         raise ParseFailed(f"the DOCX cannot be parsed: {type(e).__name__}") from e
+    from semfs.extractors.numbering import Numbering
+
     budget = _Budget(max_chars)
     blocks: list[Block] = []
     title = (document.core_properties.title or "").strip() or None
+    numbering = Numbering(document)
     n = 0
 
     def add(kind: str, text: str, level: int = 0) -> None:
@@ -133,7 +136,8 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
             break
         if isinstance(item, Paragraph):
             level = _heading_level(item.style.name if item.style is not None else "")
-            add("heading" if level else "paragraph", item.text, level)
+            number = numbering.label(item)  # automatic numbering ("2.17") is in no run of the paragraph
+            add("heading" if level else "paragraph", f"{number} {item.text}" if number else item.text, level)
             if level == 1 and title is None and item.text.strip():
                 title = item.text.strip()
         elif isinstance(item, Table):
