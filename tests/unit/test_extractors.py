@@ -753,3 +753,46 @@ def test_word_numbering_is_part_of_the_text() -> None:
         "Bring gloves.",  # a bullet: nothing to search for
         "7. Termination",  # an instance that restarts the list at 7
     ]
+
+
+def test_docx_tracked_changes_even_page_headers_and_ruby_read_as_word_shows_them() -> None:
+    """A tracked insertion was stored twice (once without it, once with); even-page headers and a header's
+    text box were lost; a ruby's reading glued onto its base."""
+    from docx import Document
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    doc = Document()
+    doc.settings.odd_and_even_pages_header_footer = True
+    p = doc.add_paragraph("Pallets ship ")
+    p._p.append(
+        parse_xml(f'<w:ins {w} w:id="1" w:author="a"><w:r><w:t xml:space="preserve">every </w:t></w:r></w:ins>')
+    )
+    p._p.append(parse_xml(f'<w:del {w} w:id="2" w:author="a"><w:r><w:delText>each other </w:delText></w:r></w:del>'))
+    p._p.append(parse_xml(f"<w:r {w}><w:t>Monday.</w:t></w:r>"))
+    ruby = doc.add_paragraph()
+    ruby._p.append(
+        parse_xml(
+            f"<w:r {w}><w:ruby><w:rubyPr/><w:rt><w:r><w:t>とうきょう</w:t></w:r></w:rt>"
+            "<w:rubyBase><w:r><w:t>東京</w:t></w:r></w:rubyBase></w:ruby></w:r>"
+        )
+    )
+    ruby.add_run("の倉庫")
+    section = doc.sections[0]
+    section.even_page_header.paragraphs[0].text = "Confidential - even pages"
+    section.header.paragraphs[0].text = "Northwind Logistics"
+    section.header._element.append(
+        parse_xml(
+            f'<w:p {w}><w:r><w:t xml:space="preserve">Anchor </w:t></w:r><w:r><w:txbxContent>'
+            "<w:p><w:r><w:t>Boxed header text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
+        )
+    )
+    out = io.BytesIO()
+    doc.save(out)
+    texts = [b.text for b in extract_file(out.getvalue(), "memo.docx", LIMITS).document.blocks]
+    joined = "\n".join(texts)
+    assert [t for t in texts if "Pallets" in t] == ["Pallets ship every Monday."]
+    assert "each other" not in joined
+    assert "東京の倉庫" in joined and "とうきょう" not in joined
+    assert "Confidential - even pages" in joined and "Northwind Logistics" in joined
+    assert "Boxed header text" in joined and "Anchor" in joined

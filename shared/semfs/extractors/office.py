@@ -127,19 +127,20 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
             n += 1
             blocks.append(Block(kind=kind, text=text, level=level, location=Location(paragraph=n)))
 
-    for section in document.sections:
-        for part in (section.header, section.first_page_header):
+    for section in document.sections:  # (every kind: first page, even pages, and text boxes in them)
+        for part in (section.header, section.first_page_header, section.even_page_header):
             if part is not None and not part.is_linked_to_previous:
-                add("notes", "\n".join(p.text for p in part.paragraphs if p.text.strip()))
+                add("notes", "\n".join(_all_paragraphs(part._element)))
     for item in document.iter_inner_content():
         if budget.left <= 0:
             break
         if isinstance(item, Paragraph):
             level = _heading_level(item.style.name if item.style is not None else "")
             number = numbering.label(item)  # automatic numbering ("2.17") is in no run of the paragraph
-            add("heading" if level else "paragraph", f"{number} {item.text}" if number else item.text, level)
-            if level == 1 and title is None and item.text.strip():
-                title = item.text.strip()
+            body = _paragraph_text(item._p)
+            add("heading" if level else "paragraph", f"{number} {body}" if number else body, level)
+            if level == 1 and title is None and body.strip():
+                title = body.strip()
         elif isinstance(item, Table):
             rows = []
             for row in item.rows:
@@ -178,9 +179,9 @@ def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
     if smart_art:
         add("paragraph", "\n".join(smart_art))
     for section in document.sections:
-        for footer in (section.footer, section.first_page_footer):
+        for footer in (section.footer, section.first_page_footer, section.even_page_footer):
             if footer is not None and not footer.is_linked_to_previous:
-                add("notes", "\n".join(p.text for p in footer.paragraphs if p.text.strip()))
+                add("notes", "\n".join(_all_paragraphs(footer._element)))
     return ExtractedDocument(
         blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(document.core_properties)
     )
@@ -192,18 +193,41 @@ _WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
 
 
 def _all_paragraphs(root: Any) -> list[str]:
-    """The text of every innermost paragraph under ``root`` in document order (w:t and equation m:t runs;
-    a paragraph holding a text box yields the box's paragraphs, not their text twice)."""
+    """The text of every paragraph under ``root`` in document order (``_paragraph_text``: a paragraph
+    holding a text box yields its own text, and the box's paragraphs come on their own)."""
     out = []
     for p in root.iter(f"{_W}p"):
-        if any(True for _ in p.iter(f"{_W}p") if _ is not p):
-            continue  # it contains paragraphs (a text box): those are visited themselves
-        # a run of equation text is a symbol of its own: "x 2" for x², never one word "x2"
-        parts = [(t.text or "") if t.tag == f"{_W}t" else f" {t.text or ''} " for t in p.iter(f"{_W}t", f"{_M}t")]
-        text = re.sub(r"  +", " ", "".join(parts))
+        text = _paragraph_text(p)
         if text.strip():
             out.append(text)
     return out
+
+
+_SPACES = (f"{_W}tab", f"{_W}br", f"{_W}cr", f"{_W}ptab")
+
+
+def _paragraph_text(p: Any) -> str:
+    """A paragraph's text as Word shows it: its runs, inserted ones (``w:ins``) included and deleted ones
+    (``w:delText``) not, so a tracked change is one paragraph, not two; tabs and breaks as spaces; a
+    ruby's reading aid (``w:rt``) left out, so it does not glue onto its base; an equation's runs as
+    symbols of their own ("x 2" for x², never "x2"); the paragraphs of a text box inside it not (they
+    are paragraphs of their own)."""
+    parts: list[str] = []
+    for el in p.iter(f"{_W}t", f"{_M}t", *_SPACES, f"{_W}noBreakHyphen"):
+        owner = next(el.iterancestors(f"{_W}p"), None)
+        if owner is not None and owner is not p:
+            continue  # in a text box's paragraph
+        if next(el.iterancestors(f"{_W}rt"), None) is not None:
+            continue
+        if el.tag == f"{_W}t":
+            parts.append(el.text or "")
+        elif el.tag == f"{_M}t":
+            parts.append(f" {el.text or ''} ")
+        elif el.tag == f"{_W}noBreakHyphen":
+            parts.append("-")
+        else:
+            parts.append(" ")
+    return re.sub(r"  +", " ", "".join(parts))
 
 
 def _cell(value: Any, number_format: str = "General") -> str:
