@@ -796,3 +796,24 @@ def test_docx_tracked_changes_even_page_headers_and_ruby_read_as_word_shows_them
     assert "東京の倉庫" in joined and "とうきょう" not in joined
     assert "Confidential - even pages" in joined and "Northwind Logistics" in joined
     assert "Boxed header text" in joined and "Anchor" in joined
+
+
+def test_xlsx_formulas_without_cached_values_and_fraction_formats() -> None:
+    """A workbook a program wrote (never recalculated by Excel) has formulas with no cached value: they came
+    out empty; they now show what they compute. A fraction format printed '2 #/#'; the value stays as it is."""
+    import xlsxwriter
+
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(out, {"in_memory": True})
+    sheet = book.add_worksheet("Freight")
+    fraction = book.add_format({"num_format": "# ?/?"})
+    sheet.write_row(0, 0, ["Depot", "Pallets", "Share"])
+    sheet.write_row(1, 0, ["Rotterdam", 120])
+    sheet.write_row(2, 0, ["Hamburg", 80])
+    sheet.write(1, 2, 2.5, fraction)
+    sheet.write_formula(3, 1, "=SUM(B2:B3)", None, "")  # no cached value
+    sheet.write(3, 0, "Total")
+    book.close()
+    text = extract_file(out.getvalue(), "freight.xlsx", LIMITS).document.text
+    assert "Total | =SUM(B2:B3)" in text
+    assert "#/#" not in text and "2.5" in text

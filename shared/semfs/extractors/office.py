@@ -282,8 +282,8 @@ def _formatted(value: float, number_format: str) -> str | None:
         pattern.append("#" if ch == "?" else ch)
         i += 1
     sections = "".join(pattern).split(";")
-    if any(c in "".join(sections[:2]) for c in "yYdDhHsSeE") or not any(c in sections[0] for c in "#0"):
-        return None  # a date/time, scientific or text-only code: leave the value as it is
+    if any(c in "".join(sections[:2]) for c in "yYdDhHsSeE/") or not any(c in sections[0] for c in "#0"):
+        return None  # a date/time, fraction, scientific or text-only code: leave the value as it is
     try:
         return str(format_decimal(value, format=";".join(sections[:2]), locale="en_US")).strip()
     except Exception:  # a code Babel's grammar does not cover
@@ -334,17 +334,24 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
 
     try:
         for ws in [*wb.worksheets, *wb.chartsheets]:
+            # a hidden sheet is not what a reader sees and, like hidden HTML, must not reach a model's prompt
             if ws.sheet_state != "visible":
                 continue
             if not hasattr(ws, "iter_rows"):  # a chartsheet: only its charts
                 extras(ws.title)
                 continue
+            formulas = _uncached_formulas(pkg, parts.get(ws.title, ""))
             header: str | None = None
             pending: list[str] = []
             start = 0
             last = 0
             for r_idx, row in enumerate(ws.iter_rows(), start=1):
-                cells = [_cell(c.value, getattr(c, "number_format", "General")) for c in row]
+                cells = [
+                    _cell(c.value, getattr(c, "number_format", "General"))
+                    if c.value is not None or not formulas
+                    else formulas.get((r_idx, getattr(c, "column", 0)), "")
+                    for c in row
+                ]
                 if not any(cells):
                     continue
                 line = " | ".join(c for c in cells if c)  # empty cells are layout, not content
@@ -371,6 +378,30 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
     return ExtractedDocument(
         blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(wb.properties)
     )
+
+
+_NO_CACHED_VALUE = re.compile(rb"</f>\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>")
+
+
+def _uncached_formulas(pkg: Any, part: str) -> dict[tuple[int, int], str]:
+    """(row, column) → ``=FORMULA`` for the cells whose formula has no cached value: a file written by a
+    program rather than Excel, never recalculated. openpyxl's values-only read gives those cells nothing,
+    so they came out empty; the formula says at least what the cell computes. Only a sheet that has such a
+    cell (a quick scan of its XML) is parsed a second time."""
+    from lxml import etree
+    from openpyxl.utils.cell import coordinate_to_tuple
+
+    raw = pkg.zip.read(part) if part in pkg.names else b""
+    if not _NO_CACHED_VALUE.search(raw):
+        return {}
+    out: dict[tuple[int, int], str] = {}
+    for _, cell in etree.iterparse(BytesIO(raw), tag=f"{_SML}c", resolve_entities=False, no_network=True):
+        formula = cell.find(f"{_SML}f")
+        value = cell.find(f"{_SML}v")
+        if formula is not None and formula.text and (value is None or not (value.text or "").strip()):
+            out[coordinate_to_tuple(cell.get("r", "A1"))] = "=" + formula.text.strip()
+        cell.clear()
+    return out
 
 
 def _sheet_block(sheet: str, header: str, rows: list[str], start: int, end: int, budget: _Budget) -> Block:
