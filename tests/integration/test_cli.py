@@ -78,7 +78,15 @@ def test_ingest_search_show_tag_rm_status(cli: CliRunner, tmp_path: Path) -> Non
     assert "nothing to resume" in run(cli, "resume")
 
 
-def test_errors_are_one_line_answers(cli: CliRunner) -> None:
+def test_errors_are_one_line_answers(cli: CliRunner, tmp_path: Path) -> None:
+    # a folder nothing was ingested with: said, and nothing is created there (before: an empty .semfs/
+    # appeared wherever semfs ran, and every answer was "no results")
+    for command in (["show", "f_missing"], ["search", "payable"], ["ls"], ["status"]):
+        result = cli.invoke(app, command)
+        assert result.exit_code == 1 and "no semfs data in" in result.output and "SEMFS_DATA_DIR" in result.output
+    assert not (tmp_path / "data").exists()
+    (tmp_path / "note.md").write_text("# Note\n\nPallets leave at six.")
+    run(cli, "ingest", str(tmp_path / "note.md"))
     result = cli.invoke(app, ["show", "f_missing"])
     assert result.exit_code == 1 and "no file f_missing" in result.output
     result = cli.invoke(app, ["search", "x", "--mode", "fuzzy"])
@@ -327,3 +335,30 @@ def test_ingest_refuses_what_a_caller_may_not_claim_before_reading_any_file(
     result = cli.invoke(app, ["ingest", str(tmp_path / "a.md"), *args])
     assert result.exit_code == 2 and said in result.output, result.output
     assert "ingested" not in result.output
+
+
+def test_what_the_cli_says_is_what_happened(cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'3 file(s) ingested' when all three were skipped; get overwrote a file of the same name; ls --tag
+    'Needs Review' found nothing where search found the file; tags --suggest and an empty contacts list
+    printed nothing at all."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (folder / name).write_bytes(b"")
+    said = cli.invoke(app, ["ingest", str(folder)]).output
+    assert "0 of 3 file(s) stored" in said and "SKIPPED_EMPTY" in said
+    note = tmp_path / "note.md"
+    note.write_text("# Review\n\nPallets leave at six.")
+    fid = json.loads(run(cli, "ingest", str(note), "--tag", "Needs Review", "--json"))["files"][0]["file_id"]
+    assert [r["file_id"] for r in json.loads(run(cli, "ls", "--tag", "Needs Review", "--json"))] == [fid]
+    assert "no contacts in tenant 'default'" in run(cli, "contacts")
+    assert "no tags that look like the same tag" in run(cli, "tags", "--suggest")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "note.md").write_text("my own edits")
+    monkeypatch.chdir(work)
+    result = cli.invoke(app, ["get", fid])
+    assert result.exit_code == 1 and "exists: not replaced" in result.output
+    assert (work / "note.md").read_text() == "my own edits"
+    assert "wrote" in cli.invoke(app, ["get", fid, "--force"]).output
+    assert (work / "note.md").read_text().startswith("# Review")

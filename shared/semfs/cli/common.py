@@ -6,6 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
@@ -55,11 +56,29 @@ def container(background_workers: int = 0, log_level: str = "WARNING", **overrid
     return build_container(settings, background_workers=background_workers)
 
 
+def existing_data() -> None:
+    """End a command that reads semfs's data where there is none, saying where it looked. Before, it
+    created an empty ``.semfs/`` in whatever folder it ran from and answered "no results"."""
+    try:
+        data_dir = Settings().data_dir
+    except Exception:  # a configuration error: container() says it
+        return
+    if Settings().backend == "local" and not Path(data_dir).is_dir():
+        err.print(
+            f"[red]no semfs data in {Path(data_dir).resolve()}[/red]: nothing was ingested with this data folder. "
+            "Run from the folder where you ran `semfs ingest`, or set SEMFS_DATA_DIR to its data folder."
+        )
+        raise typer.Exit(1)
+
+
 @contextmanager
-def opened(tenant: str | None = None) -> Iterator[Container]:
+def opened(tenant: str | None = None, create: bool = False) -> Iterator[Container]:
     """The container for one command, closed (its worker stopped) however the command ends. A file
     that is not there ends the command with one line and exit code 1, a request that cannot be done as
-    asked (an invalid tag, two files already in one lineage) with exit code 2."""
+    asked (an invalid tag, two files already in one lineage) with exit code 2. Only a command that
+    stores something (``create``) makes the data folder; the others need one (``existing_data``)."""
+    if not create:
+        existing_data()
     c = container()
     try:
         yield c

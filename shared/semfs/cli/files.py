@@ -94,7 +94,7 @@ def ingest(
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     with (
-        opened(tenant) as c,
+        opened(tenant, create=True) as c,
         Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -148,7 +148,12 @@ def ingest(
         }
         print(json.dumps(report, indent=2))
         raise typer.Exit(code)
-    table = Table(title=f"{len(files)} file(s) ingested into tenant '{tenant}'")
+    # what happened, not how many were tried: "3 file(s) ingested" when all three were skipped
+    stored = sum(n for k, n in outcomes.items() if k.startswith("OK"))
+    title = f"{stored} of {len(rows)} file(s) stored and searchable in tenant '{tenant}'"
+    if outcomes.get("UNCHANGED"):
+        title += f" ({outcomes['UNCHANGED']} already there)"
+    table = Table(title=title)
     table.add_column("outcome")
     table.add_column("files", justify="right")
     for key, n in sorted(outcomes.items()):
@@ -343,7 +348,7 @@ def ls_cmd(
         query = RecordQuery(
             tenant_id=tenant,
             statuses=[Status(status)] if status else [],
-            tag=tag,
+            tag=names.tag(c, tenant, tag),
             source_type=source_type,
             contact_id=names.contact_id(c, tenant, contact),
             thread_id=names.thread_id(c, tenant, thread),
@@ -385,9 +390,10 @@ def get_cmd(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Where to write it (default: its filename here; - = stdout).")
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace a file that is already there.")] = False,
     tenant: Tenant = "default",
 ) -> None:
-    """The original file as it was ingested."""
+    """The original file as it was ingested (an existing file is never replaced without --force)."""
     with opened(tenant) as c:
         record = c.repo.get(tenant, file_id)
         if not record.blob_key:
@@ -401,5 +407,8 @@ def get_cmd(
     target = output or Path(record.filename)
     if target.is_dir():
         target = target / record.filename
+    if target.exists() and not force:  # (it silently overwrote a file of the same name here)
+        err.print(f"[red]{target} exists: not replaced (use --force, or -o PATH)[/red]")
+        raise typer.Exit(1)
     target.write_bytes(data)
     err.print(f"wrote {len(data)} bytes to {target}")

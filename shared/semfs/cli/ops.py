@@ -205,6 +205,6 @@ def demo(
     out.print(f"wrote {len(written)} demo files to {folder}")
     if not ingest_it:
         return
-    with opened() as c:
+    with opened(create=True) as c:
         counts = ingest_demo(c, tenant, folder, progress=err)
     out.print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

@@ -216,6 +216,9 @@ def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    if not rows:
+        out.print(f"no contacts in tenant '{tenant}' (contacts come from ingested mail and --contact)")
+        return
     table = Table(title=f"contacts in tenant '{tenant}'")
     for col in ("contact id", "name", "organisation", "messages", "files"):
         table.add_column(col)

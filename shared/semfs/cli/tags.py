@@ -42,6 +42,9 @@ def tags_list(
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    if not rows:
+        out.print("no tags that look like the same tag" if suggest else f"no tags in tenant '{tenant}'")
+        return
     for row in rows:
         if suggest:
             out.print(f"{row['merge']} → {row['into']}  ({'; '.join(row['reasons'])})")

@@ -45,7 +45,7 @@ def _file_query(filters: FileFilters) -> RecordQuery:
     return RecordQuery(
         tenant_id=tenant,
         statuses=[filters.status] if filters.status else [],
-        tag=filters.tag,
+        tag=names.tag(c, tenant, filters.tag),
         source_type=filters.source_type,
         mime_type=filters.mime_type,
         thread_id=names.thread_id(c, tenant, filters.thread_id),
