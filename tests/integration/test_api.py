@@ -385,7 +385,7 @@ def test_one_openapi_document_titled_semfs_and_valid(api: Api) -> None:
             ok = op["responses"].get("200") or op["responses"].get("201")
             schema = json.dumps(ok["content"]["application/json"]["schema"])
             assert 'additionalProperties": true' not in schema or path.startswith("/tags/suggestions"), path
-    named = {"thread_subject", "contact_names"}  # GET /files/{id} adds the names its ids stand for
+    named = {"thread_subject", "contact_names", "came_from"}  # names its ids stand for; where it came from
     assert set(FileOut.model_fields) - named == set(FileRecord.model_fields) - HIDDEN  # the public view stays complete
 
 
@@ -635,3 +635,26 @@ def test_text_comes_a_page_at_a_time_each_under_lambdas_response_limit(
     status, past = api.call("GET", f"/files/{file_id}/text?offset={len(whole)}")
     assert (status, past["blocks"], past["next_offset"]) == (200, [], None)
     assert api.call("GET", f"/files/{file_id}/text?offset=-1")[0] == 422
+
+
+def test_files_say_where_they_came_from(api: Api) -> None:
+    """Six files titled "Copyright" and no path anywhere: ls, show and search never showed where a file
+    came from. The API (without the server's own keys) and the CLI say it in one line a person reads."""
+    from semfs.domain.models import SearchRequest
+    from semfs.pipeline.query.search import search
+
+    status, record = api.call("GET", f"/files/{api.files['terms']}")
+    assert status == 200 and "source_key" not in record
+    assert record["came_from"] == "uploaded"  # handed to ingest_bytes with no path: the plainest true answer
+    upload = ingest_bytes(
+        api.container,
+        "acme",
+        b"Copyright 2026 Acme.",
+        "COPYING",
+        Provenance(source_key="s3:uploads/acme/legal/v2/COPYING"),
+    ).record
+    assert upload.came_from == "legal/v2/COPYING"  # the key under the tenant's own uploads
+    found = search(api.container, "acme", SearchRequest(query="copyright acme", mode="keyword")).results
+    assert found[0].came_from == "legal/v2/COPYING"
+    dropped = ingest_bytes(api.container, "acme", b"Drop.", "d.txt", Provenance(source_key="inbox:scans/d.txt")).record
+    assert dropped.came_from == "drop folder: scans/d.txt"

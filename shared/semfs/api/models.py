@@ -124,6 +124,9 @@ class FileOut(BaseModel):
     source_message_id: str | None = None
     uploaded_by: str | None = None
     upload_context: str | None = None
+    came_from: str = Field(
+        default="", description="Where the file came from, for a person: its path, mail, drop folder or agent"
+    )
     contact_ids: list[str] = Field(default_factory=list)
     thread_id: str | None = None
     thread_subject: str | None = Field(default=None, description="GET /files/{id} only: the thread's subject")

@@ -80,7 +80,7 @@ def record_in_tenant(file_id: str) -> FileRecord:
 
 
 def public(record: FileRecord) -> FileOut:
-    return FileOut.model_validate(record.model_dump(exclude=set(HIDDEN)))
+    return FileOut.model_validate({**record.model_dump(exclude=set(HIDDEN)), "came_from": record.came_from})
 
 
 def named(tenant: str, filters: SearchFilters) -> SearchFilters:

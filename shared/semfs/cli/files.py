@@ -198,13 +198,14 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
     """A file's record: identity, provenance, meaning and outcome."""
     with opened(tenant) as c:
         record = c.repo.get(tenant, file_id)
-    data = record.model_dump(mode="json")
+    data = {**record.model_dump(mode="json"), "came_from": record.came_from}
     if as_json:
         print(json.dumps(data, indent=2))
         return
     for key in (
         "file_id",
         "filename",
+        "came_from",
         "title",
         "summary",
         "tags",
@@ -362,7 +363,11 @@ def ls_cmd(
         records = c.repo.query(query)
     if as_json:
         keep = {"file_id", "filename", "title", "version", "is_latest", "status", "outcome", "size_bytes", "created_at"}
-        print(json.dumps([r.model_dump(mode="json", include=keep) for r in records], indent=2))
+        print(
+            json.dumps(
+                [{**r.model_dump(mode="json", include=keep), "came_from": r.came_from} for r in records], indent=2
+            )
+        )
         return
     if not records:
         out.print("no files")
@@ -370,7 +375,10 @@ def ls_cmd(
         outcome = r.outcome.value if r.outcome else r.status.value
         out.print(
             f"{r.file_id}  {r.created_at:%Y-%m-%d %H:%M}  {human_size(r.size_bytes):>8}  v{r.version}  {outcome:<18} "
-            f"{r.filename}" + (f"  [dim]{r.title}[/dim]" if r.title and r.title != r.filename else "")
+            f"{r.filename}"
+            + (f"  [dim]{r.title}[/dim]" if r.title and r.title != r.filename else "")
+            + (f"  [dim]from {r.came_from}[/dim]" if r.came_from else ""),
+            highlight=False,
         )
 
 

@@ -44,6 +44,7 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
                 "version": r.version,
                 "tags": r.tags,
                 "origin": r.origin,
+                "came_from": r.came_from,
                 "document_date": r.document_date.isoformat() if r.document_date else None,
                 "ingested_at": r.ingested_at.isoformat() if r.ingested_at else None,
                 "snippets": [
@@ -118,6 +119,8 @@ def search(
             f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
             f"{dated}{added}score {r.score:.4f}[/dim]"
         )
+        if r.came_from:
+            out.print(f"   [dim]from {r.came_from}[/dim]", highlight=False)
         for s in r.snippets[:2]:
             line = Text("   ")
             pos = 0

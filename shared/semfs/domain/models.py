@@ -182,6 +182,25 @@ class FileRecord(Frozen):
     def all_tags(self) -> list[str]:
         return list(dict.fromkeys([*self.tags, *self.auto_tags]))
 
+    @property
+    def came_from(self) -> str:
+        """Where the file came from, as a person tells two "Copyright" files apart: the path it was
+        ingested from, the bucket key under the tenant's uploads, the drop folder's name, the mail it was
+        attached to, or the agent and run that made it."""
+        prov = self.provenance
+        if self.source_type == "agent_generated" and prov.get("agent"):
+            return f"agent {prov['agent']}" + (f", run {prov['run_id']}" if prov.get("run_id") else "")
+        if self.source_type == "email_attachment" and self.upload_context:
+            return self.upload_context
+        kind, _, where = self.source_key.partition(":")
+        if kind == "path":
+            return where
+        if kind == "s3":
+            return where.removeprefix(f"uploads/{self.tenant_id}/")
+        if kind == "inbox":
+            return f"drop folder: {where}"
+        return self.upload_context or (f"uploaded by {self.uploaded_by}" if self.uploaded_by else "uploaded")
+
 
 DocKind = Literal["chunk", "card"]
 
@@ -306,6 +325,7 @@ class SearchResultItem(Frozen):
     ingested_at: datetime | None = None  # when semfs received it
     # where it came from, in brief: agent/run/derived_from for agent files, sender/subject for mail
     origin: dict[str, Any] = Field(default_factory=dict)
+    came_from: str = ""  # the same as a line a person reads (FileRecord.came_from)
 
 
 class SearchResponse(Frozen):

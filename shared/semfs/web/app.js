@@ -329,6 +329,7 @@ async function runSearch() {
       if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
       if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
       if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
+      if (r.came_from && r.source_type === "upload") li.append(el("p", r.came_from, "muted came-from"));  // which "Copyright"
       if (r.summary) li.append(el("p", r.summary, "muted"));
       for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
       $("results").append(li);
@@ -388,7 +389,7 @@ async function loadFile(id) {
     (f.contact_ids || []).forEach((cid, i) => { if (i) dd.append(", "); dd.append(filtered((f.contact_names || {})[cid] || cid, "contact", cid)); });
     prov.append(el("dt", "contacts"), dd);
   }
-  for (const [k, v] of [["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
+  for (const [k, v] of [["came from", f.came_from], ["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
                         ["from", (f.provenance || {}).sender], ["subject", (f.provenance || {}).subject],
                         ["agent", (f.provenance || {}).agent], ["created", dateLabel(f.created_at)]]) {
     if (v) prov.append(el("dt", k), el("dd", v));

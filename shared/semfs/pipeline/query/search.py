@@ -223,6 +223,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 document_date=record.document_date,
                 ingested_at=record.created_at,
                 origin={k: record.provenance[k] for k in ORIGIN_KEYS if record.provenance.get(k)},
+                came_from=record.came_from,
             )
         )
     log.info(
