@@ -817,3 +817,21 @@ def test_xlsx_formulas_without_cached_values_and_fraction_formats() -> None:
     text = extract_file(out.getvalue(), "freight.xlsx", LIMITS).document.text
     assert "Total | =SUM(B2:B3)" in text
     assert "#/#" not in text and "2.5" in text
+
+
+def test_letter_spaced_pdf_text_reads_as_words() -> None:
+    """A run set glyph by glyph with a gap after each ("H e r e i s"): pdfium reads one-letter words, and
+    no search for "quarterly" could find it. pypdf keeps a wider gap between words: letters are joined."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=A4)
+    pdf.setFont("Helvetica", 12)
+    for n, line in enumerate(["Here is the quarterly freight report", "for the Rotterdam depot in winter"]):
+        glyphs = " ".join("( ) -600" if ch == " " else f"({ch}) -250" for ch in line)
+        pdf._code.append(f"BT /F1 12 Tf 50 {800 - 20 * n} Td [{glyphs}] TJ ET")
+    pdf.showPage()
+    pdf.save()
+    text = extract_file(out.getvalue(), "report.pdf", LIMITS).document.text
+    assert "Here is the quarterly freight report" in text and "Rotterdam depot in winter" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 from semfs.domain.errors import FileSkipped, ParseFailed
 from semfs.domain.models import Block, ExtractedDocument, Location
@@ -56,6 +57,7 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
         title = (meta.get("Title") or "").strip() or None
         dated = pdf_date(meta.get("ModDate") or "") or pdf_date(meta.get("CreationDate") or "")
         blocks: list[Block] = []
+        readers: dict[str, Any] = {}  # pypdf's reading of the file, made once if a page needs it
         needs_ocr: list[int] = []
         total = 0
         truncated = False
@@ -75,6 +77,8 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
                 page.close()
             if notes:
                 blocks.append(Block(kind="notes", text=notes, location=Location(page=i + 1)))
+            if _letter_spaced(text):
+                text = _respaced(readers, data, i) or text
             visible = sum(1 for ch in text if not ch.isspace())
             if (visible < MIN_PAGE_CHARS and (pictured or not text.strip())) or (
                 coverage >= SCAN_COVERAGE and visible < MAX_STAMP_CHARS
@@ -161,6 +165,36 @@ def _image_coverage(page: object) -> float:
         if covered >= 1:
             return 1.0
     return covered
+
+
+def _letter_spaced(text: str) -> bool:
+    """Text set with a gap after every glyph ("H e r e i s"), which pdfium reads as one-letter words:
+    most of its words are single characters."""
+    words = text.split()
+    return len(words) >= 12 and sum(1 for w in words if len(w) == 1) > 0.6 * len(words)
+
+
+def _respaced(readers: dict[str, Any], data: bytes, index: int) -> str | None:
+    """The page's text through pypdf, which keeps a wider gap between words than between letters
+    ("H e r e  i s"): letters joined, words kept. ``None`` when it does not tell the two apart."""
+    import io
+
+    try:
+        from pypdf import PdfReader
+
+        if "pdf" not in readers:
+            readers["pdf"] = PdfReader(io.BytesIO(data))
+        raw = readers["pdf"].pages[index].extract_text() or ""
+    except Exception:  # pypdf raises many types for a damaged page: pdfium's reading stands
+        return None
+    if "  " not in raw:
+        return None
+    lines = []
+    for line in raw.splitlines():
+        words = [w.replace(" ", "") for w in re.split(r" {2,}", line.strip())]
+        lines.append(" ".join(w for w in words if w))
+    joined = normalise("\n".join(lines))
+    return joined if joined and not _letter_spaced(joined) else None
 
 
 MAX_FORM_FIELDS = 2000
