@@ -341,7 +341,7 @@ def ls_cmd(
     from datetime import UTC, datetime
 
     from semfs.domain.outcomes import Status
-    from semfs.pipeline import names
+    from semfs.pipeline import names, vocabulary
     from semfs.ports.repository import RecordQuery
 
     day_from, day_to = day(since, "--since"), day(until, "--until")
@@ -349,7 +349,7 @@ def ls_cmd(
         query = RecordQuery(
             tenant_id=tenant,
             statuses=[Status(status)] if status else [],
-            tag=names.tag(c, tenant, tag),
+            tag=vocabulary.named(c, tenant, tag),
             source_type=source_type,
             contact_id=names.contact_id(c, tenant, contact),
             thread_id=names.thread_id(c, tenant, thread),

@@ -32,17 +32,6 @@ def thread_id(c: Container, tenant: str, name: str | None) -> str | None:
     return thread_id_for(tenant, name)
 
 
-def tag(c: Container, tenant: str, name: str | None) -> str | None:
-    """A tag as stored, from its label or slug (``"Needs Review"`` → ``needs-review``), a merged-away
-    name resolving to the tag it was merged into: what search's ``--tag`` already did, and listings not."""
-    from semfs.domain.tags import slugify
-    from semfs.pipeline.vocabulary import resolve
-
-    if not name or not name.strip():
-        return None
-    return resolve(c, tenant, [slugify(name) or name.strip()])[0]
-
-
 def record_subject(record: FileRecord) -> str | None:
     """The subject a record's provenance gives its thread: what an upload named it, or its mail's subject."""
     prov = record.provenance or {}

@@ -33,6 +33,16 @@ def resolve(c: Container, tenant: str, tags: list[str]) -> list[str]:
     return list(dict.fromkeys(known.get(t, t) for t in tags))
 
 
+def named(c: Container, tenant: str, name: str | None) -> str | None:
+    """A tag as stored, from its label or slug (``"Needs Review"`` → ``needs-review``), a merged-away
+    name resolving to the tag it was merged into: what search's ``--tag`` already did, and listings not."""
+    from semfs.domain.tags import slugify
+
+    if not name or not name.strip():
+        return None
+    return resolve(c, tenant, [slugify(name) or name.strip()])[0]
+
+
 HINT_TAGS = 50  # the enricher is shown the most used tags
 
 STEM_MAP_TAGS = 2000  # new tags are mapped onto this many existing ones by stem

@@ -27,7 +27,7 @@ from semfs.api.models import (
     Versions,
 )
 from semfs.api.request import container, current_tenant, new_router, ok, public, record_in_tenant
-from semfs.pipeline import names
+from semfs.pipeline import names, vocabulary
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
@@ -45,7 +45,7 @@ def _file_query(filters: FileFilters) -> RecordQuery:
     return RecordQuery(
         tenant_id=tenant,
         statuses=[filters.status] if filters.status else [],
-        tag=names.tag(c, tenant, filters.tag),
+        tag=vocabulary.named(c, tenant, filters.tag),
         source_type=filters.source_type,
         mime_type=filters.mime_type,
         thread_id=names.thread_id(c, tenant, filters.thread_id),
