@@ -492,3 +492,33 @@ def test_date_filters_use_the_document_date_and_results_show_both(container: Con
     result = search(container, T, SearchRequest(query="pallet inventory", mode="keyword")).results
     first = next(r for r in result if r.filename == "inventory-2019.docx")
     assert first.document_date == dated.document_date and first.ingested_at == dated.created_at
+
+
+def test_an_extractive_answer_quotes_each_sentence_once_and_keeps_headings_apart(container: Container) -> None:
+    """Two copies of one sentence (the GPL and GPL-2, a spec's PDF and HTML) were quoted twice, and a
+    heading glued to the sentence under it ("Payment terms The Buyer shall pay…"). Now each distinct
+    sentence is quoted once, citing every file that holds it, and a heading is no part of a sentence."""
+    from semfs.pipeline.query.ask import ask
+
+    terms = "# Payment terms\n\nThe Buyer shall pay every invoice within thirty days of receipt."
+    a = ingest_bytes(container, T, terms.encode(), "terms.md").record
+    b = ingest_bytes(container, T, (terms + "\n\nLate fees apply.").encode(), "terms-copy.md").record
+    answer = ask(container, T, "Within how many days shall the Buyer pay an invoice?")
+    assert answer.status == "answered" and answer.answer is not None, answer.reason
+    assert answer.answer.count("The Buyer shall pay every invoice within thirty days of receipt.") == 1
+    assert "Payment terms The Buyer" not in answer.answer
+    cited = {c.file_id for c in answer.citations if "thirty days" in c.quote}
+    assert cited == {a.file_id, b.file_id}
+
+
+def test_passage_sentences_split_a_heading_not_a_wrapped_line() -> None:
+    from semfs.pipeline.query.answerers import passage_sentences
+
+    assert passage_sentences("Payment terms\nThe Buyer shall pay within thirty days.") == [
+        "Payment terms",
+        "The Buyer shall pay within thirty days.",
+    ]
+    wrapped = "The Buyer shall pay every invoice issued by the Supplier within\nthirty days of its receipt."
+    assert passage_sentences(wrapped) == [
+        "The Buyer shall pay every invoice issued by the Supplier within thirty days of its receipt."
+    ]

@@ -32,12 +32,45 @@ class ExtractiveAnswerer:
         return _extractive(self._embedder, question, keyword_query, passages)
 
 
+_END = ".!?:;,\u2026"
+
+
+def passage_sentences(text: str) -> list[str]:
+    """A passage's sentences, a heading apart from the sentence under it: a chunk joins its blocks with a
+    line break, and a heading has no full stop, so "Payment terms The Buyer shall pay…" read as one
+    sentence. A short line (8 words at most) without closing punctuation, followed by a line that starts
+    with a capital, ends where it ends; a line a PDF wrapped mid-sentence does not (it runs on)."""
+    lines = text.split("\n")
+    pieces: list[str] = []
+    run: list[str] = []
+    for i, line in enumerate(lines):
+        run.append(line)
+        stripped = line.strip()
+        following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
+        if stripped and len(stripped.split()) <= 8 and stripped[-1] not in _END and following[:1].isupper():
+            pieces.append(" ".join(run))
+            run = []
+    if run:
+        pieces.append(" ".join(run))
+    return [s for piece in pieces for s in sentences(piece)]
+
+
+def _same(sentence: str) -> str:
+    """What two copies of a sentence share (the GPL and GPL-2, a spec's PDF and HTML): its words."""
+    return " ".join(words(sentence)).casefold()
+
+
+MAX_SOURCES_PER_QUOTE = 3
+
+
 def _extractive(
     embedder: Embedder, question: str, keyword_query: str, chunks: Sequence[IndexDoc]
 ) -> tuple[str, list[Citation]] | str:
+    """The answer is up to three distinct sentences, in the order they stand in the best passage that has
+    them (so it reads as a paragraph); a sentence that several files hold is quoted once and cites each."""
     terms = set(query_terms(keyword_query))  # a German question's "die" is not a match
     candidates: list[tuple[IndexDoc, str]] = [
-        (doc, s) for doc in chunks for s in sentences(doc.text) if 4 <= len(words(s)) <= 80
+        (doc, s) for doc in chunks for s in passage_sentences(doc.text) if 4 <= len(words(s)) <= 80
     ][:200]
     if not candidates:
         return "no passage in scope is about the question"
@@ -57,11 +90,22 @@ def _extractive(
         ((float(sims[i]), overlap(s), doc, s) for i, (doc, s) in enumerate(candidates)),
         key=lambda x: -(x[0] + x[1]),
     )
-    chosen = [x for x in scored if x[1] >= MIN_TERM_OVERLAP and (x[0] >= MIN_SENTENCE_SCORE or x[1] >= 0.99)][:3]
-    if not chosen:
+    supported = [x for x in scored if x[1] >= MIN_TERM_OVERLAP and (x[0] >= MIN_SENTENCE_SCORE or x[1] >= 0.99)]
+    quotes: dict[str, list[tuple[IndexDoc, str]]] = {}  # distinct sentence → where it stands, best first
+    for _, _, doc, s in supported:
+        if _same(s) in quotes or len(quotes) < 3:
+            quotes.setdefault(_same(s), []).append((doc, s))
+    if not quotes:
         return "the passages in scope do not support an answer"
-    citations = [Citation(d.file_id, d.version, d.chunk_id, d.location, s, d.filename) for _, _, d, s in chosen]
-    return " ".join(s for _, _, _, s in chosen), citations
+    order = {id(d): i for i, d in enumerate(chunks)}
+    position = {(id(d), s): i for i, (d, s) in enumerate(candidates)}
+    first = sorted(quotes.values(), key=lambda held: (order[id(held[0][0])], position[(id(held[0][0]), held[0][1])]))
+    citations = [
+        Citation(d.file_id, d.version, d.chunk_id, d.location, s, d.filename)
+        for held in first
+        for d, s in list({d.file_id: (d, s) for d, s in held}.values())[:MAX_SOURCES_PER_QUOTE]
+    ]
+    return " ".join(held[0][1] for held in first), citations
 
 
 ANSWER_SCHEMA: dict[str, Any] = {
