@@ -645,7 +645,7 @@ def test_files_say_where_they_came_from(api: Api) -> None:
 
     status, record = api.call("GET", f"/files/{api.files['terms']}")
     assert status == 200 and "source_key" not in record
-    assert record["came_from"] == "uploaded"  # handed to ingest_bytes with no path: the plainest true answer
+    assert record["came_from"] == "an upload"  # handed to ingest_bytes with no path: the plainest true answer
     upload = ingest_bytes(
         api.container,
         "acme",

@@ -199,7 +199,7 @@ class FileRecord(Frozen):
             return where.removeprefix(f"uploads/{self.tenant_id}/")
         if kind == "inbox":
             return f"drop folder: {where}"
-        return self.upload_context or (f"uploaded by {self.uploaded_by}" if self.uploaded_by else "uploaded")
+        return self.upload_context or (f"an upload by {self.uploaded_by}" if self.uploaded_by else "an upload")
 
 
 DocKind = Literal["chunk", "card"]
