@@ -150,6 +150,9 @@ class OpenAIEnricher:
         return validate_enrichment(raw, item.document.text)
 
 
+REREAD_EVERY_S = 60.0
+
+
 class _Endpoint:
     """One OpenAI-compatible endpoint: its client, built on first use with the key the provider gives."""
 
@@ -160,6 +163,7 @@ class _Endpoint:
         self._api_key = api_key or _settings_key(settings)
         self._client: Any = None
         self._key: str | None = None  # the key the client was built with
+        self._reread_at = -REREAD_EVERY_S  # when the key was last read again after a refusal
         self._sleep = sleep  # between attempts (a test passes a recorder)
 
     def _request(self, call: Callable[[Any], Any]) -> Any:
@@ -177,8 +181,9 @@ class _Endpoint:
             except (openai.AuthenticationError, openai.PermissionDeniedError):
                 self._client = None
                 forget = getattr(self._api_key, "cache_clear", None)  # the secret, read once and cached
-                if reread or forget is None:
-                    raise
+                if reread or forget is None or time.monotonic() - self._reread_at < REREAD_EVERY_S:
+                    raise  # (while a key stays refused, its secret is read again once a minute, not per call)
+                self._reread_at = time.monotonic()
                 forget()
                 if self._api_key() == self._key:
                     raise

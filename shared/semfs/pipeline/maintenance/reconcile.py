@@ -185,19 +185,20 @@ def _check_record(c: Container, sweep: Sweep, r: FileRecord, in_index: bool) -> 
         if repair:
             detach_version(c, r.tenant_id, r.file_id)
         sweep.saw("versions_not_revisions", repair)
-    if r.enrich_again and r.status is Status.INDEXED:
+    # a file to run again: its enrichment fell back, or the model refused the key (a few a sweep)
+    again = (
+        "enrichments_to_redo"
+        if r.enrich_again and r.status is Status.INDEXED
+        else "failed_on_a_refused_key"
+        if r.status is Status.FAILED and r.outcome is Outcome.FAILED_CONFIG
+        else None
+    )
+    if again is not None:
         redo = repair and sweep.reenrich_left > 0
         if redo:
             retry(c, r.tenant_id, r.file_id)
             sweep.reenrich_left -= 1
-        sweep.saw("enrichments_to_redo", redo)
-        return
-    if r.status is Status.FAILED and r.outcome is Outcome.FAILED_CONFIG:
-        redo = repair and sweep.reenrich_left > 0
-        if redo:
-            retry(c, r.tenant_id, r.file_id)
-            sweep.reenrich_left -= 1
-        sweep.saw("failed_on_a_refused_key", redo)
+        sweep.saw(again, redo)
         return
     if r.status is Status.INDEXED and not in_index:
         if repair:
