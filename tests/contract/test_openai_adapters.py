@@ -393,6 +393,10 @@ def test_a_refused_key_is_a_configuration_error_not_an_hour_of_retries(
         FakeOpenAI.script = [refused]  # the query's embedding: the search goes on by keyword
         found = search(c, "acme", SearchRequest(query="payable", mode="hybrid"))
         assert found.degraded is True
+        from semfs.pipeline.catalogue.files import status_rows, status_warnings
+
+        (warning,) = status_warnings(status_rows(c, "acme"))  # what GET /status and semfs status say
+        assert warning.startswith("1 file(s) failed because the model endpoint refused semfs's API key")
 
         FakeOpenAI.script = [(200, chat(json.dumps(GOOD)), {}), (200, _vectors(2), {})]  # the key is fixed
         report = reconcile(c)

@@ -238,6 +238,7 @@ class StatusCount(BaseModel):
 class StatusOut(BaseModel):
     tenant: str = Field(description="The tenant the caller's credentials belong to (the web page's sign-in check)")
     counts: list[StatusCount]
+    warnings: list[str] = Field(default_factory=list, description="What must be fixed (a refused model key)")
 
 
 class Health(BaseModel):

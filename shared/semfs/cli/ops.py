@@ -21,7 +21,7 @@ from semfs.cli.common import (
 from semfs.config import Settings
 from semfs.domain.models import SearchMode
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
-from semfs.pipeline.catalogue.files import status_rows
+from semfs.pipeline.catalogue.files import status_rows, status_warnings
 from semfs.pipeline.catalogue.jobs import jobs_view
 from semfs.pipeline.intake.ingest import resume
 from semfs.pipeline.maintenance.reindex import reindex as rebuild_index
@@ -54,6 +54,8 @@ def status(
     for s, o, n in rows:
         table.add_row(s, o or "-", str(n))
     out.print(table)
+    for warning in status_warnings(rows):
+        out.print(f"[yellow]{warning}[/yellow]")
     for t, view in queue.items():
         if view.jobs:
             counts = ", ".join(f"{k} {n}" for k, n in view.counts.items())

@@ -8,7 +8,7 @@ from semfs.api.models import (
     StatusOut,
 )
 from semfs.api.request import container, current_tenant, new_router, ok
-from semfs.pipeline.catalogue.files import status_rows
+from semfs.pipeline.catalogue.files import status_rows, status_warnings
 from semfs.pipeline.catalogue.jobs import jobs_view
 
 router = new_router()
@@ -33,4 +33,4 @@ def status() -> StatusOut:
     tenant = current_tenant()
     rows = status_rows(container(), tenant)
     counts = [{"status": s, "outcome": o, "count": n} for s, o, n in rows]
-    return StatusOut.model_validate({"tenant": tenant, "counts": counts})
+    return StatusOut.model_validate({"tenant": tenant, "counts": counts, "warnings": status_warnings(rows)})

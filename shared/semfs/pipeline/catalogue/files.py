@@ -28,6 +28,17 @@ def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | No
     return sorted(((s, o, n) for (s, o), n in counts.items()), key=lambda r: (r[0], r[1] or ""))
 
 
+def status_warnings(rows: list[tuple[str, str | None, int]]) -> list[str]:
+    """What the counts say a person must fix: files that failed on a refused model key."""
+    refused = sum(n for _, o, n in rows if o == Outcome.FAILED_CONFIG.value)
+    if not refused:
+        return []
+    return [
+        f"{refused} file(s) failed because the model endpoint refused semfs's API key: set the key "
+        "(docs/deploy.md, 'Rotating the LLM key'); the reconcile sweep then runs them again"
+    ]
+
+
 FACET_CAP = 10_000  # records a facet count reads at most (the page says when it counted only these)
 
 
