@@ -300,3 +300,31 @@ def test_the_api_is_throttled_and_the_llm_routes_more(template: dict[str, Any], 
     routes = {f"{method.upper()} {path}" for path, methods in paths.items() for method in methods}
     assert set(api["RouteSettings"]) <= routes
     assert template["Parameters"]["AskRateLimit"]["Default"] < template["Parameters"]["ApiRateLimit"]["Default"]
+
+
+def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[str, Any]) -> None:
+    """The CRUD policy templates granted Scan, DeleteItem and BatchWriteItem to functions that never call
+    them. From the adapters' calls: a deleted file is a tombstone (no DeleteItem on the files table), only
+    maintenance walks every tenant (Scan), only mail writes a thread's items in batches, and only a tag
+    merge (the API, maintenance) deletes an alias item. Every call the AWS tests make is also checked
+    against these roles (iam_check.py)."""
+
+    def grants(function: str, table: str) -> set[str]:
+        role = translated["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"][0]
+        found: set[str] = set()
+        for st in policy_statements(translated["Resources"][role]["Properties"].get("Policies", [])):
+            if table in json.dumps(st.get("Resource")):
+                actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+                found |= {a for a in actions if a.startswith("dynamodb:")}
+        return found
+
+    functions = _functions(translated)
+    assert {f for f in functions if "dynamodb:Scan" in grants(f, "FilesTable")} == {"ReembedFunction"}
+    for action in ("dynamodb:DeleteItem", "dynamodb:BatchWriteItem"):
+        assert not any(action in grants(f, "FilesTable") for f in functions), action
+    assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "EntityTable")} == {"IngestEmailFunction"}
+    assert {f for f in functions if "dynamodb:DeleteItem" in grants(f, "EntityTable")} == {
+        "SearchApiFunction",
+        "ReembedFunction",
+    }
+    assert not any("dynamodb:Scan" in grants(f, "EntityTable") for f in functions)
