@@ -328,3 +328,17 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
         "ReembedFunction",
     }
     assert not any("dynamodb:Scan" in grants(f, "EntityTable") for f in functions)
+
+
+def test_cors_lets_in_the_web_pages_origin_alone(template: dict[str, Any]) -> None:
+    """No CORS meant a web page on its own origin could call neither the API nor the bucket's presigned
+    upload; '*' would let any site's script use a signed-in person's token. One configured origin, or none."""
+    api = template["Resources"]["HttpApi"]["Properties"]["CorsConfiguration"]
+    bucket = template["Resources"]["Bucket"]["Properties"]["CorsConfiguration"]
+    for cors in (api, bucket):
+        assert cors["Fn::If"][0] == "HasWebOrigin" and cors["Fn::If"][2] == {"Ref": "AWS::NoValue"}
+    assert api["Fn::If"][1]["AllowOrigins"] == [{"Ref": "WebOrigin"}]
+    assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedOrigins"] == [{"Ref": "WebOrigin"}]
+    assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedMethods"] == ["POST"]  # presigned POST uploads only
+    assert template["Parameters"]["WebOrigin"]["Default"] == ""
+    assert template["Parameters"]["WebOrigin"]["AllowedPattern"].startswith("^(https://")  # never "*"
