@@ -658,3 +658,28 @@ def test_files_say_where_they_came_from(api: Api) -> None:
     assert found[0].came_from == "legal/v2/COPYING"
     dropped = ingest_bytes(api.container, "acme", b"Drop.", "d.txt", Provenance(source_key="inbox:scans/d.txt")).record
     assert dropped.came_from == "drop folder: scans/d.txt"
+
+
+def test_more_like_this_from_the_stored_vectors(api: Api) -> None:
+    """GET /files/{id}/similar: the files nearest by meaning, latest versions, the file's own lineage left
+    out, another tenant's never; an unknown id is a 404, a file not indexed a 400."""
+    pallets = "Pallets leave the Rotterdam depot at six; late pallets wait for the next freight train."
+    first = ingest_bytes(api.container, "acme", pallets.encode(), "depot-a.md").record
+    near = ingest_bytes(api.container, "acme", (pallets + " Freight trains run daily.").encode(), "depot-b.md")
+    v2 = ingest_bytes(
+        api.container,
+        "acme",
+        (pallets + " Updated.").encode(),
+        "depot-a.md",
+        Provenance(previous_version_id=first.file_id),
+    ).record
+    status, body = api.call("GET", f"/files/{first.file_id}/similar?limit=5")
+    assert status == 200, body
+    ids = [f["file_id"] for f in body["files"]]
+    assert ids[0] == near.record.file_id  # the nearest
+    assert first.file_id not in ids and v2.file_id not in ids  # its own lineage is left out
+    assert api.files["globex"] not in ids
+    assert all(0 < f["score"] <= 1.0001 for f in body["files"]) and body["files"][0]["came_from"]
+    assert api.call("GET", "/files/f_nope/similar")[0] == 404
+    assert api.call("GET", f"/files/{api.files['globex']}/similar")[0] == 404  # another tenant's file
+    assert api.call("GET", f"/files/{first.file_id}/similar?limit=0")[0] == 422

@@ -746,3 +746,26 @@ def test_a_slow_answer_for_an_earlier_address_is_not_drawn_over_the_newer_one(
         assert len(rows()) == 1 and "fees" in browser.current_url
     finally:
         server.shutdown()
+
+
+def test_a_file_view_lists_files_like_it(library: tuple[Any, int], browser: Any) -> None:
+    """More like this, on the page: a note's view links other notes (nearest by meaning), not itself."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    note = next(r for r in c.repo.query(RecordQuery(tenant_id="default", limit=50)) if r.filename == "note-03.md")
+    server = _signed_in(browser, c, port)
+    try:
+        browser.get(f"http://127.0.0.1:{port}/#/file/{note.file_id}")
+
+        def listed(d: Any) -> list[str] | bool:
+            links = [a.get_attribute("href") or "" for a in d.find_elements(By.CSS_SELECTOR, "#file-similar li a")]
+            return links or False
+
+        links = WebDriverWait(browser, CEILING_S).until(listed)
+        assert links and all("#/file/f_" in h for h in links) and not any(note.file_id in h for h in links)
+    finally:
+        server.shutdown()

@@ -352,6 +352,11 @@ def test_what_the_cli_says_is_what_happened(cli: CliRunner, tmp_path: Path, monk
     fid = json.loads(run(cli, "ingest", str(note), "--tag", "Needs Review", "--json"))["files"][0]["file_id"]
     assert [r["file_id"] for r in json.loads(run(cli, "ls", "--tag", "Needs Review", "--json"))] == [fid]
     assert f"from {note.resolve()}" in run(cli, "ls")  # which of several note.md files this is
+    other = tmp_path / "pallets.md"
+    other.write_text("# Pallets\n\nPallets leave at six for review.")
+    run(cli, "ingest", str(other))
+    assert "pallets.md" in run(cli, "similar", fid)  # more like this: the other file
+    assert [f["filename"] for f in json.loads(run(cli, "similar", fid, "--json"))] == ["pallets.md"]
     assert json.loads(run(cli, "show", fid, "--json"))["came_from"] == str(note.resolve())
     assert "no contacts in tenant 'default'" in run(cli, "contacts")
     assert "no tags that look like the same tag" in run(cli, "tags", "--suggest")

@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from semfs.domain.models import Extraction, IsoDate, JsonInt, Location, SearchFilters, SourceType, StageTiming
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.results import Answer, BriefingItem, FacetCounts, MergeSuggestion, QueueView
+from semfs.domain.results import Answer, BriefingItem, FacetCounts, MergeSuggestion, QueueView, SimilarFile
 from semfs.domain.tags import MAX_LABEL_LEN
 
 HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
@@ -198,6 +198,10 @@ class FileText(BaseModel):
     file_id: str
     blocks: list[TextBlock]
     next_offset: int | None = None  # ?offset= for the next page; none: this is the last
+
+
+class SimilarOut(BaseModel):
+    files: list[SimilarFile]
 
 
 class Download(BaseModel):

@@ -382,6 +382,32 @@ def ls_cmd(
         )
 
 
+@app.command(name="similar")
+def similar_cmd(
+    file_id: str,
+    tenant: Tenant = "default",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=50, help="At most this many.")] = 10,
+    as_json: Json = False,
+) -> None:
+    """Files like this one by meaning (its other versions left out), nearest first."""
+    from semfs.pipeline.query.similar import similar
+
+    with opened(tenant) as c:
+        found = similar(c, tenant, file_id, limit)
+    if as_json:
+        print(json.dumps([f.model_dump() for f in found], indent=2))
+        return
+    if not found:
+        out.print("no other file is like this one")
+    for rank, f in enumerate(found, start=1):
+        out.print(
+            f"{rank}. {f.title or f.filename}  [dim]{f.filename} · {f.file_id} · similarity {f.score:.2f}"
+            + (f" · from {f.came_from}" if f.came_from else "")
+            + "[/dim]",
+            highlight=False,
+        )
+
+
 @app.command(name="cat")
 def cat_cmd(file_id: str, tenant: Tenant = "default") -> None:
     """The text semfs extracted from a file (OCR included), block by block."""

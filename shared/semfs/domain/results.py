@@ -95,3 +95,14 @@ class MergeSuggestion(Frozen):
     into: str
     reasons: list[str]
     evidence: dict[str, TagEvidence] = Field(description="Counts and example files of both tags")
+
+
+class SimilarFile(Frozen):
+    """A file near another by meaning ("more like this"): its latest version, with the cosine similarity
+    of the two files' cards (1 is the same meaning) and where it came from."""
+
+    file_id: str
+    filename: str
+    title: str | None = None
+    score: float
+    came_from: str = ""

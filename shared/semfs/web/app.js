@@ -350,7 +350,7 @@ function clearFile() {
   currentFile = null;
   $("file-loaded").classList.add("hidden");
   ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state"].forEach((id) => { $(id).textContent = ""; });
-  ["file-tags", "file-provenance", "file-versions", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
+  ["file-tags", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
 }
 async function loadFile(id) {
   const cite = pendingCite; pendingCite = null;
@@ -410,6 +410,7 @@ async function loadFile(id) {
     return li;
   }));
   preview(f);
+  similarTo(f, mine);
   const text = await api("GET", "/files/" + encodeURIComponent(id) + "/text").catch(() => ({ blocks: [] }));
   if (stale(mine)) return;
   $("file-text").replaceChildren(...text.blocks.slice(0, 200).map((b) => {
@@ -422,6 +423,18 @@ async function loadFile(id) {
       || blocks.find((p) => cite.location && cite.location.page && p.dataset.location.startsWith("page " + cite.location.page));
     if (target) { target.classList.add("cited"); target.scrollIntoView({ block: "center" }); }
   }
+}
+async function similarTo(f, mine) {
+  // more like this: nearest files by meaning, from the file's stored vectors (its own versions left out)
+  const near = f.status === "indexed"
+    ? await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/similar?limit=5").catch(() => ({ files: [] }))
+    : { files: [] };
+  if (stale(mine)) return;
+  $("file-similar").replaceChildren(...(near.files.length ? near.files.map((s) => {
+    const li = el("li"); const a = el("a", s.title || s.filename); a.href = "#/file/" + encodeURIComponent(s.file_id);
+    li.append(a, el("span", " " + s.filename + (s.came_from ? " · " + s.came_from : ""), "muted"));
+    return li;
+  }) : [el("li", "No other file is like this one.", "muted")]));
 }
 async function preview(f) {
   const box = $("preview"); box.replaceChildren();

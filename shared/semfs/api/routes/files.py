@@ -21,6 +21,7 @@ from semfs.api.models import (
     FileList,
     FileOut,
     FileText,
+    SimilarOut,
     TagPatch,
     TextBlock,
     VersionLink,
@@ -133,6 +134,16 @@ def text(
         blocks.append(block)
         size += cost
     return FileText.model_validate({"file_id": file_id, "blocks": blocks, "next_offset": next_offset})
+
+
+@router.get("/files/<file_id>/similar", summary="Files like this one, by meaning", responses=ok(SimilarOut))
+def similar_files(
+    file_id: str, limit: Annotated[int, Query(ge=1, le=50, description="At most this many files")] = 10
+) -> SimilarOut:
+    from semfs.pipeline.query.similar import similar
+
+    record = record_in_tenant(file_id)
+    return SimilarOut(files=similar(container(), record.tenant_id, file_id, limit))
 
 
 @router.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
