@@ -835,3 +835,35 @@ def test_letter_spaced_pdf_text_reads_as_words() -> None:
     pdf.save()
     text = extract_file(out.getvalue(), "report.pdf", LIMITS).document.text
     assert "Here is the quarterly freight report" in text and "Rotterdam depot in winter" in text
+
+
+def test_pptx_master_text_and_notes_outside_the_notes_box() -> None:
+    """Text a slide master puts on every slide (a footer text box) and a presenter's text box beside the
+    notes box on a notes page were lost; the master's placeholders (template text) stay out."""
+    import copy
+
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    footer = slide.shapes.add_textbox(Inches(0.2), Inches(7), Inches(4), Inches(0.4))
+    footer.text_frame.text = "Northwind confidential"
+    prs.slide_masters[0].shapes._spTree.append(copy.deepcopy(footer._element))  # python-pptx adds none to a master
+    slide.shapes._spTree.remove(footer._element)
+    slide.shapes.title.text = "Q3 freight"
+    slide.placeholders[1].text_frame.text = "Pallets shipped rose 12 %"
+    notes = slide.notes_slide
+    notes.notes_text_frame.text = "Mention the Rotterdam strike."
+    aside = slide.shapes.add_textbox(Inches(0.5), Inches(9), Inches(5), Inches(0.5))
+    aside.text_frame.text = "Backup: customs data"
+    notes.shapes._spTree.append(copy.deepcopy(aside._element))  # a text box beside the notes box
+    slide.shapes._spTree.remove(aside._element)
+    out = io.BytesIO()
+    prs.save(out)
+    texts = [b.text for b in extract_file(out.getvalue(), "q3.pptx", LIMITS).document.blocks]
+    joined = "\n".join(texts)
+    assert "On every slide: Northwind confidential" in texts
+    (spoken,) = [t for t in texts if t.startswith("Speaker notes:")]
+    assert spoken == "Speaker notes: Mention the Rotterdam strike.\nBackup: customs data"
+    assert "Click to edit" not in joined

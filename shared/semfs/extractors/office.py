@@ -409,6 +409,12 @@ def _sheet_block(sheet: str, header: str, rows: list[str], start: int, end: int,
     return Block(kind="table", text=text, location=Location(sheet=sheet, row_start=start, row_end=end))
 
 
+def _is_page_furniture(text: str) -> bool:
+    """A slide number or page field left as text ("‹#›", "12"): nothing to read."""
+    bare = text.strip()
+    return not bare or bare in ("\u2039#\u203a", "<#>") or bare.isdigit()
+
+
 def _shape_texts(shapes: Any, skip: Any) -> Iterator[str]:
     """Text of every shape, group shapes opened recursively: text frames, table rows (empty cells left out),
     and charts' titles and data."""
@@ -476,7 +482,13 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
         if body:
             blocks.append(Block(text=body, location=loc))
         if slide.has_notes_slide:
-            notes = budget.take(normalise(slide.notes_slide.notes_text_frame.text or ""))
+            notes_slide = slide.notes_slide
+            box = notes_slide.notes_text_frame
+            # the notes box, and any text a presenter put elsewhere on the notes page (a text box beside it)
+            extra = [
+                t for t in _shape_texts(notes_slide.shapes, notes_slide.notes_placeholder) if not _is_page_furniture(t)
+            ]
+            notes = budget.take(normalise("\n".join([(box.text if box is not None else "") or "", *extra]).strip()))
             if notes:
                 blocks.append(Block(kind="notes", text=f"Speaker notes: {notes}", location=loc))
         comments = budget.take(normalise("\n".join(slide_comments(pkg, part))))
@@ -484,6 +496,16 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
             blocks.append(Block(kind="notes", text=comments, location=loc))
         if budget.left <= 0:
             break
+    # what every slide shows from its master (a footer, a confidentiality line), once; not the master's
+    # placeholders, whose text is the template's own ("Click to edit Master title style")
+    masters = list(dict.fromkeys(
+        t for master in prs.slide_masters for t in _shape_texts(
+            [s for s in master.shapes if not s.is_placeholder], None
+        ) if not _is_page_furniture(t)
+    ))  # fmt: skip
+    if masters and budget.left > 0:
+        text = budget.take(normalise("\n".join(masters)))
+        blocks.append(Block(kind="notes", text=f"On every slide: {text}", location=Location(slide=1)))
     dated = _dated(prs.core_properties)
     return ExtractedDocument(
         blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated, document_date=dated
