@@ -867,3 +867,17 @@ def test_pptx_master_text_and_notes_outside_the_notes_box() -> None:
     (spoken,) = [t for t in texts if t.startswith("Speaker notes:")]
     assert spoken == "Speaker notes: Mention the Rotterdam strike.\nBackup: customs data"
     assert "Click to edit" not in joined
+
+
+def test_rtf_footnotes_headers_comments_and_emoji_are_read() -> None:
+    """striprtf drops the footnote, header, footer and annotation destinations, and decodes an emoji's two
+    \\u surrogates as two characters, which became U+FFFD twice."""
+    rtf = (
+        rb"{\rtf1\ansi\uc1 Pallets ship on time \u-10179?\u-8704? every week.\par "
+        rb"{\footnote A footnote about Rotterdam.}{\header Northwind header}{\footerr Page footer}"
+        rb"{\*\atnid JO}{\*\annotation Check the dates.}}"
+    )
+    text = extract_file(rtf, "memo.rtf", LIMITS).document.text
+    assert "Pallets ship on time \U0001f600 every week." in text and "\ufffd" not in text
+    for seen in ("A footnote about Rotterdam.", "Northwind header", "Page footer", "Check the dates."):
+        assert seen in text, seen

@@ -89,14 +89,21 @@ def extract_code(text: str) -> ExtractedDocument:
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
+# destinations whose text a reader sees but striprtf skips: footnotes, headers and footers, comments
+_RTF_READ = re.compile(r"(?:\\\*)?\\(?:footnote|header[lrf]?|footer[lrf]?|annotation)(?![A-Za-z])")
+
+
 def extract_rtf(text: str) -> ExtractedDocument:
-    """RTF's text without its control words (striprtf), never the raw markup."""
+    """RTF's text without its control words (striprtf), never the raw markup. Footnotes, headers,
+    footers and comments are read as paragraphs of their own (striprtf drops those destinations), and a
+    character beyond the BMP (an emoji, written as two \\u surrogates) is one character, not two U+FFFD."""
     from striprtf.striprtf import rtf_to_text
 
     try:
-        plain: str = rtf_to_text(text, errors="ignore")  # type: ignore[no-untyped-call]
+        plain: str = rtf_to_text(_RTF_READ.sub(r"\\par ", text), errors="ignore")  # type: ignore[no-untyped-call]
     except (ValueError, IndexError) as e:
         raise ParseFailed(f"the RTF cannot be read: {type(e).__name__}") from e
+    plain = plain.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # pairs joined
     return ExtractedDocument(blocks=_paragraph_blocks(normalise(plain)))
 
 
