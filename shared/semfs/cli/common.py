@@ -60,10 +60,11 @@ def existing_data() -> None:
     """End a command that reads semfs's data where there is none, saying where it looked. Before, it
     created an empty ``.semfs/`` in whatever folder it ran from and answered "no results"."""
     try:
-        data_dir = Settings().data_dir
+        settings = Settings()
     except Exception:  # a configuration error: container() says it
         return
-    if Settings().backend == "local" and not Path(data_dir).is_dir():
+    data_dir = settings.data_dir
+    if settings.backend == "local" and not Path(data_dir).is_dir():
         err.print(
             f"[red]no semfs data in {Path(data_dir).resolve()}[/red]: nothing was ingested with this data folder. "
             "Run from the folder where you ran `semfs ingest`, or set SEMFS_DATA_DIR to its data folder."

@@ -167,12 +167,12 @@ def _compressed(method: str, mime: str, data: bytes, filename: str, limits: Extr
     """A file compressed on its own (``ls.1.gz``, ``changelog.Debian.gz``): read as the file it holds,
     named without the compression suffix. A compressed archive (``.tar.gz``) or a file compressed twice is
     not unpacked; pages inside that would need OCR are not OCR'd (the stored bytes are the compressed ones)."""
-    from semfs.extractors.sniff import COMPRESSED, COMPRESSED_EXTS
+    from semfs.extractors.sniff import COMPRESSED, COMPRESSED_EXTS, COMPRESSED_TARS
 
     inner = decompress(method, data, limits.archive)
     path = PurePosixPath(filename)
     name = path.stem if path.suffix.lower() in COMPRESSED_EXTS else path.name
-    if path.suffix.lower() in (".tgz", ".tbz2", ".txz") or name.lower().endswith(".tar") or inner[257:262] == b"ustar":
+    if path.suffix.lower() in COMPRESSED_TARS or name.lower().endswith(".tar") or inner[257:262] == b"ustar":
         raise FileSkipped(
             f"a {method}-compressed tar archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
         )

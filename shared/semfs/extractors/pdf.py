@@ -96,7 +96,8 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
                 blocks.append(Block(text=text, location=Location(page=i + 1)))
             if truncated:
                 break
-        form = _form_values(data)
+        has_form = pdfium.raw.FPDF_GetFormType(pdf.raw) != pdfium.raw.FORMTYPE_NONE
+        form = _form_values(readers, data) if has_form else ""  # (no form: pypdf never parses the file)
         if form:
             blocks.append(Block(kind="notes", text=form, location=Location(page=1)))
         outline = [t for t in _outline(pdf) if t not in "\n".join(b.text for b in blocks[:50])]
@@ -177,14 +178,8 @@ def _letter_spaced(text: str) -> bool:
 def _respaced(readers: dict[str, Any], data: bytes, index: int) -> str | None:
     """The page's text through pypdf, which keeps a wider gap between words than between letters
     ("H e r e  i s"): letters joined, words kept. ``None`` when it does not tell the two apart."""
-    import io
-
     try:
-        from pypdf import PdfReader
-
-        if "pdf" not in readers:
-            readers["pdf"] = PdfReader(io.BytesIO(data))
-        raw = readers["pdf"].pages[index].extract_text() or ""
+        raw = _pypdf(readers, data).pages[index].extract_text() or ""
     except Exception:  # pypdf raises many types for a damaged page: pdfium's reading stands
         return None
     if "  " not in raw:
@@ -200,16 +195,23 @@ def _respaced(readers: dict[str, Any], data: bytes, index: int) -> str | None:
 MAX_FORM_FIELDS = 2000
 
 
-def _form_values(data: bytes) -> str:
+def _pypdf(readers: dict[str, Any], data: bytes) -> Any:
+    """pypdf's reading of the file, made once for every page and the form that need it."""
+    import io
+
+    from pypdf import PdfReader
+
+    if "pdf" not in readers:
+        readers["pdf"] = PdfReader(io.BytesIO(data))
+    return readers["pdf"]
+
+
+def _form_values(readers: dict[str, Any], data: bytes) -> str:
     """What a filled form says: each field's name and value (``Claimant: Jane Okafor``), checked boxes by
     name. pdfium's text layer has none of them (a widget's value is drawn by its appearance, not as
     page text): a filled form showed 1 of its 4 values. Read with pypdf; a broken form costs the form."""
-    import io
-
     try:
-        from pypdf import PdfReader
-
-        fields = PdfReader(io.BytesIO(data)).get_fields() or {}
+        fields = _pypdf(readers, data).get_fields() or {}
     except Exception:  # pypdf raises many types for a damaged form
         return ""
     lines: list[str] = []

@@ -89,7 +89,8 @@ COMPRESSED = {
     b"BZh": ("bzip2", "application/x-bzip2"),
     b"\xfd7zXZ\x00": ("xz", "application/x-xz"),
 }
-COMPRESSED_EXTS = {".gz": "gzip", ".tgz": "gzip", ".bz2": "bzip2", ".tbz2": "bzip2", ".xz": "xz", ".txz": "xz"}
+COMPRESSED_EXTS = frozenset({".gz", ".bz2", ".xz"})
+COMPRESSED_TARS = frozenset({".tgz", ".tbz2", ".txz"})
 _MAN_EXT = re.compile(r"^\.(?:[1-9][a-z0-9]{0,8}|man|n|l)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
