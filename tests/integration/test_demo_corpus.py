@@ -93,3 +93,48 @@ def test_enrichment_gives_title_summary_and_tags(loaded: Container) -> None:
         assert r.title and r.summary
         assert 1 <= len(r.summary.split(". ")) <= 4 or len(r.summary) < 600
         assert 3 <= len(r.tags) <= 14, (r.filename, r.tags)
+
+
+# -- calibrated relevance (issue 30): one meaning in every mode, and nothing for a query nothing answers
+NO_ANSWER = [
+    "zzqqxx nonexistentword",
+    "recipe for a sourdough bread starter",
+    "what is the offside rule in ice hockey",
+]
+
+
+@pytest.mark.parametrize("query", NO_ANSWER)
+def test_a_query_nothing_answers_gets_no_results_and_says_why(loaded: Container, query: str) -> None:
+    # before: "zzqqxx nonexistentword" found 8 files, the first at score 0.5 (min-max gave each leg's best full marks)
+    resp = search(loaded, T, SearchRequest(query=query))
+    assert resp.results == [], [(r.filename, r.relevance) for r in resp.results]
+    assert resp.note and "relevant enough" in resp.note and resp.left_out > 0
+
+
+def test_the_demo_question_is_answered_by_the_contract_and_nothing_weak_looks_strong(loaded: Container) -> None:
+    # before: the security policy came second at 0.33, as high as a real match looked
+    resp = search(loaded, T, SearchRequest(query="how long do we have to pay Acme invoices"))
+    first = resp.results[0]
+    assert first.filename in {"supply-agreement.docx", "q3-board-update.pptx"}
+    assert not first.weak and first.relevance >= 0.25
+    policy = [r for r in resp.results if r.filename == "security-policy.pdf"]
+    assert all(r.weak for r in policy), policy
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
+def test_one_threshold_works_in_every_mode(loaded: Container, mode: str) -> None:
+    # before: scores meant different things per mode (hybrid 0-1, keyword 14.4), so no threshold could be set
+    real = search(loaded, T, SearchRequest(query="how many days of paid holiday do staff get", mode=mode))
+    assert real.results[0].filename == "employee-handbook.md"
+    assert 0.25 <= real.results[0].relevance <= 1.0 and not real.results[0].weak
+    nonsense = search(loaded, T, SearchRequest(query="zzqqxx nonexistentword", mode=mode))
+    assert nonsense.results == []
+
+
+def test_ask_refuses_on_weak_evidence_with_the_reason(loaded: Container) -> None:
+    from semfs.pipeline.query.ask import ask
+
+    refused = ask(loaded, T, "what is the offside rule in ice hockey")
+    assert refused.status == "no_answer" and refused.reason
+    answered = ask(loaded, T, "how many days of paid holiday do staff get")
+    assert answered.status == "answered" and "28 days" in (answered.answer or "")

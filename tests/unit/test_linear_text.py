@@ -60,6 +60,7 @@ def _functions() -> dict[str, Callable[[str], object]]:
     )
     from semfs.domain.errors import EnrichmentFailed
     from semfs.domain.models import Block, ExtractedDocument
+    from semfs.domain.relevance import coverage
     from semfs.domain.tags import slugify
     from semfs.domain.text import normalise, sentences, words
     from semfs.extractors.text import extract_html
@@ -91,6 +92,7 @@ def _functions() -> dict[str, Callable[[str], object]]:
         "extractive enricher": lambda t: ExtractiveEnricher().enrich(EnrichInput(document(t), "x.txt")),
         "chunk_document": lambda t: chunk_document(document(t)),
         "words": words,
+        "relevance coverage": lambda t: coverage(["alpha", "aaaa", "ab"], [t, t]),
         "sentences": sentences,
         "normalise": normalise,
         "slugify": slugify,

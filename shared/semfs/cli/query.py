@@ -41,6 +41,8 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
                 "title": r.title,
                 "summary": r.summary,
                 "score": r.score,
+                "relevance": r.relevance,
+                "weak": r.weak,
                 "version": r.version,
                 "tags": r.tags,
                 "origin": r.origin,
@@ -59,6 +61,8 @@ def _search_json(resp: SearchResponse) -> dict[str, Any]:
             for r in resp.results
         ],
         "degraded": resp.degraded,
+        "left_out": resp.left_out,
+        "note": resp.note,
     }
 
 
@@ -110,14 +114,15 @@ def search(
     if resp.degraded:
         out.print("[yellow]embeddings unavailable: keyword results only[/yellow]")
     if not resp.results:
-        out.print("no results")
+        out.print(f"no results: {resp.note}", highlight=False)
     for rank, r in enumerate(resp.results, start=1):
         badge = "" if r.is_latest else f" [dim](v{r.version}, not latest)[/dim]"
+        weak = " [yellow](weak match)[/yellow]" if r.weak else ""
         dated = f"dated {r.document_date:%Y-%m-%d} · " if r.document_date else ""
         added = f"added {r.ingested_at:%Y-%m-%d} · " if r.ingested_at else ""
         out.print(
-            f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}  [dim]{r.filename} · {r.file_id} · "
-            f"{dated}{added}score {r.score:.4f}[/dim]"
+            f"[bold]{rank}. {r.title or r.filename}[/bold]{badge}{weak}  [dim]{r.filename} · {r.file_id} · "
+            f"{dated}{added}relevance {r.relevance:.2f}[/dim]"
         )
         if r.came_from:
             out.print(f"   [dim]from {r.came_from}[/dim]", highlight=False)

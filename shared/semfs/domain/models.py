@@ -314,7 +314,11 @@ class SearchResultItem(Frozen):
     filename: str
     title: str | None
     summary: str | None
-    score: float
+    score: float  # the fused ranking score: orders this response, means nothing across queries or modes
+    # the calibrated probability that the file answers the query (``domain/relevance.py``): the same
+    # meaning in every mode and query; ``weak`` below ``relevance.WEAK``
+    relevance: float = 0.0
+    weak: bool = False
     version: int
     is_latest: bool
     tags: list[str]
@@ -332,3 +336,5 @@ class SearchResponse(Frozen):
     results: list[SearchResultItem]
     degraded: bool = False
     mode: SearchMode
+    left_out: int = 0  # files that matched but fell below the relevance floor, so are not shown
+    note: str | None = None  # why there are no results, in words, when there are none

@@ -48,6 +48,7 @@ class BriefingItem(Frozen):
     title: str | None
     summary: str | None
     score: float
+    relevance: float = 0.0  # calibrated, as a search result's (``domain/relevance.py``)
     why: str
 
 

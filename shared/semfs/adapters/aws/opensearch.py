@@ -521,9 +521,15 @@ class OpenSearchIndex:
         for file_id in changed:
             self.replace_file(tenant_id, file_id, docs_of(file_id))
 
-    def _hits(self, result: dict[str, Any]) -> list[IndexHit]:
+    def _hits(self, result: dict[str, Any], knn: bool = False) -> list[IndexHit]:
+        """The hits; a k-NN leg's as the cosine itself, as the local index scores them (``cosinesimil``
+        answers (1 + cos) / 2: OpenSearch's "Spaces" table), so relevance is calibrated alike."""
         return [
-            IndexHit(chunk_id=h["_source"]["chunk_id"], file_id=h["_source"]["file_id"], score=float(h["_score"]))
+            IndexHit(
+                chunk_id=h["_source"]["chunk_id"],
+                file_id=h["_source"]["file_id"],
+                score=2 * float(h["_score"]) - 1 if knn else float(h["_score"]),
+            )
             for h in result["hits"]["hits"]
         ]
 
@@ -541,7 +547,7 @@ class OpenSearchIndex:
         if not self._exists(create=False):
             return []
         body = knn_body(tenant_id, vector, filters, k)
-        return self._hits(self._call("search", self.client.search, index=self._index, body=body))
+        return self._hits(self._call("search", self.client.search, index=self._index, body=body), knn=True)
 
     def knn_staged(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str
@@ -552,7 +558,7 @@ class OpenSearchIndex:
         if name == self._active_index() or not self._call("exists", self.client.indices.exists, index=name):
             return []
         body = knn_body(tenant_id, vector, filters, k)
-        return self._hits(self._call("search", self.client.search, index=name, body=body))
+        return self._hits(self._call("search", self.client.search, index=name, body=body), knn=True)
 
     def hybrid_legs(
         self, tenant_id: str, query: str, vector: Sequence[float], filters: SearchFilters, k: int, cards: bool
@@ -563,10 +569,10 @@ class OpenSearchIndex:
         body = hybrid_searches(self._index, tenant_id, query, vector, filters, k, cards)
         result = self._call("msearch", self.client.msearch, body=body)
         legs: list[list[IndexHit]] = []
-        for answer in result["responses"]:
+        for n, answer in enumerate(result["responses"]):
             if "error" in answer:  # _msearch answers 200 with the failed search's status inside
                 raise _answered("msearch", int(answer.get("status", 500)))
-            legs.append(self._hits(answer))
+            legs.append(self._hits(answer, knn=n == 0))  # the k-NN search comes first (hybrid_searches)
         return legs
 
     def get_docs(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, IndexDoc]:

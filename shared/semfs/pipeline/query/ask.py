@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from semfs.domain.enrichment import checked_answer
 from semfs.domain.errors import EnrichmentFailed, NotFound
 from semfs.domain.models import IndexDoc, SearchFilters
+from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
 from semfs.pipeline.query.search import highlight, retrieve
@@ -28,12 +29,20 @@ MIN_QUERY_CHARS = 10
 
 def _chunks_in_scope(
     c: Container, tenant: str, question: str, filters: SearchFilters, limit: int
-) -> tuple[list[IndexDoc], str]:
-    """The retrieved chunks, and the text the keyword legs searched for them (``keyword_text``)."""
+) -> tuple[list[IndexDoc], str, str | None]:
+    """The retrieved chunks of the files relevant enough to answer from (``WEAK`` or above), the text
+    the keyword legs searched for them (``keyword_text``), and, when none is, why."""
     found = retrieve(c, tenant, question, "hybrid", filters, limit)
-    ids = [h.chunk_id for _, _, hits in found.files for h in hits]
-    docs = c.index.get_docs(tenant, ids)
-    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query
+    strong = [(f, hits) for f, _, hits in found.files if found.relevance[f] >= WEAK]
+    if not strong:
+        if not found.files:
+            why = "nothing in scope is relevant enough to the question" if found.below_floor else ""
+            return [], found.keyword_query, why or "nothing in scope matches the question"
+        best = max(found.relevance[f] for f, _, _ in found.files)
+        return [], found.keyword_query, f"the closest passages are weak evidence (relevance {best:.2f})"
+    ids = [h.chunk_id for _, hits in strong for h in hits]
+    docs = found.docs
+    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
 
 
 def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None = None, limit: int = 6) -> Answer:
@@ -41,9 +50,9 @@ def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None 
     question = " ".join(question.split())
     if len(question) < MIN_QUERY_CHARS:
         return Answer.refused("the question is too short")
-    chunks, keyword_query = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
+    chunks, keyword_query, weak = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
     if not chunks:
-        return Answer.refused("nothing in scope matches the question")
+        return Answer.refused(weak or "nothing in scope matches the question")
     result = c.answerer.answer(question, keyword_query, chunks)
     if isinstance(result, str):
         return Answer.refused(result)
@@ -64,7 +73,7 @@ def context(
     if len(text) < MIN_QUERY_CHARS:
         return []
     found = retrieve(c, tenant, text, "hybrid", filters or SearchFilters(), limit)
-    docs = c.index.get_docs(tenant, [hits[0].chunk_id for _, _, hits in found.files])
+    docs = found.docs
     brief = []
     for file_id, score, hits in found.files:
         try:
@@ -80,6 +89,7 @@ def context(
                 title=record.title,
                 summary=record.summary,
                 score=round(score, 6),
+                relevance=round(found.relevance.get(file_id, 0.0), 4),
                 why=why,
             )
         )

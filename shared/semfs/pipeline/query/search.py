@@ -8,12 +8,13 @@ credential, never from the request body.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable, NotFound, RerankUnavailable
 from semfs.domain.models import (
+    IndexDoc,
     IndexHit,
     SearchFilters,
     SearchMode,
@@ -23,6 +24,7 @@ from semfs.domain.models import (
     Snippet,
 )
 from semfs.domain.ranking import RankedFile, fuse_files, overfetch
+from semfs.domain.relevance import WEAK, Calibration, Evidence, coverage, judge
 from semfs.domain.tags import slugify
 from semfs.domain.text import STOPWORDS, query_terms, words
 from semfs.observability import get_logger
@@ -46,12 +48,25 @@ class Retrieved:
     files: list[tuple[str, float, list[IndexHit]]]
     degraded: bool
     keyword_query: str  # what the BM25 legs searched (``keyword_text``): the words snippets mark
+    # each file's calibrated relevance (``domain/relevance.py``) and the evidence it rests on
+    relevance: dict[str, float] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    docs: dict[str, IndexDoc] = field(default_factory=dict)  # the documents of the files' hits
+    below_floor: int = 0  # files left out because not one of them was relevant enough
 
 
 def retrieve(
-    c: Container, tenant_id: str, query: str, mode: SearchMode, filters: SearchFilters, limit: int
+    c: Container,
+    tenant_id: str,
+    query: str,
+    mode: SearchMode,
+    filters: SearchFilters,
+    limit: int,
+    *,
+    floor: bool = True,
 ) -> Retrieved:
-    """Ranked files (id, score, best chunk hits) for ``query`` — no records are read here."""
+    """Ranked files (id, score, best chunk hits) for ``query``, each with its calibrated relevance; none
+    when not one file reaches the relevance floor (``floor=False``: every one). No records are read here."""
     if filters.tags:  # a merged-away tag name still finds the files now carrying its target
         from semfs.pipeline.vocabulary import resolve
 
@@ -62,10 +77,12 @@ def retrieve(
     cards = c.settings.search.card_leg
     legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
+    model: str | None = None  # the model whose cosines the k-NN leg gives
     if mode in ("hybrid", "semantic"):
         try:
             embedder = c.query_embedder()
             vector = embedder.embed_query(query)
+            model = embedder.model
             together = (
                 c.index.hybrid_legs(tenant_id, bm25_text, vector, filters, k, cards)
                 if mode == "hybrid" and not c.settings.embedding.new_files_only
@@ -74,7 +91,7 @@ def retrieve(
             if together is not None:  # one round trip to a remote index
                 names: list[Leg] = ["semantic", "keyword", "cards"] if cards else ["semantic", "keyword"]
                 legs = list(zip(names, together, strict=True))
-                return _ranked(c, tenant_id, query, bm25_text, legs, limit, degraded=False)
+                return _ranked(c, tenant_id, query, bm25_text, legs, limit, floor, model, degraded=False)
             legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
             if c.settings.embedding.new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
@@ -83,11 +100,12 @@ def retrieve(
         except (EmbeddingUnavailable, EmbeddingKeyRefused) as e:  # a refused key is alarmed, not a 500
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
+            model = None
     if mode in {"keyword", "hybrid"} or degraded:
         legs.append(("keyword", c.index.keyword(tenant_id, bm25_text, filters, k)))
         if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
             legs.append(("cards", c.index.keyword(tenant_id, bm25_text, filters, k, kind="card")))
-    return _ranked(c, tenant_id, query, bm25_text, legs, limit, degraded)
+    return _ranked(c, tenant_id, query, bm25_text, legs, limit, floor, model, degraded)
 
 
 @cache
@@ -135,14 +153,56 @@ def _ranked(
     bm25_text: str,
     legs: list[tuple[Leg, list[IndexHit]]],
     limit: int,
+    floor: bool,
+    model: str | None,
     degraded: bool,
 ) -> Retrieved:
-    """Fuse the legs per file; then, with a reranker configured, let it reorder the top files."""
+    """Fuse the legs per file; then, with a reranker configured, let it reorder the top files; then
+    weigh each file's evidence: the first ``limit`` files, or none when not one reaches the floor."""
     s = c.settings.search
     weights = [s.fusion_weights.get(name, 1.0) for name, _ in legs]
     files = fuse_files([hits for _, hits in legs], s.fusion, s.rrf_k, weights)
     files = _reranked(c, tenant_id, query, files)
-    return Retrieved(files=files[:limit], degraded=degraded, keyword_query=bm25_text)
+    candidates = files[:limit]
+    docs = c.index.get_docs(tenant_id, [h.chunk_id for _, _, hits in candidates for h in hits])
+    evidence = _evidence(query_terms(bm25_text), [hits for name, hits in legs if name == "semantic"], candidates, docs)
+    extra = {name: Calibration(**cal.model_dump()) for name, cal in s.relevance_calibrations.items()}
+    judged = {f: judge(e, model, extra) for f, e in evidence.items()}
+    scored = {f: j.relevance for f, j in judged.items()}
+    # the floor is the query's: when no file reaches it, nothing answers the query and none is shown;
+    # when one does, the others are shown too (a weak one marked weak): a floor per file cost SciFact
+    # 0.017 nDCG@10, relevant abstracts with few of the query's words and a middling cosine among them
+    answered = not floor or any(j.relevance >= j.floor for j in judged.values())
+    kept = candidates if answered else []
+    return Retrieved(
+        files=kept[:limit],
+        degraded=degraded,
+        keyword_query=bm25_text,
+        relevance=scored,
+        evidence=evidence,
+        docs=docs,
+        below_floor=len(candidates) - len(kept),
+    )
+
+
+def _evidence(
+    terms: list[str], semantic: list[list[IndexHit]], files: list[RankedFile], docs: dict[str, IndexDoc]
+) -> dict[str, Evidence]:
+    """Each file's evidence (``domain/relevance.py``): its nearest passage's cosine, where a k-NN leg
+    ran (a file that leg did not return gets the leg's lowest score, which bounds its own), and the
+    share of the query's words in its title, name and matched passages."""
+    best: dict[str, float] = {}
+    for leg in semantic:
+        for hit in leg:
+            best[hit.file_id] = max(best.get(hit.file_id, hit.score), hit.score)
+    lowest = min((h.score for leg in semantic for h in leg), default=None)
+    out: dict[str, Evidence] = {}
+    for file_id, _, hits in files:
+        found = [docs[h.chunk_id] for h in hits if h.chunk_id in docs]
+        texts = [t for d in found[:1] for t in (d.title, d.filename)] + [d.text for d in found]
+        cosine = best.get(file_id, lowest)
+        out[file_id] = Evidence(cosine=cosine, coverage=coverage(terms, texts))
+    return out
 
 
 def _reranked(c: Container, tenant_id: str, query: str, files: list[RankedFile]) -> list[RankedFile]:
@@ -188,10 +248,10 @@ def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[
 
 
 def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchResponse:
-    """Search one tenant's files; each result carries its best snippets with their locations."""
+    """Search one tenant's files; each result carries its best snippets with their locations and its
+    calibrated relevance. A query nothing answers closely enough gets no results and a note saying so."""
     found = retrieve(c, tenant_id, request.query, request.mode, request.filters, request.limit)
-    chunk_ids = [h.chunk_id for _, _, hits in found.files for h in hits]
-    docs = c.index.get_docs(tenant_id, chunk_ids)
+    docs = found.docs
     terms = query_terms(found.keyword_query)  # the words the keyword leg searched
     items: list[SearchResultItem] = []
     for file_id, score, hits in found.files:
@@ -207,6 +267,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
             doc = docs[hit.chunk_id]
             text, spans = highlight(doc.text, terms)
             snippets.append(Snippet(chunk_id=doc.chunk_id, text=text, location=doc.location, highlights=spans))
+        relevance = found.relevance.get(file_id, 0.0)
         items.append(
             SearchResultItem(
                 file_id=file_id,
@@ -214,6 +275,8 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 title=record.title,
                 summary=record.summary,
                 score=round(score, 6),
+                relevance=round(relevance, 4),
+                weak=relevance < WEAK,
                 version=record.version,
                 is_latest=record.is_latest,
                 tags=record.all_tags,
@@ -226,6 +289,14 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 came_from=record.came_from,
             )
         )
+    note = None
+    if not items:
+        note = (
+            f"nothing is relevant enough to show: {found.below_floor} file(s) share a word or a theme with the"
+            " query, none closely enough"
+            if found.below_floor
+            else "no file matches the query"
+        )
     log.info(
         "search",
         mode=request.mode,
@@ -233,4 +304,6 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
         degraded=found.degraded,
         query_chars=len(request.query),
     )
-    return SearchResponse(results=items, degraded=found.degraded, mode=request.mode)
+    return SearchResponse(
+        results=items, degraded=found.degraded, mode=request.mode, left_out=found.below_floor, note=note
+    )
