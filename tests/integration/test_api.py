@@ -683,3 +683,27 @@ def test_more_like_this_from_the_stored_vectors(api: Api) -> None:
     assert api.call("GET", "/files/f_nope/similar")[0] == 404
     assert api.call("GET", f"/files/{api.files['globex']}/similar")[0] == 404  # another tenant's file
     assert api.call("GET", f"/files/{first.file_id}/similar?limit=0")[0] == 422
+
+
+def test_the_trash_over_http_restores_and_empties_only_the_callers_files(api: Api) -> None:
+    fid = api.files["terms"]
+    status, removed = api.call("DELETE", f"/files/{fid}")
+    assert status == 200 and removed["deleted"] == [fid] and removed["in_trash"] is True and removed["purge_on"]
+    assert api.call("GET", f"/files/{fid}")[0] == 404  # hidden like any deleted file
+    status, listed = api.call("GET", "/trash")
+    assert status == 200 and listed["total"] == 1 and listed["items"][0]["file_id"] == fid
+    # another tenant can neither see nor restore it: the same 404 as for no file at all
+    assert api.call("GET", "/trash", key="globex")[1]["items"] == []
+    assert api.call("POST", f"/files/{fid}/restore", key="globex")[0] == 404
+    assert api.call("POST", f"/files/{api.files['contract']}/restore")[0] == 404  # live: not in the trash
+    status, back = api.call("POST", f"/files/{fid}/restore")
+    assert status == 200 and back["restored"][0]["status"] == "indexed"
+    status, found = api.call("POST", "/search", {"query": "how many days of paid holiday do staff get"})
+    assert found["results"][0]["file_id"] == fid
+    # emptied: erased for good, and restore says so
+    api.call("DELETE", f"/files/{fid}")
+    api.call("DELETE", f"/files/{api.files['globex']}", key="globex")
+    status, purged = api.call("DELETE", "/trash")
+    assert status == 200 and purged["purged"] == [fid]
+    assert api.call("POST", f"/files/{fid}/restore")[0] == 404
+    assert api.call("GET", "/trash", key="globex")[1]["total"] == 1  # theirs stays theirs

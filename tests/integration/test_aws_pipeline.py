@@ -58,10 +58,12 @@ def record_of(stack: Stack) -> Any:
     return record
 
 
-def api_event(method: str, path: str) -> dict[str, Any]:
+def api_event(method: str, path: str, query: dict[str, str] | None = None) -> dict[str, Any]:
     """An HTTP API (payload 2.0) request with a verified tenant claim, as API Gateway hands it over."""
     event: dict[str, Any] = json.loads((ROOT / "events" / "apigw_search.json").read_text())
     event.update(rawPath=path, routeKey=f"{method} {path}", body=None)
+    if query:
+        event.update(queryStringParameters=query, rawQueryString="&".join(f"{k}={v}" for k, v in query.items()))
     event["requestContext"]["http"].update(method=method, path=path)
     return event
 
@@ -604,7 +606,7 @@ def test_removing_the_object_deletes_the_file(aws_stack: Stack) -> None:
     assert json.loads(event["Records"][0]["body"])["Records"][0]["eventName"].startswith("ObjectRemoved")
     assert aws_stack.handlers["ingest_upload"].lambda_handler(event, FakeContext()) == {"batchItemFailures": []}
     gone = record_of(aws_stack)
-    assert gone.file_id == record.file_id and gone.status.value == "deleted"
+    assert gone.file_id == record.file_id and gone.status.value == "trashed"  # restorable, as any delete
     assert search(aws_stack, "payable thirty days")["results"] == []
 
 
@@ -698,10 +700,36 @@ def test_a_deleted_file_leaves_no_version_of_anything_it_stored(aws_stack: Stack
 
     assert versions(KEY) and versions(record.blob_key) and versions(f"derived/acme/{record.file_id}/")
     response = aws_stack.handlers["search_api"].lambda_handler(
-        api_event("DELETE", f"/files/{record.file_id}"), FakeContext()
+        api_event("DELETE", f"/files/{record.file_id}", {"purge": "true"}), FakeContext()
     )
     assert response["statusCode"] == 200, response
+    assert json.loads(response["body"])["in_trash"] is False
     assert versions(KEY) == versions(record.blob_key) == versions(f"derived/acme/{record.file_id}/") == []
+
+
+def test_the_trash_in_aws_hides_restores_and_purges_under_the_apis_role(aws_stack: Stack) -> None:
+    """DynamoDB keeps the trashed record, OpenSearch loses its documents; restoring rewrites them from the
+    stored chunks and vectors (S3 reads, an index write) under the search API's role, in a cold container."""
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+
+    def api(method: str, path: str, query: dict[str, str] | None = None) -> dict[str, Any]:
+        aws_stack.cold("search_api")
+        response = aws_stack.handlers["search_api"].lambda_handler(api_event(method, path, query), FakeContext())
+        assert response["statusCode"] == 200, response
+        return json.loads(response["body"])  # type: ignore[no-any-return]
+
+    deleted = api("DELETE", f"/files/{record.file_id}")
+    assert deleted["in_trash"] is True and deleted["purge_on"]
+    assert search(aws_stack, "payable thirty days")["results"] == []
+    assert [i["file_id"] for i in api("GET", "/trash")["items"]] == [record.file_id]
+    (back,) = api("POST", f"/files/{record.file_id}/restore")["restored"]
+    assert back["status"] == "indexed"
+    assert [r["file_id"] for r in search(aws_stack, "payable thirty days")["results"]] == [record.file_id]
+    api("DELETE", f"/files/{record.file_id}")
+    assert api("DELETE", "/trash")["purged"] == [record.file_id]
+    assert record_of(aws_stack).status.value == "deleted"
+    assert api("GET", "/trash")["items"] == []
 
 
 def test_every_function_runs_under_its_own_role_in_these_tests(aws_stack: Stack) -> None:

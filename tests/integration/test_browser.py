@@ -769,3 +769,50 @@ def test_a_file_view_lists_files_like_it(library: tuple[Any, int], browser: Any)
         assert links and all("#/file/f_" in h for h in links) and not any(note.file_id in h for h in links)
     finally:
         server.shutdown()
+
+
+def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """Issue 31: nothing a click deleted could be undone ("cannot be undone from here"). Now Delete… moves
+    the file to the trash, the notice offers Undo, and the Trash view restores it; every step is the
+    server's state, read back, not the page's word."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.domain.outcomes import Status
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+    note = by_name["note-02.md"]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        status = lambda: c.repo.get("default", note.file_id).status  # noqa: E731
+
+        def delete_it() -> None:
+            browser.execute_script("location.hash = arguments[0]", f"#/file/{note.file_id}")
+            wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 02")
+            browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
+            _ready(browser, By.ID, "delete-file").click()
+            wait.until(lambda d: status() is Status.TRASHED)
+            assert "note-02.md" in browser.execute_script("return window.asked")
+
+        # Undo, from the notice the delete leaves
+        delete_it()
+        wait.until(lambda d: "note-02.md” is in the trash" in d.find_element(By.ID, "notice").text)
+        _ready(browser, By.ID, "notice-action").click()
+        wait.until(lambda d: status() is Status.INDEXED)
+        # and from the Trash view, after the notice is gone
+        delete_it()
+        browser.execute_script("location.hash = '#/trash'")
+        button = _ready(browser, By.CSS_SELECTOR, f"#trash-list [data-restore='{note.file_id}']")
+        assert "note-02.md" in browser.find_element(By.ID, "trash-list").text
+        _shot(browser, "trash")
+        button.click()
+        wait.until(lambda d: status() is Status.INDEXED)
+        wait.until(lambda d: "The trash is empty." in d.find_element(By.ID, "trash-state").text)
+        assert c.repo.get("default", note.file_id).deleted_at is None
+    finally:
+        server.shutdown()

@@ -72,8 +72,13 @@ def test_ingest_search_show_tag_rm_status(cli: CliRunner, tmp_path: Path) -> Non
     assert "v1" in run(cli, "versions", fid, "--tenant", "acme")
     status = json.loads(run(cli, "status", "--json"))
     assert {"status": "indexed", "outcome": "OK", "count": 1} in status
-    assert "deleted 1" in run(cli, "rm", fid, "--tenant", "acme")
+    assert "moved 1 version(s) to the trash" in run(cli, "rm", fid, "--tenant", "acme")
     assert json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json"))["results"] == []
+    assert fid in run(cli, "trash", "--tenant", "acme")
+    assert "restored 1 version(s): terms.md (indexed)" in run(cli, "restore", fid, "--tenant", "acme")
+    assert json.loads(run(cli, "search", "payable", "--tenant", "acme", "--json"))["results"]
+    assert "erased 1 version(s) for good" in run(cli, "rm", fid, "--tenant", "acme", "--purge")
+    assert "the trash is empty" in run(cli, "trash", "--tenant", "acme")
     assert "reindexed 0" in run(cli, "reindex")
     assert "nothing to resume" in run(cli, "resume")
 
@@ -369,3 +374,25 @@ def test_what_the_cli_says_is_what_happened(cli: CliRunner, tmp_path: Path, monk
     assert (work / "note.md").read_text() == "my own edits"
     assert "wrote" in cli.invoke(app, ["get", fid, "--force"]).output
     assert (work / "note.md").read_text().startswith("# Review")
+
+
+def test_search_with_nothing_relevant_says_so_and_exits_0(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the hash embedder has no calibration of its own; one configured for it (as a team would for a remote
+    # model, SEMFS_RELEVANCE_CALIBRATIONS) puts its floor to work
+    monkeypatch.setenv(
+        "SEMFS_RELEVANCE_CALIBRATIONS", '{"hash-384": {"intercept": -6, "cosine": 6, "coverage": 6, "floor": 0.05}}'
+    )
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "terms.md").write_text("# Payment terms\n\nInvoices are payable within thirty days.")
+    run(cli, "ingest", str(folder))
+    found = json.loads(run(cli, "search", "payable thirty days", "--json"))
+    (hit,) = found["results"]
+    assert 0.05 <= hit["relevance"] <= 1 and hit["weak"] is False
+    # before: a query sharing nothing with any file still listed them, the first at score 0.5
+    nothing = run(cli, "search", "zzqqxx nonexistentword")
+    assert nothing.startswith("no results: nothing is relevant enough"), nothing
+    as_json = json.loads(run(cli, "search", "zzqqxx nonexistentword", "--json"))
+    assert as_json["results"] == [] and as_json["left_out"] == 1 and "relevant enough" in as_json["note"]

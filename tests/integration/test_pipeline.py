@@ -360,7 +360,7 @@ def test_rm_removes_from_every_mode_and_promotes_the_previous_version(container:
         ids = [r.file_id for r in search(container, T, SearchRequest(query="supply agreement", mode=mode)).results]
         assert ids == [v1.file_id]
     assert container.repo.get(T, v1.file_id).is_latest
-    assert container.repo.get(T, v2.file_id).status is Status.DELETED
+    assert container.repo.get(T, v2.file_id).status is Status.TRASHED
     delete_file(container, T, v1.file_id, all_versions=True)
     assert search(container, T, SearchRequest(query="supply agreement")).results == []
 
@@ -375,17 +375,19 @@ def test_a_deleted_file_leaves_nothing_of_its_content_behind(container: Containe
     derived = [k for k, _ in container.blobs.list(f"derived/{T}/{other.file_id}/")]
     assert derived and container.blobs.exists(other.blob_key)
 
-    tomb = delete_file(container, T, other.file_id)[0]
+    assert delete_file(container, T, other.file_id)[0].status is Status.TRASHED  # the trash keeps all of it
+    assert derived == [k for k, _ in container.blobs.list(f"derived/{T}/{other.file_id}/")]
+    tomb = delete_file(container, T, other.file_id, purge=True)[0]
     assert [k for k, _ in container.blobs.list(f"derived/{T}/{other.file_id}/")] == []
     assert not container.blobs.exists(other.blob_key)
     assert (tomb.filename, tomb.summary) == ("parking.md", None)
     assert container.repo.get(T, other.file_id).summary is None
 
     assert twin.blob_key == keep.blob_key  # the same bytes, stored once
-    delete_file(container, T, twin.file_id)
+    delete_file(container, T, twin.file_id, purge=True)
     assert container.blobs.exists(keep.blob_key)  # still the original of a live file
     assert load_document(container, container.repo.get(T, keep.file_id)).text
-    delete_file(container, T, keep.file_id)
+    delete_file(container, T, keep.file_id, purge=True)
     assert not container.blobs.exists(keep.blob_key)
 
 

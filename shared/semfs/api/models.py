@@ -210,7 +210,31 @@ class Download(BaseModel):
 
 
 class Deleted(BaseModel):
-    deleted: list[str]
+    deleted: list[str] = Field(description="The versions deleted by this request")
+    in_trash: bool = Field(description="True: restorable (POST /files/{id}/restore) until purge_on; false: erased")
+    purge_on: str | None = Field(default=None, description="The date the trash purges them (ISO 8601)")
+
+
+class Restored(BaseModel):
+    restored: list[FileOut]
+
+
+class TrashItem(BaseModel):
+    file_id: str
+    filename: str
+    title: str | None
+    version: int
+    deleted_at: datetime | None
+    purge_on: str | None
+
+
+class TrashOut(BaseModel):
+    items: list[TrashItem]
+    total: int
+
+
+class Purged(BaseModel):
+    purged: list[str]
 
 
 class TagCount(BaseModel):

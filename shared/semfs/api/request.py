@@ -21,6 +21,7 @@ from semfs.api.models import (
 )
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, SearchFilters
+from semfs.domain.outcomes import Status
 from semfs.pipeline import names
 
 if TYPE_CHECKING:
@@ -76,6 +77,17 @@ def record_in_tenant(file_id: str) -> FileRecord:
         raise NotFoundError("no such file") from e
     if record.deleted_at is not None:
         raise NotFoundError("no such file")
+    return record
+
+
+def trashed_in_tenant(file_id: str) -> FileRecord:
+    """A file of the caller's tenant that is in the trash; 404 for any other (another tenant's too)."""
+    try:
+        record = container().repo.get(current_tenant(), file_id)
+    except NotFound as e:
+        raise NotFoundError("no such file in the trash") from e
+    if record.status is not Status.TRASHED:
+        raise NotFoundError("no such file in the trash")
     return record
 
 

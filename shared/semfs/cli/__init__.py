@@ -1,7 +1,7 @@
 """``semfs …`` — the local command line. Honours ``SEMFS_DATA_DIR`` and ``--tenant``.
 
 Each module is one area of commands, each command a thin shell over a pipeline function: ``files``
-(ingest, ls, show, cat, get, versions, tag, rm), ``query`` (search, ask, context, contacts), ``tags``,
+(ingest, ls, show, cat, get, versions, tag, rm, restore, trash), ``query`` (search, ask, context, contacts), ``tags``,
 ``ops`` (status, the queue, maintenance, eval, the demo), ``serve`` and ``keys``. ``common`` holds the
 app, the consoles, the shared options and the container a command opens. Importing a module registers
 its commands, in the order ``semfs --help`` lists them.
@@ -16,7 +16,7 @@ __all__ = ["app", "main"]
 
 # the order of ``semfs --help``: what a newcomer does first, then finding, then running the store
 _HELP_ORDER = [
-    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "rm"),
+    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "rm", "restore", "trash"),
     *("search", "similar", "ask", "context", "contacts"),
     *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve"),
 ]

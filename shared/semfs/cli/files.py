@@ -126,7 +126,13 @@ def ingest(
             for reg in regs:
                 record = reg.record
                 created = reg.created
-                key = (record.outcome.value if record.outcome else record.status.value) if created else "UNCHANGED"
+                key = (
+                    (record.outcome.value if record.outcome else record.status.value)
+                    if created
+                    else "RESTORED"
+                    if reg.restored
+                    else "UNCHANGED"
+                )
                 outcomes[key] += 1
                 rows.append(
                     {
@@ -149,10 +155,12 @@ def ingest(
         print(json.dumps(report, indent=2))
         raise typer.Exit(code)
     # what happened, not how many were tried: "3 file(s) ingested" when all three were skipped
-    stored = sum(n for k, n in outcomes.items() if k.startswith("OK"))
+    stored = sum(n for k, n in outcomes.items() if k.startswith("OK") or k == "RESTORED")
     title = f"{stored} of {len(rows)} file(s) stored and searchable in tenant '{tenant}'"
     if outcomes.get("UNCHANGED"):
         title += f" ({outcomes['UNCHANGED']} already there)"
+    if outcomes.get("RESTORED"):
+        title += f" ({outcomes['RESTORED']} back from the trash)"
     table = Table(title=title)
     table.add_column("outcome")
     table.add_column("files", justify="right")
@@ -162,7 +170,7 @@ def ingest(
         table.add_row("NOT_FOUND", str(len(missing)))
     out.print(table)
     for row in rows:
-        if row["outcome"] not in ("OK", "UNCHANGED") and row["reason"]:
+        if row["outcome"] not in ("OK", "UNCHANGED", "RESTORED") and row["reason"]:
             out.print(f"  {row['outcome']}: {row['path']} — {row['reason']}")
     raise typer.Exit(code)
 
@@ -310,11 +318,82 @@ def rm(
     all_versions: Annotated[
         bool, typer.Option("--all-versions", help="Every version of the document, not only this one.")
     ] = False,
+    purge: Annotated[
+        bool, typer.Option("--purge", help="Erase it for good now instead of moving it to the trash.")
+    ] = False,
 ) -> None:
-    """Delete a file: tombstone its record and remove it from the index."""
+    """Delete a file: move it to the trash (restorable with `semfs restore`), or with --purge erase it."""
     with opened(tenant) as c:
-        removed = delete_file(c, tenant, file_id, all_versions=all_versions)
-    out.print(f"deleted {len(removed)} version(s)")
+        removed = delete_file(c, tenant, file_id, all_versions=all_versions, purge=purge)
+        days = c.settings.trash_days
+    if not removed:
+        out.print("nothing deleted: it was in the trash or deleted already (`semfs trash` lists the trash)")
+    elif purge or days == 0:
+        out.print(f"erased {len(removed)} version(s) for good")
+    else:
+        out.print(
+            f"moved {len(removed)} version(s) to the trash: `semfs restore {file_id}` brings them back;"
+            f" purged after {days} days",
+            highlight=False,
+        )
+
+
+@app.command()
+def restore(
+    file_id: str,
+    tenant: Tenant = "default",
+    all_versions: Annotated[
+        bool, typer.Option("--all-versions", help="Every version of the document in the trash.")
+    ] = False,
+) -> None:
+    """Bring a file back from the trash, searchable as it was."""
+    from semfs.pipeline.catalogue.trash import restore as run_restore
+
+    with opened(tenant, create=False) as c:
+        back = run_restore(c, tenant, file_id, all_versions=all_versions)
+    out.print(f"restored {len(back)} version(s): " + ", ".join(f"{r.filename} ({r.status.value})" for r in back))
+
+
+@app.command(name="trash")
+def trash_cmd(
+    tenant: Tenant = "default",
+    empty: Annotated[bool, typer.Option("--empty", help="Erase everything in the trash for good.")] = False,
+    older_than: Annotated[
+        float | None, typer.Option("--older-than", min=0, help="With --empty: only what was deleted N+ days ago.")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """List the trash (newest first), or empty it."""
+    from semfs.pipeline.catalogue import trash
+
+    with opened(tenant, create=False) as c:
+        if empty:
+            gone = trash.empty_trash(c, tenant, older_than)
+            if as_json:
+                print(json.dumps({"purged": [r.file_id for r in gone]}, indent=2))
+            else:
+                out.print(f"erased {len(gone)} file(s) for good")
+            return
+        if older_than is not None:
+            err.print("[red]--older-than goes with --empty[/red]")
+            raise typer.Exit(2)
+        items = [(r, trash.purge_date(c, r)) for r in trash.in_trash(c, tenant, limit=1000)]
+    if as_json:
+        rows = [
+            {"file_id": r.file_id, "filename": r.filename, "title": r.title, "deleted_at": r.deleted_at, "purge_on": d}
+            for r, d in items
+        ]
+        print(json.dumps({"trash": rows}, indent=2, default=str))
+        return
+    if not items:
+        out.print("the trash is empty")
+        return
+    table = Table(title=f"{len(items)} file(s) in the trash")
+    for col in ("file id", "name", "deleted", "purged on"):
+        table.add_column(col)
+    for r, d in items:
+        table.add_row(r.file_id, r.filename, f"{r.deleted_at:%Y-%m-%d %H:%M}" if r.deleted_at else "", d or "")
+    out.print(table)
 
 
 @app.command(name="ls")

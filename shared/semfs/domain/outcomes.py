@@ -15,14 +15,15 @@ class Status(StrEnum):
     INDEXED = "indexed"
     FAILED = "failed"
     SKIPPED = "skipped"
-    DELETED = "deleted"
+    TRASHED = "trashed"  # deleted, restorable until purged (pipeline/catalogue/trash.py)
+    DELETED = "deleted"  # purged: a tombstone, what it stored erased
 
     @property
     def terminal(self) -> bool:
         return self in TERMINAL_STATUSES
 
 
-TERMINAL_STATUSES = frozenset({Status.INDEXED, Status.FAILED, Status.SKIPPED, Status.DELETED})
+TERMINAL_STATUSES = frozenset({Status.INDEXED, Status.FAILED, Status.SKIPPED, Status.TRASHED, Status.DELETED})
 
 
 class Outcome(StrEnum):

@@ -108,10 +108,11 @@ function render() {
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
-  const known = ["documents", "search", "ask", "upload", "status"];
+  const known = ["documents", "search", "ask", "upload", "status", "trash"];
   const name = known.includes(view) ? view : "documents";
   show(name);
   if (name === "documents") loadDocs(params);
+  if (name === "trash") loadTrash(params.get("restored"));
   if (name === "status") loadStatus();
   if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
     $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";
@@ -320,12 +321,15 @@ async function runSearch() {
     const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: searchLimit, filters });
     if (stale(mine)) return;
     $("search-state").textContent = (data.results.length ? data.results.length + " result(s)"
-      : "No file matches “" + $("q").value + "”. Try other words, or keyword mode for exact names and numbers.")
+      : (data.left_out ? "Nothing is relevant enough to “" + $("q").value + "”: " + data.left_out
+          + " file(s) share a word or a theme with it, none closely enough."
+        : "No file matches “" + $("q").value + "”.") + " Try other words, or keyword mode for exact names and numbers.")
       + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
     for (const r of data.results) {
       const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
       title.href = "#/file/" + encodeURIComponent(r.file_id);
       li.append(title, el("span", r.filename, "badge"), el("span", SOURCES[r.source_type] || r.source_type, "badge"));
+      if (r.weak) li.append(el("span", "weak match", "badge weak"));
       if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
       if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
       if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
@@ -364,8 +368,9 @@ async function loadFile(id) {
     $("file-title").textContent = err.status === 404 ? "File not found" : "This file could not be opened";
     if (err.status !== 404) { $("file-state").textContent = String(err.message); return; }
     const list = el("a", "Documents"); list.href = "#/documents";
+    const bin = el("a", "Trash"); bin.href = "#/trash";
     $("file-state").append("There is no file at this address: it was deleted, or the link is incomplete. ", list,
-      " lists every file.");
+      " lists every file; a file deleted lately waits in the ", bin, ".");
     return;
   }
   if (stale(mine)) return;
@@ -453,12 +458,66 @@ $("delete-file").addEventListener("click", async () => {
   // the file shown now (clearFile empties it before every load): the one named, confirmed and deleted
   const f = currentFile;
   if (!f) return;
-  if (!window.confirm("Delete “" + f.filename + "”? It leaves search at once; this cannot be undone from here.")) return;
+  if (!window.confirm("Move “" + f.filename + "” to the trash? It leaves search at once; you can restore it from the Trash.")) return;
   try {
-    await api("DELETE", "/files/" + encodeURIComponent(f.file_id));
+    const done = await api("DELETE", "/files/" + encodeURIComponent(f.file_id));
+    notice("“" + f.filename + "” is in the trash" + (done.purge_on ? " until " + done.purge_on : "") + ".",
+           done.in_trash ? ["Undo", () => restoreFile(f.file_id, f.filename, "documents")] : null);
     go("documents");
   } catch (err) { $("file-state").textContent = String(err.message); }
 });
+
+// ---- a notice under the header (what a click did), with one action (Undo)
+function notice(text, action) {
+  let box = $("notice");
+  if (!box) { box = el("div", null, "notice"); box.id = "notice"; box.setAttribute("role", "status"); document.querySelector("main").prepend(box); }
+  box.replaceChildren(el("span", text));  // until the next notice, or dismissed: its action names its file
+  if (action) {
+    const b = el("button", action[0]); b.type = "button"; b.id = "notice-action";
+    b.addEventListener("click", () => { box.remove(); action[1](); });
+    box.append(" ", b);
+  }
+  const x = el("button", "×", "dismiss"); x.type = "button"; x.setAttribute("aria-label", "Dismiss this notice");
+  x.addEventListener("click", () => box.remove()); box.append(x);
+}
+async function restoreFile(id, name, then) {
+  try {
+    await api("POST", "/files/" + encodeURIComponent(id) + "/restore");
+    notice("“" + name + "” is back.", ["Open it", () => openFile(id)]);
+    if (then === "trash") loadTrash(); else go(then || "documents");
+  } catch (err) { notice(String(err.message)); }
+}
+
+// ---- trash: deleted files, newest first; restore one, erase one, or empty it
+async function loadTrash() {
+  const mine = renders;
+  $("trash-state").textContent = "Loading…"; $("trash-list").replaceChildren();
+  try {
+    const data = await api("GET", "/trash?limit=200");
+    if (stale(mine)) return;
+    $("trash-state").textContent = data.total ? data.total + " file(s) in the trash." : "The trash is empty.";
+    $("empty-trash").classList.toggle("hidden", !data.total);
+    for (const f of data.items) {
+      const li = el("li"); li.dataset.fileId = f.file_id;
+      li.append(el("strong", f.title || f.filename), el("span", f.filename, "badge"));
+      li.append(el("p", "deleted " + fmtDate(f.deleted_at) + (f.purge_on ? " · erased for good on " + f.purge_on : ""), "muted"));
+      const restore = el("button", "Restore"); restore.type = "button"; restore.dataset.restore = f.file_id;
+      restore.setAttribute("aria-label", "Restore " + f.filename);
+      restore.addEventListener("click", () => restoreFile(f.file_id, f.filename, "trash"));
+      li.append(restore);
+      $("trash-list").append(li);
+    }
+  } catch (err) { if (!stale(mine)) $("trash-state").textContent = String(err.message); }
+}
+$("empty-trash").addEventListener("click", async () => {
+  const n = $("trash-list").children.length;
+  if (!window.confirm("Erase the " + n + " file(s) in the trash for good? This cannot be undone.")) return;
+  try {
+    const done = await api("DELETE", "/trash");
+    notice(done.purged.length + " file(s) erased for good."); loadTrash();
+  } catch (err) { $("trash-state").textContent = String(err.message); }
+});
+function fmtDate(iso) { return iso ? new Date(iso).toLocaleString() : ""; }
 function renderTags(f) {
   $("file-tags").replaceChildren(...(f.tags || []).map((t) => {
     const span = el("span", (f.tag_labels || {})[t] || t, "tag"); const x = el("button", "×"); x.title = "remove " + t;

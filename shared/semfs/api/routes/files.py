@@ -21,14 +21,28 @@ from semfs.api.models import (
     FileList,
     FileOut,
     FileText,
+    Purged,
+    Restored,
     SimilarOut,
     TagPatch,
     TextBlock,
+    TrashItem,
+    TrashOut,
     VersionLink,
     Versions,
 )
-from semfs.api.request import container, current_tenant, new_router, ok, public, record_in_tenant
+from semfs.api.request import (
+    container,
+    current_tenant,
+    new_router,
+    ok,
+    public,
+    record_in_tenant,
+    trashed_in_tenant,
+)
+from semfs.domain.outcomes import Status
 from semfs.pipeline import names, vocabulary
+from semfs.pipeline.catalogue import trash
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
@@ -161,11 +175,54 @@ def patch_file(file_id: str, patch: TagPatch) -> FileOut:
     return public(set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
 
 
-@router.delete("/files/<file_id>", summary="Delete a file (or every version)", responses=ok(Deleted))
-def delete(file_id: str, all_versions: bool = False) -> Deleted:
+@router.delete("/files/<file_id>", summary="Move a file (or every version) to the trash", responses=ok(Deleted))
+def delete(file_id: str, all_versions: bool = False, purge: bool = False) -> Deleted:
+    """Moves it to the trash: hidden from search, answers and lists, restorable until ``purge_on``.
+    ``purge=true`` erases it for good at once (an erasure request)."""
     record = record_in_tenant(file_id)
-    removed = delete_file(container(), record.tenant_id, file_id, all_versions=all_versions)
-    return Deleted(deleted=[r.file_id for r in removed])
+    c = container()
+    removed = delete_file(c, record.tenant_id, file_id, all_versions=all_versions, purge=purge)
+    kept = bool(removed) and all(r.status is Status.TRASHED for r in removed)
+    return Deleted(
+        deleted=[r.file_id for r in removed], in_trash=kept, purge_on=trash.purge_date(c, removed[0]) if kept else None
+    )
+
+
+@router.post("/files/<file_id>/restore", summary="Bring a file back from the trash", responses=ok(Restored))
+def restore(file_id: str, all_versions: bool = False) -> Restored:
+    """Restores a file in the trash as it was (searchable again); with ``all_versions`` every version
+    of its document in the trash. 404 for a file not in the trash."""
+    record = trashed_in_tenant(file_id)
+    back = trash.restore(container(), record.tenant_id, file_id, all_versions=all_versions)
+    return Restored(restored=[public(r) for r in back])
+
+
+@router.get("/trash", summary="The trash, newest first", responses=ok(TrashOut))
+def list_trash(
+    limit: Annotated[int, Query(ge=1, le=200)] = 50, offset: Annotated[int, Query(ge=0, le=100_000)] = 0
+) -> TrashOut:
+    c = container()
+    tenant = current_tenant()
+    everything = trash.in_trash(c, tenant, limit=100_000)
+    items = [
+        TrashItem(
+            file_id=r.file_id,
+            filename=r.filename,
+            title=r.title,
+            version=r.version,
+            deleted_at=r.deleted_at,
+            purge_on=trash.purge_date(c, r),
+        )
+        for r in everything[offset : offset + limit]
+    ]
+    return TrashOut(items=items, total=len(everything))
+
+
+@router.delete("/trash", summary="Empty the trash (erase for good)", responses=ok(Purged))
+def empty_trash(older_than_days: Annotated[float | None, Query(ge=0, le=3650)] = None) -> Purged:
+    """Erases everything in the trash, or only what was deleted more than ``older_than_days`` ago."""
+    gone = trash.empty_trash(container(), current_tenant(), older_than_days)
+    return Purged(purged=[r.file_id for r in gone])
 
 
 @router.post("/files/<file_id>/detach", summary="Detach a wrongly linked version", responses=ok(FileOut))

@@ -1,5 +1,6 @@
-"""The stored files of a tenant: manual tags, deletion, cancelling a queued file, the status counts, the
-facet counts of a listing, and walking every record."""
+"""The stored files of a tenant: manual tags, deletion (to the trash: ``catalogue/trash.py``), cancelling a
+queued file, the status counts, the facet counts of a listing, and walking
+every record."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
-from semfs.domain.models import FileRecord, utcnow
+from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.results import FacetCounts, FacetValue
 from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline import names
-from semfs.pipeline.catalogue.versions import resettle_lineage
-from semfs.pipeline.documents import UPLOAD_PREFIX, derived_key, index_record
+from semfs.pipeline.catalogue import trash
+from semfs.pipeline.documents import index_record
 from semfs.pipeline.record_update import update
 from semfs.ports.repository import RecordQuery
 
@@ -120,48 +121,17 @@ def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove:
     return record
 
 
-def delete_file(c: Container, tenant_id: str, file_id: str, all_versions: bool = False) -> list[FileRecord]:
-    """Tombstone the record(s), remove them from the index and erase what they stored (``_erase``);
-    deleting the latest version promotes the newest remaining indexed version. The tombstone keeps the
-    file's name and title, not its summary."""
-    record = c.repo.get(tenant_id, file_id)
-    targets = c.repo.lineage(tenant_id, record.lineage_id) if all_versions else [record]
-    done: list[FileRecord] = []
-    for target in targets:
-        if target.deleted_at is not None:
-            continue
-        c.index.delete_file(tenant_id, target.file_id)
-        tomb = update(
-            c.repo,
-            tenant_id,
-            target.file_id,
-            lambda r: r.evolve(
-                deleted_at=utcnow(), status=Status.DELETED, is_latest=False, summary=None, change_summary=None
-            ),
-            seen=target,
-        )
-        done.append(tomb)
-    resettle_lineage(c, tenant_id, record.lineage_id)
-    for tomb in done:
-        _erase(c, tomb)
-    if done:
-        c.events.publish("FileDeleted", {"tenant_id": tenant_id, "file_ids": [r.file_id for r in done]})
-    return done
-
-
-def _erase(c: Container, record: FileRecord) -> None:
-    """What a deleted file stored goes (in S3 every version of it): its extracted text, chunks and
-    vectors; its original bytes unless a live record of the tenant holds the same bytes (they are stored
-    once a tenant); and the uploaded object it came from. Before, a delete only tombstoned the record,
-    so the original and everything derived from it stayed: an erasure request could not be honoured."""
-    for key, _ in list(c.blobs.list(derived_key(record.tenant_id, record.file_id, ""))):
-        c.blobs.delete(key)
-    if record.blob_key:
-        shared = c.repo.find_by_sha256(record.tenant_id, record.sha256)
-        if not any(r.deleted_at is None and r.blob_key == record.blob_key for r in shared):
-            c.blobs.delete(record.blob_key)
-    if record.source_key.startswith(f"s3:{UPLOAD_PREFIX}{record.tenant_id}/"):
-        c.blobs.delete(record.source_key.removeprefix("s3:"))  # (its removal event finds a tombstone)
+def delete_file(
+    c: Container, tenant_id: str, file_id: str, all_versions: bool = False, purge: bool = False
+) -> list[FileRecord]:
+    """Move the file (or its lineage) to the trash (``trash.trash``); with ``purge``, erase it for good
+    at once as well (an erasure request). Returns the records moved or purged."""
+    moved = trash.trash(c, tenant_id, file_id, all_versions)
+    if purge:
+        targets = c.repo.lineage(tenant_id, c.repo.get(tenant_id, file_id).lineage_id) if all_versions else []
+        ids = [r.file_id for r in targets] or [file_id]
+        return trash.purge(c, tenant_id, ids) or moved
+    return moved
 
 
 def cancel(c: Container, tenant_id: str, file_id: str) -> FileRecord:

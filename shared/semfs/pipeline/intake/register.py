@@ -17,9 +17,9 @@ from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from semfs.domain.errors import Busy, InvalidRequest, NotFound
+from semfs.domain.errors import Busy, Conflict, InvalidRequest, NotFound
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
-from semfs.domain.models import FileRecord, SourceType
+from semfs.domain.models import FileRecord, SourceType, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag
 from semfs.domain.text import encodable
@@ -93,6 +93,7 @@ CALLER_SOURCE_TYPES = ("upload", "agent_generated")
 class Registered:
     record: FileRecord
     created: bool  # False: this identity was registered before (no-op)
+    restored: bool = False  # it was in the trash, and sending it again brought it back
 
 
 # Bidirectional overrides and isolates can make "invoice<U+202E>fdp.exe" read as "invoiceexe.pdf": they go.
@@ -186,9 +187,17 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     source_key = prov.source_key or normalised
     file_id = file_id_for(tenant_id, prov.source_type, source_key, sha)
     try:
-        return Registered(c.repo.get(tenant_id, file_id), created=False)
+        existing = c.repo.get(tenant_id, file_id)
     except NotFound:
-        pass
+        existing = None
+    if existing is not None and existing.status is Status.TRASHED:  # sent again: the user wants it back
+        from semfs.pipeline.catalogue.trash import restore
+
+        (back,) = restore(c, tenant_id, file_id)
+        return Registered(back, created=False, restored=True)
+    if existing is not None and existing.status is not Status.DELETED:
+        return Registered(existing, created=False)
+    # (a purged file's tombstone is replaced below: sent again after a purge, it is a new file)
     if prov.by_caller:
         check_references(c, tenant_id, prov)
     admit_new_file(c, tenant_id)
@@ -219,7 +228,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     )
 
     def terminal(outcome: Outcome, reason: str, **changes: Any) -> Registered:
-        return _create(c, base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes))
+        return _create(c, base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes), existing)
 
     if name is None:
         return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
@@ -262,7 +271,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
 
     if not c.blobs.exists(base.blob_key):
         c.blobs.put(base.blob_key, data)
-    created = c.repo.create(base.evolve(status=Status.RECEIVED))
+    created = _store(c, base.evolve(status=Status.RECEIVED), existing)
     if created and not c.blobs.exists(base.blob_key):  # a delete of the same bytes erased them meanwhile
         c.blobs.put(base.blob_key, data)
     if created:
@@ -320,7 +329,18 @@ def register_rejected(
     return _create(c, record)
 
 
-def _create(c: Container, record: FileRecord) -> Registered:
-    """Conditionally create ``record``; if its identity exists already, that record wins (idempotent)."""
-    created = c.repo.create(record)
+def _create(c: Container, record: FileRecord, tomb: FileRecord | None = None) -> Registered:
+    """Conditionally create ``record`` (in place of ``tomb``, a purged file's tombstone under the same
+    identity); if its identity exists already, that record wins (idempotent)."""
+    created = _store(c, record, tomb)
     return Registered(record if created else c.repo.get(record.tenant_id, record.file_id), created=created)
+
+
+def _store(c: Container, record: FileRecord, tomb: FileRecord | None) -> bool:
+    if tomb is None:
+        return c.repo.create(record)
+    try:  # conditional on the tombstone's revision, as every save is
+        c.repo.save(record.evolve(revision=tomb.revision, attempt=tomb.attempt + 1, created_at=utcnow()))
+        return True
+    except Conflict:  # another writer replaced it first
+        return False

@@ -40,6 +40,7 @@ from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.observability import get_logger
+from semfs.pipeline.catalogue.trash import expired, purge
 from semfs.pipeline.catalogue.versions import detach_version
 from semfs.pipeline.documents import UPLOAD_PREFIX, index_record, load_document
 from semfs.pipeline.intake.ingest import process, retry, stranded
@@ -65,6 +66,7 @@ KINDS = (
     "failed_on_a_refused_key",
     "registered_files_never_started",
     "slots_of_closed_executions",
+    "trash_past_its_days",
 )
 
 
@@ -147,6 +149,12 @@ def _records_step(c: Container, sweep: Sweep) -> None:
         sweep.phase, sweep.after = "objects", None
         return
     tenant = sweep.tenants[sweep.tenant]
+    if sweep.after is None:  # a tenant's first page: what has been in its trash past SEMFS_TRASH_DAYS goes
+        old = expired(c, tenant, c.settings.trash_days)
+        if sweep.repair:
+            purge(c, tenant, old)
+        for _ in old:
+            sweep.saw("trash_past_its_days", sweep.repair)
     page = c.repo.query(RecordQuery(tenant_id=tenant, limit=PAGE, after=sweep.after))
     last = len(page) < PAGE
     indexed = c.index.file_ids(tenant, after=sweep.after, until=None if last else page[-1].file_id)
