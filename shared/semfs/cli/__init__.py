@@ -18,7 +18,7 @@ __all__ = ["app", "main"]
 _HELP_ORDER = [
     *("ingest", "ls", "show", "cat", "get", "versions", "tag", "rm", "restore", "trash"),
     *("search", "similar", "ask", "context", "contacts"),
-    *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve"),
+    *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve", "mcp"),
 ]
 app.registered_commands.sort(
     key=lambda cmd: _HELP_ORDER.index(str(cmd.name or getattr(cmd.callback, "__name__", ""))),

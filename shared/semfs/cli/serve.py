@@ -68,3 +68,36 @@ def serve(
         server.shutdown()
         controller.stop()
         c.close()
+
+
+@app.command()
+def mcp(
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", help="The tenant whose files the agent sees (default: the local one).")
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", envvar="SEMFS_API_KEY", help="An API key (semfs keys create): its tenant, as over HTTP."),
+    ] = None,
+) -> None:
+    """Serve your files to an agent over MCP on stdin/stdout (add `semfs mcp` to the agent's MCP servers)."""
+    import sys
+
+    from semfs.mcp_server import serve_stdio
+    from semfs.server import ApiKeys
+
+    c = container()
+    try:
+        chosen = tenant or c.settings.default_tenant
+        if key:
+            found = ApiKeys(c.settings.api_keys_file).tenant_for(key)
+            if found is None:
+                print("semfs mcp: that API key is not valid (semfs keys create makes one)", file=sys.stderr)
+                raise typer.Exit(2)
+            if tenant and tenant != found:
+                print("semfs mcp: --tenant and the key's tenant differ; leave one out", file=sys.stderr)
+                raise typer.Exit(2)
+            chosen = found
+        serve_stdio(c, chosen)
+    finally:
+        c.close()

@@ -1,0 +1,304 @@
+"""semfs as an agent's context over the Model Context Protocol (the official ``mcp`` SDK's ``MCPServer``).
+
+``semfs mcp`` serves one tenant's files over stdio to a local agent (a desktop assistant, a coding agent):
+the tenant is ``--tenant`` (the local default), or the one an API key names (``--key`` or
+``SEMFS_API_KEY``), so an agent handed a key sees exactly what that key sees over HTTP.
+
+Every tool takes its inputs through the same models as the HTTP API (``SearchRequest``, ``AskRequest``, …),
+so the same rules refuse the same inputs; what a tool cannot do comes back as an MCP tool error with the
+API's wording ("no such file" for another tenant's id as for none), never a traceback. Files are also
+resources, ``semfs://files/{file_id}`` (their extracted text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import ValidationError
+
+from semfs.api.models import AskRequest, ContextRequest
+from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
+from semfs.domain.models import SearchFilters, SearchRequest
+from semfs.domain.outcomes import Status
+from semfs.observability import get_logger
+from semfs.pipeline import names, vocabulary
+from semfs.pipeline.documents import load_document
+from semfs.ports.repository import RecordQuery
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from semfs.domain.models import FileRecord
+    from semfs.ports import Container
+
+log = get_logger(__name__)
+T = TypeVar("T")
+
+TEXT_PAGE_CHARS = 20_000  # a tool result a model can take in one read
+MAX_ARTIFACT_BYTES = 5 * 1024 * 1024
+
+INSTRUCTIONS = (
+    "semfs holds this organisation's files (uploads, mail attachments, agents' artifacts), extracted, "
+    "summarised and indexed. Use `search` to find files by meaning or keyword, `ask` for an answer quoted from "
+    "them with citations, `context` for what to know before replying to a message, `read_file` to read one, "
+    "and `save_artifact` to store what you produced with where it came from."
+)
+
+
+def _failure(e: Exception) -> str:
+    """The API's wording for what went wrong (``api/resolver.py`` answers the same families)."""
+    if isinstance(e, NotFound):
+        return "no such file"
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "input"
+        return f"{where}: {first['msg']}"
+    if isinstance(e, SemfsError):
+        return e.reason
+    return "semfs could not do that (an internal error; the server log has the details)"
+
+
+def build_server(c: Container, tenant: str) -> MCPServer:
+    """The MCP server over ``c`` for ``tenant``: every tool and resource reads and writes that tenant only."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+
+    server = MCPServer("semfs", instructions=INSTRUCTIONS)
+
+    def run(tool: str, fn: Callable[[], T]) -> T:
+        """``fn()``, what it cannot do answered as a tool error in the API's words, never a traceback."""
+        try:
+            return fn()
+        except ToolError:
+            raise
+        except (SemfsError, ValidationError, ValueError) as e:
+            raise ToolError(_failure(e)) from None
+        except Exception as e:  # a crash is logged here by its type, and the model told plainly
+            log.error("mcp tool failed", tool=tool, error=type(e).__name__)
+            raise ToolError(_failure(e)) from None
+
+    def record(file_id: str) -> FileRecord:
+        found = c.repo.get(tenant, file_id)
+        if found.deleted_at is not None:
+            raise NotFound("no such file")
+        return found
+
+    def filters(
+        tags: list[str] | None, source_type: str | None, thread: str | None, contact: str | None
+    ) -> SearchFilters:
+        base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type})
+        return base.model_copy(
+            update={"thread_id": names.thread_id(c, tenant, thread), "contact_id": names.contact_id(c, tenant, contact)}
+        )
+
+    @server.tool(title="Search files")
+    def search(
+        query: str,
+        mode: str = "hybrid",
+        limit: int = 10,
+        tags: list[str] | None = None,
+        source_type: str | None = None,
+        thread: str | None = None,
+        contact: str | None = None,
+    ) -> dict[str, Any]:
+        """Find files by meaning and keyword. Returns each file's id, title, where it came from, a calibrated
+        relevance (0-1; `weak` below 0.25) and its best passages with their locations; no results (with a
+        note) when nothing is relevant enough. mode: hybrid (default), keyword (exact names, numbers, codes)
+        or semantic. Filters: tags, source_type (upload, email_attachment, agent_generated), a mail thread's
+        subject or id, a contact's name, address or id."""
+        from semfs.pipeline.query.search import search as run_search
+
+        def go() -> dict[str, Any]:
+            request = SearchRequest.model_validate(
+                {"query": query, "mode": mode, "limit": limit, "filters": filters(tags, source_type, thread, contact)}
+            )
+            resp = run_search(c, tenant, request)
+            return {
+                "results": [
+                    {
+                        "file_id": r.file_id,
+                        "title": r.title,
+                        "filename": r.filename,
+                        "came_from": r.came_from,
+                        "relevance": r.relevance,
+                        "weak": r.weak,
+                        "summary": r.summary,
+                        "passages": [{"text": s.text, "location": s.location.label()} for s in r.snippets],
+                    }
+                    for r in resp.results
+                ],
+                "note": resp.note,
+                "degraded": resp.degraded,
+            }
+
+        return run("search", go)
+
+    @server.tool(title="Answer from the files")
+    def ask(question: str, file_id: str | None = None, thread: str | None = None) -> dict[str, Any]:
+        """A short answer quoted from the files, each sentence cited (file id, location, quote), or
+        `no_answer` with the reason when the files do not support one. Scope it to one file (file_id) or one
+        mail thread (its subject or id)."""
+        from semfs.pipeline.query.ask import ask as run_ask
+
+        def go() -> dict[str, Any]:
+            request = AskRequest.model_validate({"question": question, "file_id": file_id})
+            scope = SearchFilters()
+            if request.file_id:
+                scope = scope.model_copy(update={"file_ids": [record(request.file_id).file_id]})
+            if thread:
+                scope = scope.model_copy(update={"thread_id": names.thread_id(c, tenant, thread)})
+            return run_ask(c, tenant, request.question, scope, request.limit).model_dump(mode="json")
+
+        return run("ask", go)
+
+    @server.tool(title="Context for a message")
+    def context(subject: str, body: str = "", limit: int = 5) -> dict[str, Any]:
+        """The files to know about before answering a message (its subject and body): each with its title,
+        summary, relevance and the passage that shows why it matters."""
+        from semfs.pipeline.query.ask import context as run_context
+
+        def go() -> dict[str, Any]:
+            request = ContextRequest.model_validate({"subject": subject, "body": body, "limit": limit})
+            items = run_context(c, tenant, request.subject, request.body, SearchFilters(), request.limit)
+            return {"items": [i.model_dump(mode="json") for i in items]}
+
+        return run("context", go)
+
+    @server.tool(title="List files")
+    def list_files(limit: int = 20, offset: int = 0, tag: str | None = None, sort: str = "newest") -> dict[str, Any]:
+        """The latest version of each file, newest first (sort: newest, oldest, name, size), optionally with
+        one tag; page with offset."""
+
+        def go() -> dict[str, Any]:
+            if sort not in ("newest", "oldest", "name", "size"):
+                raise InvalidRequest("sort: one of newest, oldest, name, size")
+            if not 1 <= limit <= 200 or offset < 0:
+                raise InvalidRequest("limit: 1 to 200; offset: 0 or more")
+            query = RecordQuery(
+                tenant_id=tenant,
+                tag=vocabulary.named(c, tenant, tag),
+                latest_only=True,
+                exclude_duplicates=True,
+                order=sort,  # type: ignore[arg-type]
+                offset=offset,
+                limit=limit + 1,
+            )
+            found = c.repo.query(query)
+            return {
+                "files": [_brief(r) for r in found[:limit]],
+                "next_offset": offset + limit if len(found) > limit else None,
+            }
+
+        return run("list_files", go)
+
+    @server.tool(title="Read a file")
+    def read_file(file_id: str, offset: int = 0) -> dict[str, Any]:
+        """A file's extracted text, a page at a time: blocks with their locations (page, sheet, slide,
+        section) from `offset`; `next_offset` is where the next page starts (none: the end)."""
+
+        def go() -> dict[str, Any]:
+            if offset < 0:
+                raise InvalidRequest("offset: 0 or more")
+            found = record(file_id)
+            doc = load_document(c, found)
+            blocks: list[dict[str, str]] = []
+            size, next_offset = 0, None
+            for i in range(offset, len(doc.blocks)):
+                block = doc.blocks[i]
+                if blocks and size + len(block.text) > TEXT_PAGE_CHARS:
+                    next_offset = i
+                    break
+                blocks.append({"text": block.text[:TEXT_PAGE_CHARS], "location": block.location.label()})
+                size += len(block.text)
+            return {"file": _brief(found), "blocks": blocks, "next_offset": next_offset}
+
+        return run("read_file", go)
+
+    @server.tool(title="Versions of a file")
+    def versions(file_id: str) -> dict[str, Any]:
+        """Every version of the document a file belongs to, oldest first, with each one's change summary."""
+
+        def go() -> dict[str, Any]:
+            found = record(file_id)
+            lineage = [v for v in c.repo.lineage(tenant, found.lineage_id) if v.deleted_at is None]
+            return {"versions": [{**_brief(v), "change_summary": v.change_summary} for v in lineage]}
+
+        return run("versions", go)
+
+    @server.tool(title="Files like this one")
+    def similar(file_id: str, limit: int = 10) -> dict[str, Any]:
+        """Other files nearest to this one by meaning (latest versions, its own versions left out)."""
+        from semfs.pipeline.query.similar import similar as run_similar
+
+        def go() -> dict[str, Any]:
+            record(file_id)
+            return {"files": [f.model_dump(mode="json") for f in run_similar(c, tenant, file_id, limit)]}
+
+        return run("similar", go)
+
+    @server.tool(title="Save an artifact")
+    def save_artifact(
+        content: str,
+        filename: str,
+        agent: str,
+        run_id: str,
+        derived_from: list[str] | None = None,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Store a text you produced (a report, a summary, a draft) as a file of its own, searchable like any
+        other, with the agent, the run and the file ids it was made from as its provenance. Saving the same
+        content under the same name in the same run again changes nothing."""
+        from semfs.agents import ingest_agent_file
+
+        def go() -> dict[str, Any]:
+            raw = content.encode("utf-8")
+            if len(raw) > MAX_ARTIFACT_BYTES:
+                raise InvalidRequest(f"content: at most {MAX_ARTIFACT_BYTES // (1024 * 1024)} MB")
+            if not agent.strip() or not run_id.strip():
+                raise InvalidRequest("agent and run_id: say which agent and which run produced it")
+            for source in derived_from or []:
+                record(source)  # another tenant's id is "no such file", as everywhere
+            stored = ingest_agent_file(
+                raw,
+                filename,
+                agent=agent,
+                run_id=run_id,
+                tenant=tenant,
+                derived_from=derived_from or [],
+                tags=tags or [],
+                container=c,
+            )
+            return {**_brief(stored), "status": stored.status.value, "outcome": stored.outcome}
+
+        return run("save_artifact", go)
+
+    @server.resource("semfs://files/{file_id}", title="A file's text", mime_type="text/plain")
+    def file_resource(file_id: str) -> str:
+        """The extracted text of one file of this tenant."""
+        try:
+            found = record(file_id)
+            return load_document(c, found).text
+        except NotFound:
+            raise ResourceNotFoundError("no such file") from None
+
+    return server
+
+
+def _brief(r: FileRecord) -> dict[str, Any]:
+    return {
+        "file_id": r.file_id,
+        "title": r.title,
+        "filename": r.filename,
+        "came_from": r.came_from,
+        "version": r.version,
+        "is_latest": r.is_latest,
+        "tags": r.all_tags,
+        "indexed": r.status is Status.INDEXED,
+        "ingested_at": r.created_at.isoformat(),
+    }
+
+
+def serve_stdio(c: Container, tenant: str) -> None:
+    """Speak MCP on this process's stdin and stdout until the client closes them."""
+    build_server(c, tenant).run("stdio")

@@ -1,0 +1,180 @@
+"""``semfs mcp``: files as an agent's context over MCP, driven by the official SDK's own client, in
+process (every tool, the error paths) and over stdio against the real ``semfs mcp`` command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs import demo
+from semfs.bootstrap import Container, build_container
+from semfs.mcp_server import build_server
+from semfs.pipeline.intake.ingest import ingest_bytes
+from tests.conftest import make_settings
+from tests.waits import CEILING_S
+
+pytestmark = pytest.mark.integration
+T = "acme"
+HANDBOOK = demo.TEXT_FILES["handbook/employee-handbook.md"].encode()
+
+
+@pytest.fixture
+def stocked(tmp_path: Path, shared_extractor: object) -> Iterator[tuple[Container, dict[str, str]]]:
+    c = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
+    ids = {
+        "handbook": ingest_bytes(c, T, HANDBOOK, "employee-handbook.md").record.file_id,
+        "policy": ingest_bytes(c, T, demo._security_pdf(), "security-policy.pdf").record.file_id,
+        "theirs": ingest_bytes(c, "globex", b"# Globex secrets\n\nThe launch date is in March.", "s.md").record.file_id,
+    }
+    yield c, ids
+    c.close()
+
+
+def call(c: Container, tenant: str, tool: str, args: dict[str, Any]) -> Any:
+    """One tool call through the SDK's client, connected to the server in process."""
+    from mcp import Client
+
+    async def go() -> Any:
+        async with Client(build_server(c, tenant)) as client:
+            return await client.call_tool(tool, args)
+
+    return asyncio.run(go())
+
+
+def ok(result: Any) -> Any:
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+def refused(result: Any) -> str:
+    assert result.is_error
+    text = " ".join(getattr(b, "text", "") for b in result.content)
+    assert "Traceback" not in text and 'File "' not in text
+    return text
+
+
+def test_the_tools_an_agent_sees_are_described_for_a_model(stocked: tuple[Container, dict[str, str]]) -> None:
+    from mcp import Client
+
+    c, _ = stocked
+
+    async def go() -> Any:
+        async with Client(build_server(c, T)) as client:
+            return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in asyncio.run(go())}
+    assert set(tools) == {
+        "search", "ask", "context", "list_files", "read_file", "versions", "similar", "save_artifact"
+    }  # fmt: skip
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 60, tool.name  # enough for a model to choose
+        assert tool.input_schema["type"] == "object"
+
+
+def test_search_ask_context_read_and_versions(stocked: tuple[Container, dict[str, str]]) -> None:
+    c, ids = stocked
+    found = ok(call(c, T, "search", {"query": "how many days of paid holiday", "limit": 3}))
+    assert found["results"][0]["file_id"] == ids["handbook"]
+    assert found["results"][0]["passages"][0]["text"] and 0 <= found["results"][0]["relevance"] <= 1
+    answer = ok(call(c, T, "ask", {"question": "How many days of paid holiday do staff get?"}))
+    assert answer["status"] == "answered" and answer["citations"][0]["file_id"] == ids["handbook"]
+    brief = ok(call(c, T, "context", {"subject": "Lost laptop", "body": "I left my work laptop on the train"}))
+    assert ids["policy"] in [i["file_id"] for i in brief["items"]]
+    page = ok(call(c, T, "read_file", {"file_id": ids["policy"]}))
+    assert "Passwords must be at least 14 characters" in " ".join(b["text"] for b in page["blocks"])
+    assert page["blocks"][0]["location"].startswith("page")
+    assert [v["file_id"] for v in ok(call(c, T, "versions", {"file_id": ids["handbook"]}))["versions"]] == [
+        ids["handbook"]
+    ]
+    listed = ok(call(c, T, "list_files", {"limit": 1}))
+    assert len(listed["files"]) == 1 and listed["next_offset"] == 1
+
+
+def test_another_tenants_file_is_not_found_and_never_shown(stocked: tuple[Container, dict[str, str]]) -> None:
+    c, ids = stocked
+    for tool, args in [
+        ("read_file", {"file_id": ids["theirs"]}),
+        ("versions", {"file_id": ids["theirs"]}),
+        ("similar", {"file_id": ids["theirs"]}),
+        ("ask", {"question": "When is the launch date?", "file_id": ids["theirs"]}),
+        ("save_artifact", {"content": "x", "filename": "x.md", "agent": "a", "run_id": "r", "derived_from": [ids["theirs"]]}),  # noqa: E501
+    ]:  # fmt: skip
+        assert "no such file" in refused(call(c, T, tool, args)), tool
+    assert ok(call(c, T, "search", {"query": "Globex launch date in March", "mode": "keyword"}))["results"] == []
+
+
+def test_bad_inputs_are_tool_errors_with_the_apis_rules(stocked: tuple[Container, dict[str, str]]) -> None:
+    c, ids = stocked
+    assert "query" in refused(call(c, T, "search", {"query": ""}))
+    assert "mode" in refused(call(c, T, "search", {"query": "holiday", "mode": "telepathic"}))
+    assert "limit" in refused(call(c, T, "search", {"query": "holiday", "limit": 100_000}))
+    assert "sort" in refused(call(c, T, "list_files", {"sort": "random"}))
+    assert "offset" in refused(call(c, T, "read_file", {"file_id": ids["handbook"], "offset": -1}))
+    assert "no such file" in refused(call(c, T, "read_file", {"file_id": "f_000000000000000000000000"}))
+    assert "run_id" in refused(
+        call(c, T, "save_artifact", {"content": "x", "filename": "x.md", "agent": "a", "run_id": " "})
+    )
+
+
+def test_an_artifact_is_saved_with_its_provenance_once_per_run(stocked: tuple[Container, dict[str, str]]) -> None:
+    c, ids = stocked
+    args = {
+        "content": "# Leave summary\n\nStaff get 28 days of paid holiday a year plus public holidays.",
+        "filename": "leave-summary.md",
+        "agent": "hr-assistant",
+        "run_id": "run-42",
+        "derived_from": [ids["handbook"]],
+    }
+    first = ok(call(c, T, "save_artifact", args))
+    again = ok(call(c, T, "save_artifact", args))
+    assert first["file_id"] == again["file_id"] and first["indexed"] is True
+    record = c.repo.get(T, first["file_id"])
+    assert record.source_type == "agent_generated"
+    assert record.provenance["agent"] == "hr-assistant" and record.provenance["derived_from"] == [ids["handbook"]]
+    hits = ok(call(c, T, "search", {"query": "leave summary paid holiday", "source_type": "agent_generated"}))
+    assert [r["file_id"] for r in hits["results"]] == [first["file_id"]]
+
+
+def test_semfs_mcp_over_stdio_with_a_key_sees_only_its_tenant(
+    stocked: tuple[Container, dict[str, str]], tmp_path: Path
+) -> None:
+    """The real command, spawned by the SDK's stdio client as an agent's configuration would spawn it."""
+    from mcp import Client, StdioServerParameters
+
+    from semfs.server import ApiKeys
+
+    c, ids = stocked
+    key = ApiKeys(c.settings.api_keys_file).create(T)
+    semfs = str(Path(sys.executable).with_name("semfs"))
+    env = {**os.environ, "SEMFS_DATA_DIR": str(c.settings.data_dir), "SEMFS_EMBEDDER": "hash", "SEMFS_API_KEY": key}
+    params = StdioServerParameters(command=semfs, args=["mcp"], env=env)
+
+    async def go() -> tuple[Any, Any, Any]:
+        async with Client(params, read_timeout_seconds=CEILING_S) as client:
+            found = await client.call_tool("search", {"query": "paid holiday days a year", "limit": 3})
+            theirs = await client.call_tool("read_file", {"file_id": ids["theirs"]})
+            text = await client.read_resource(f"semfs://files/{ids['handbook']}")
+            return found, theirs, text
+
+    found, theirs, text = asyncio.run(go())
+    assert ok(found)["results"][0]["file_id"] == ids["handbook"]
+    assert "no such file" in refused(theirs)
+    assert "28 days of paid holiday" in json.dumps(text.model_dump(mode="json"))
+
+
+def test_semfs_mcp_refuses_a_key_it_does_not_know(tmp_path: Path) -> None:
+    import subprocess
+
+    semfs = str(Path(sys.executable).with_name("semfs"))
+    env = {**os.environ, "SEMFS_DATA_DIR": str(tmp_path / "data"), "SEMFS_EMBEDDER": "hash"}
+    done = subprocess.run(
+        [semfs, "mcp", "--key", "sk-not-a-key"], env=env, capture_output=True, text=True, timeout=CEILING_S, check=False
+    )
+    assert done.returncode == 2 and "not valid" in done.stderr and done.stdout == ""
