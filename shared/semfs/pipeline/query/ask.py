@@ -25,15 +25,16 @@ if TYPE_CHECKING:
 
 
 MIN_QUERY_CHARS = 10
+ANSWER_MIN = WEAK  # the relevance a file needs to be answered from (bench/answer_quality.py)
 
 
 def _chunks_in_scope(
     c: Container, tenant: str, question: str, filters: SearchFilters, limit: int
 ) -> tuple[list[IndexDoc], str, str | None]:
-    """The retrieved chunks of the files relevant enough to answer from (``WEAK`` or above), the text
+    """The retrieved chunks of the files relevant enough to answer from (``ANSWER_MIN`` or above), the text
     the keyword legs searched for them (``keyword_text``), and, when none is, why."""
     found = retrieve(c, tenant, question, "hybrid", filters, limit)
-    strong = [(f, hits) for f, _, hits in found.files if found.relevance[f] >= WEAK]
+    strong = [(f, hits) for f, _, hits in found.files if found.relevance[f] >= ANSWER_MIN]
     if not strong:
         if not found.files:
             why = "nothing in scope is relevant enough to the question" if found.below_floor else ""
