@@ -795,9 +795,8 @@ def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
             browser.execute_script("location.hash = arguments[0]", f"#/file/{note.file_id}")
             wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 02")
             browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
-            button = _ready(browser, By.ID, "delete-file")  # (the notice above moved it: bring it into view)
-            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-            button.click()
+            button = _ready(browser, By.ID, "delete-file")  # clicked as a script: a notice can cover it
+            browser.execute_script("arguments[0].click()", button)
             wait.until(lambda d: status() is Status.TRASHED)
             assert "note-02.md" in browser.execute_script("return window.asked")
 
@@ -805,8 +804,7 @@ def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
         delete_it()
         wait.until(lambda d: "note-02.md” is in the trash" in d.find_element(By.ID, "notice").text)
         undo = _ready(browser, By.ID, "notice-action")
-        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", undo)
-        undo.click()
+        browser.execute_script("arguments[0].click()", undo)
         wait.until(lambda d: status() is Status.INDEXED)
         # and from the Trash view, after the notice is gone
         delete_it()
@@ -814,8 +812,7 @@ def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
         button = _ready(browser, By.CSS_SELECTOR, f"#trash-list [data-restore='{note.file_id}']")
         assert "note-02.md" in browser.find_element(By.ID, "trash-list").text
         _shot(browser, "trash")
-        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-        button.click()
+        browser.execute_script("arguments[0].click()", button)
         wait.until(lambda d: status() is Status.INDEXED)
         wait.until(lambda d: "The trash is empty." in d.find_element(By.ID, "trash-state").text)
         assert c.repo.get("default", note.file_id).deleted_at is None
