@@ -28,20 +28,13 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from _common import ROOT
+from relevance_calibration import FIXTURE_QUESTIONS, FOLDERS, QUESTIONS, SEMFS
 
 from semfs import demo
 from semfs.bootstrap import build_container
 from semfs.config import Settings
 from semfs.pipeline.query.ask import ask
 from semfs.ports.repository import RecordQuery
-
-DATA = Path(__file__).with_name("data")
-QUESTIONS = json.loads((DATA / "relevance_questions.json").read_text(encoding="utf-8"))
-FIXTURE_QUESTIONS = json.loads((DATA / "fixture_questions.json").read_text(encoding="utf-8"))["questions"]
-FIXTURES = ROOT.parent / "shared" / "fixtures"
-FOLDERS = [FIXTURES / "docling" / "files", FIXTURES / "markitdown" / "files"]
-SEMFS = Path(sys.executable).with_name("semfs")
 
 Question = tuple[str, set[str], str | None]  # text, answering file names (empty: none), phrase
 

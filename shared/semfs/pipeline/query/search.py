@@ -175,7 +175,7 @@ def _ranked(
     answered = not floor or any(j.relevance >= j.floor for j in judged.values())
     kept = candidates if answered else []
     return Retrieved(
-        files=kept[:limit],
+        files=kept,
         degraded=degraded,
         keyword_query=bm25_text,
         relevance=scored,
