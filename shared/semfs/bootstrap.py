@@ -299,7 +299,9 @@ def build_container(
     )
     # in the bounded worker, under its deadline, like extraction (one object: the default and the fallback)
     extractive = ExtractiveEnricher(backend.extractor, settings.limits.enrich_timeout_s)
-    if settings.llm.base_url:
+    if not settings.features.llm:  # switched off: extractive, whatever endpoint (or double) is given
+        enricher = chat = None
+    elif settings.llm.base_url:
         from semfs.adapters.openai.client import OpenAIChat, OpenAIEnricher
 
         enricher = enricher or OpenAIEnricher(settings, _llm_key(settings))

@@ -122,7 +122,8 @@ class LlmSettings(_Group):
 class OcrSettings(_Group):
     """OCR of pages without a text layer, and of images (Tesseract locally, Textract in AWS)."""
 
-    enabled: bool = _env("ocr_enabled", default=True)
+    # SEMFS_ENABLE_OCR, as the other feature switches (FeatureSettings) are named, says the same
+    enabled: bool = Field(validation_alias=AliasChoices("SEMFS_OCR_ENABLED", "SEMFS_ENABLE_OCR"), default=True)
     languages: str = _env("ocr_languages", default="eng")
     max_pages: int = _env("ocr_max_pages", default=200, ge=1)
     dpi: int = _env("ocr_dpi", default=300, ge=72, le=600)
@@ -135,6 +136,31 @@ class OcrSettings(_Group):
     notice_timeout_s: int = _env("ocr_notice_timeout_s", default=900, ge=1)
     # mean word confidence under which an OCR'd file is flagged (ocr_low_confidence) for a person to check
     min_confidence: float = _env("ocr_min_confidence", default=0.6, ge=0, le=1)
+
+
+class FeatureSettings(_Group):
+    """Switches for what semfs does, each independently off (OCR's is ``SEMFS_ENABLE_OCR``). Off fails
+    soft and says so; ``GET /capabilities`` tells a client which are on.
+
+    - ingest: new files are refused (HTTP 503, SMTP 451 so the sender retries, CLI exit 1) and nothing is
+      stored; in AWS an object uploaded meanwhile stays in the bucket and the reconcile sweep ingests it
+      once ingest is on again. Search, ask and everything stored stay available.
+    - llm: titles, summaries and tags come from the extractive enricher and answers are extractive, even
+      with an LLM endpoint configured.
+    - semantic: searches, answers and briefings use the keyword index alone (``degraded``); "more like
+      this" is refused. Files are still embedded, so switching it on again needs no re-embedding.
+    - ask: questions get ``no_answer`` with the reason.
+    - mail: the SMTP listener is not started (``semfs serve``); in AWS a message SES delivered meanwhile
+      is kept under ``inbound/`` and skipped.
+    - mcp: ``semfs mcp`` refuses to start.
+    """
+
+    ingest: bool = _env("enable_ingest", default=True)
+    llm: bool = _env("enable_llm", default=True)
+    semantic: bool = _env("enable_semantic", default=True)
+    ask: bool = _env("enable_ask", default=True)
+    mail: bool = _env("enable_mail", default=True)
+    mcp: bool = _env("enable_mcp", default=True)
 
 
 class RelevanceCalibration(BaseModel):
@@ -260,6 +286,7 @@ _GROUPS: dict[str, type[_Group]] = {
     "aws": AwsSettings,
     "mail": MailSettings,
     "http": HttpSettings,
+    "features": FeatureSettings,
 }
 
 
@@ -329,6 +356,7 @@ class Settings(BaseSettings):
     aws: AwsSettings
     mail: MailSettings
     http: HttpSettings
+    features: FeatureSettings
 
     def __init__(self, **values: Any) -> None:
         """Flat names go to their group; each group not given whole reads the environment for the rest."""

@@ -736,3 +736,30 @@ def test_every_function_runs_under_its_own_role_in_these_tests(aws_stack: Stack)
     """The IAM check sees a function only if the harness runs its handler as that function."""
     deployed = {p.name for p in (ROOT / "functions").iterdir() if (p / "app.py").exists()}
     assert set(aws_stack.handlers) == deployed
+
+
+def test_ingest_switched_off_in_aws_refuses_uploads_and_leaves_what_arrives_for_the_sweep(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EnableIngest=false (SEMFS_ENABLE_INGEST), in cold environments as a deploy that changed it gives:
+    the API issues no presigned POST (503 ``disabled``) and says so in /capabilities; an object put in the
+    bucket anyway is left there, its S3 event handled without a retry; switched on again, the reconcile
+    sweep ingests it."""
+    monkeypatch.setenv("SEMFS_ENABLE_INGEST", "false")
+    aws_stack.cold()
+    refused = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("POST", "/files", {"filename": "terms.md"}), FakeContext()
+    )
+    assert refused["statusCode"] == 503 and json.loads(refused["body"])["error"]["code"] == "disabled"
+    caps = aws_stack.handlers["search_api"].lambda_handler(api_event("GET", "/capabilities"), FakeContext())
+    assert json.loads(caps["body"])["ingest"]["on"] is False
+    aws_stack.s3.put_object(Bucket="semfs-test", Key=KEY, Body=TERMS)
+    handled = aws_stack.handlers["ingest_upload"].lambda_handler(aws_stack.sqs_event(), FakeContext())
+    assert handled == {"batchItemFailures": []} and aws_stack.executions() == []
+    monkeypatch.setenv("SEMFS_ENABLE_INGEST", "true")
+    aws_stack.cold()
+    report = aws_stack.handlers["reembed"].lambda_handler({"task": "reconcile"}, FakeContext())
+    assert report["objects_without_record"] == {"found": 1, "fixed": 1}
+    (execution,) = aws_stack.executions()
+    assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
+    assert record_of(aws_stack).status.value == "indexed"

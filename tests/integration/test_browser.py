@@ -818,3 +818,45 @@ def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
         assert c.repo.get("default", note.file_id).deleted_at is None
     finally:
         server.shutdown()
+
+
+def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
+    tmp_path: Path, shared_extractor: object, browser: Any
+) -> None:
+    """Ingest, ask and semantic search off (``SEMFS_ENABLE_*``): no Upload or Ask in the menu, an old
+    link to either view says the feature is off instead of offering a form, search offers keyword only,
+    and a file's page lists no files like it (``/similar`` would be refused)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    port = _free_port()
+    on = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
+    file_id = ingest_bytes(on, "default", DOC, "travel.md").record.file_id
+    on.close()
+    switches = {"enable_ingest": False, "enable_ask": False, "enable_semantic": False}
+    c = build_container(make_settings(tmp_path, http_port=port, **switches), extractor=shared_extractor)  # type: ignore[arg-type]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        nav = "nav[aria-label=Views] button[data-view={}]"
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, nav.format("upload")).is_displayed())
+        assert not browser.find_element(By.CSS_SELECTOR, nav.format("ask")).is_displayed()
+        assert browser.find_element(By.CSS_SELECTOR, nav.format("search")).is_displayed()
+        assert not browser.find_element(By.ID, "docs-ask").is_displayed()
+        browser.get(f"http://127.0.0.1:{port}/#/upload")
+        wait.until(lambda d: d.find_element(By.ID, "upload-off").is_displayed())
+        assert "switched off" in browser.find_element(By.ID, "upload-off").text
+        assert not browser.find_element(By.ID, "upload-form").is_displayed()
+        _shot(browser, "upload-switched-off")
+        browser.get(f"http://127.0.0.1:{port}/#/ask")
+        wait.until(lambda d: d.find_element(By.ID, "ask-off").is_displayed())
+        assert not browser.find_element(By.ID, "ask-form").is_displayed()
+        browser.get(f"http://127.0.0.1:{port}/#/search?q=receipts&mode=semantic")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results li .result-title"))
+        assert browser.find_element(By.ID, "mode").get_attribute("value") == "keyword"
+        browser.get(f"http://127.0.0.1:{port}/#/file/{file_id}")
+        wait.until(lambda d: "Travel expenses" in d.find_element(By.ID, "view-file").text)
+        assert not browser.find_element(By.ID, "similar-heading").is_displayed()
+    finally:
+        server.shutdown()
+        c.close()

@@ -342,3 +342,33 @@ def test_cors_lets_in_the_web_pages_origin_alone(template: dict[str, Any]) -> No
     assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedMethods"] == ["POST"]  # presigned POST uploads only
     assert template["Parameters"]["WebOrigin"]["Default"] == ""
     assert template["Parameters"]["WebOrigin"]["AllowedPattern"].startswith("^(https://")  # never "*"
+
+
+def test_every_feature_switch_is_a_parameter_that_reaches_every_function(
+    template: dict[str, Any], translated: dict[str, Any]
+) -> None:
+    """Each ``SEMFS_ENABLE_*`` a deploying team may turn off is an ``Enable*`` parameter (true by default)
+    in every function's environment, which stays under Lambda's 4 KB for all its variables together."""
+    from semfs.config import Settings
+    from semfs.domain.features import FEATURES
+
+    env = template["Globals"]["Function"]["Environment"]["Variables"]
+    for feature in FEATURES:
+        variable = "SEMFS_OCR_ENABLED" if feature == "ocr" else f"SEMFS_ENABLE_{feature.upper()}"
+        if feature == "mcp":  # served by `semfs mcp` alone: the stack has no MCP endpoint
+            assert env[variable] == "false"
+            continue
+        parameter = template["Parameters"][f"Enable{feature.capitalize()}"]
+        assert env[variable] == {"Ref": f"Enable{feature.capitalize()}"}
+        assert parameter["Default"] == "true" and parameter["AllowedValues"] == ["true", "false"]
+
+    def size(variables: dict[str, Any]) -> int:  # a switch's value is "false" at most; another reference,
+        # a name, URL or ARN the stack makes, is taken as 120 characters (a queue URL is ~110)
+        switches = [{"Ref": p} for p in template["Parameters"] if p.startswith("Enable")]
+        return sum(len(k) + (len(v) if isinstance(v, str) else 5 if v in switches else 120)
+                   for k, v in variables.items())  # fmt: skip
+
+    for res in translated["Resources"].values():
+        if res["Type"] == "AWS::Lambda::Function":
+            assert size(res["Properties"].get("Environment", {}).get("Variables", {})) < 4096
+    Settings(**{"backend": "local", "enable_ingest": "false", "ocr_enabled": "false"})  # the strings parse

@@ -167,16 +167,18 @@ def test_generic_words_are_no_tags() -> None:
     assert not any(is_generic(t) for t in ["invoice", "python-version", "e-bike", "acme-corp"])
 
 
-def test_request_errors_are_a_family_of_their_own_with_a_4xx_each() -> None:
+def test_request_errors_are_a_family_of_their_own_with_a_status_each() -> None:
     """A caller's request that cannot be done is no file's outcome: each leaf has its own request
-    outcome and a 4xx, and none of them is a family the state machine retries or fails a file for."""
+    outcome and HTTP status (a 4xx; 503 for a feature switched off), and none of them is a family the
+    state machine retries or fails a file for."""
     from semfs.domain import errors
     from semfs.domain.outcomes import RequestOutcome
 
-    leaves = [errors.NotFound, errors.Conflict, errors.InvalidRequest, errors.Busy]
+    leaves = [errors.NotFound, errors.Conflict, errors.InvalidRequest, errors.Busy, errors.Disabled]
     assert all(issubclass(leaf, errors.RequestError) for leaf in leaves)
     assert sorted(leaf.request_outcome for leaf in leaves) == sorted(RequestOutcome)  # one each, all used
-    assert all(400 <= leaf.http_status < 500 for leaf in leaves)
+    assert all(400 <= leaf.http_status < 500 for leaf in leaves if leaf is not errors.Disabled)
+    assert errors.Disabled.http_status == 503
     assert len({leaf.http_status for leaf in leaves}) == len(leaves)
     assert not any(issubclass(leaf, (RetryableError, PermanentError)) for leaf in leaves)
     assert family_name(errors.Conflict("x")) == "Conflict"  # the ASL catches it as nothing it retries

@@ -13,7 +13,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from semfs.domain.models import Extraction, IsoDate, JsonInt, Location, SearchFilters, SourceType, StageTiming
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.results import Answer, BriefingItem, FacetCounts, MergeSuggestion, QueueView, SimilarFile
+from semfs.domain.results import (
+    Answer,
+    BriefingItem,
+    Capabilities,
+    FacetCounts,
+    MergeSuggestion,
+    QueueView,
+    SimilarFile,
+)
 from semfs.domain.tags import MAX_LABEL_LEN
 
 HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
@@ -292,3 +300,7 @@ class Facets(FacetCounts):
 
 class JobsOut(QueueView):
     pass
+
+
+class CapabilitiesOut(Capabilities):
+    """What this server does now: each feature on, or off and why."""

@@ -30,7 +30,8 @@ from semfs.cli.common import (
     opened,
     out,
 )
-from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
+from semfs.domain.errors import InvalidRequest, NotFound, RequestError, SemfsError
+from semfs.domain.features import require
 from semfs.domain.outcomes import Outcome
 from semfs.domain.text import encodable
 from semfs.pipeline.catalogue.files import delete_file, set_tags
@@ -106,6 +107,7 @@ def ingest(
         ) as progress,
         c.index.batch(),
     ):  # keyword-index commits every few seconds, not per file
+        require(c.settings, "ingest")  # switched off: one line and exit 1 (opened), before any file is read
         task = progress.add_task("ingesting", total=len(files))
         for path in files:
             progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
@@ -117,7 +119,7 @@ def ingest(
                 raise typer.Exit(1) from e
             except (OSError, SemfsError) as e:  # one unreadable file is that file's outcome, not the batch's end
                 outcomes[Outcome.FAILED_INTERNAL.value] += 1
-                reason = f"could not be read ({type(e).__name__})"
+                reason = e.reason if isinstance(e, RequestError) else f"could not be read ({type(e).__name__})"
                 rows.append(
                     {"path": shown, "file_id": None, "outcome": "FAILED_INTERNAL", "version": None, "reason": reason}
                 )

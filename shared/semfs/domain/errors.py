@@ -130,6 +130,14 @@ class Busy(RequestError):
         self.retry_after_s = retry_after_s
 
 
+class Disabled(RequestError):
+    """The feature the request needs is switched off here (``SEMFS_ENABLE_*``): nothing was done or
+    stored, and the same request succeeds once it is on again (HTTP 503; SMTP 451)."""
+
+    request_outcome = RequestOutcome.DISABLED
+    http_status = 503
+
+
 def family_name(error: BaseException) -> str:
     """The name the state machine matches: the family, never the leaf."""
     if isinstance(error, RetryableError):

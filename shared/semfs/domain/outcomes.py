@@ -65,9 +65,11 @@ class Outcome(StrEnum):
 
 class RequestOutcome(StrEnum):
     """What became of a caller's request that was not done as asked. A request is not a file: these are
-    never a file's outcome, and they answer as a 4xx (the API) or exit code 1 or 2 (the CLI)."""
+    never a file's outcome, and they answer as a 4xx or, for a switched-off feature, 503 (the API) or exit
+    code 1 or 2 (the CLI)."""
 
     NOT_FOUND = "NOT_FOUND"  # no such file (or thread, contact, key) in the caller's tenant
     CONFLICT = "CONFLICT"  # the state changed under the request (a newer version is latest, a race lost)
     INVALID_REQUEST = "INVALID_REQUEST"  # the request cannot be done as asked (a bad tag, a file not failed)
     BUSY = "BUSY"  # the tenant already has its share of files waiting: send this one again later
+    DISABLED = "DISABLED"  # the feature asked for is switched off on this server (SEMFS_ENABLE_*)

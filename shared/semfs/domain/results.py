@@ -107,3 +107,23 @@ class SimilarFile(Frozen):
     title: str | None = None
     score: float
     came_from: str = ""
+
+
+class Capability(Frozen):
+    """One feature: on, or off and why (switched off, not configured, not installed)."""
+
+    on: bool
+    why_off: str | None = None
+
+
+class Capabilities(Frozen):
+    """What this server does now: each ``SEMFS_ENABLE_*`` switch, and whether what it needs is there."""
+
+    ingest: Capability
+    ocr: Capability
+    llm: Capability
+    semantic: Capability
+    ask: Capability
+    mail: Capability
+    mcp: Capability
+    answers: Literal["llm", "extractive"] = Field(description="how an answer is written when ask is on")

@@ -68,6 +68,7 @@ async function checkKey() {
     $("sign-out").classList.remove("hidden");
     $("api-key").classList.add("hidden"); $("sign-in").classList.add("hidden");
     document.body.classList.remove("signed-out");
+    await loadCapabilities();
     return true;
   } catch (err) {
     if (!$("signin-error").textContent) signedOut(String(err.message));
@@ -80,6 +81,22 @@ $("key-form").addEventListener("submit", async (e) => {
   localStorage.setItem("semfs-key", typed); $("api-key").value = "";
   if (await checkKey()) route(); else localStorage.removeItem("semfs-key");
 });
+// what this server does (GET /capabilities): a feature switched off is not offered; its view, reached
+// by an old link, says so instead of showing a form that would be refused
+let caps = null;
+const off = (feature) => Boolean(caps && caps[feature] && !caps[feature].on);
+async function loadCapabilities() {
+  try { caps = await api("GET", "/capabilities"); } catch (err) { caps = null; }
+  const navButton = (view) => document.querySelector("nav[aria-label=Views] button[data-view=" + view + "]");
+  navButton("upload").classList.toggle("hidden", off("ingest"));
+  $("upload-form").classList.toggle("hidden", off("ingest")); $("upload-off").classList.toggle("hidden", !off("ingest"));
+  navButton("ask").classList.toggle("hidden", off("ask")); $("docs-ask").classList.toggle("hidden", off("ask"));
+  $("ask-form").classList.toggle("hidden", off("ask")); $("ask-off").classList.toggle("hidden", !off("ask"));
+  for (const o of $("mode").options) o.disabled = off("semantic") && o.value !== "keyword";
+  if (off("semantic")) $("mode").value = "keyword";
+  $("mode").title = off("semantic") ? "semantic search is switched off on this server: keyword search only" : "";
+  $("similar-heading").classList.toggle("hidden", off("semantic")); $("file-similar").classList.toggle("hidden", off("semantic"));
+}
 $("sign-out").addEventListener("click", () => { localStorage.removeItem("semfs-key"); signedOut(""); });
 
 // ---- views and the URL: every view has an address (#/documents?sort=name&page=2, #/file/<id>, …),
@@ -120,7 +137,7 @@ function render() {
     if (params.get("tag") || params.get("thread") || params.get("source")) $("ask-scope").open = true;
   }
   if (name === "search" && params.get("q")) {
-    $("q").value = params.get("q"); $("mode").value = params.get("mode") || "hybrid";
+    $("q").value = params.get("q"); $("mode").value = off("semantic") ? "keyword" : params.get("mode") || "hybrid";
     // filters handed over by the Documents view ("Search these files"), in the URL like the query
     $("f-tags").value = params.get("tag") || $("f-tags").value; $("f-source").value = params.get("source") || $("f-source").value;
     $("f-thread").value = params.get("thread") || $("f-thread").value; $("f-contact").value = params.get("contact") || $("f-contact").value;
@@ -431,7 +448,7 @@ async function loadFile(id) {
 }
 async function similarTo(f, mine) {
   // more like this: nearest files by meaning, from the file's stored vectors (its own versions left out)
-  const near = f.status === "indexed"
+  const near = f.status === "indexed" && !off("semantic")
     ? await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/similar?limit=5").catch(() => ({ files: [] }))
     : { files: [] };
   if (stale(mine)) return;

@@ -1,13 +1,15 @@
-"""Liveness, the queue and the status counts."""
+"""Liveness, the feature switches, the queue and the status counts."""
 
 from __future__ import annotations
 
 from semfs.api.models import (
+    CapabilitiesOut,
     Health,
     JobsOut,
     StatusOut,
 )
 from semfs.api.request import container, current_tenant, new_router, ok
+from semfs.pipeline.capabilities import capabilities
 from semfs.pipeline.catalogue.files import status_rows, status_warnings
 from semfs.pipeline.catalogue.jobs import jobs_view
 
@@ -21,6 +23,13 @@ router = new_router()
 )
 def health() -> Health:
     return Health(status="ok")
+
+
+@router.get(
+    "/capabilities", summary="What this server does: each feature on, or off and why", responses=ok(CapabilitiesOut)
+)
+def capabilities_route() -> CapabilitiesOut:
+    return CapabilitiesOut.model_validate(capabilities(container()).model_dump())
 
 
 @router.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))

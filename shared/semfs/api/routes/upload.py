@@ -19,6 +19,7 @@ from semfs.api.models import (
 )
 from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
 from semfs.domain.errors import NotFound
+from semfs.domain.features import require
 from semfs.pipeline import names
 
 router = new_router()
@@ -84,6 +85,7 @@ def upload() -> Response[str]:
     POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
     tenant = current_tenant()
     c = container()
+    require(c.settings, "ingest")  # before a presigned POST is issued or the body is read
     event = router.current_event
     filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
     target = c.blobs.presign_upload(tenant, filename, c.settings.limits.max_file_bytes, 900)

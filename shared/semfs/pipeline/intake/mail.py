@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, sha256_hex
 from semfs.domain.outcomes import Outcome
 from semfs.domain.tags import contact_tag
@@ -123,7 +124,10 @@ def ingest_mail(
     source: str = "mail",
 ) -> MailResult:
     """Ingest one message for ``tenant``: every attachment leaf becomes a file with the message's
-    provenance. Redelivering the same Message-ID creates nothing new."""
+    provenance. Redelivering the same Message-ID creates nothing new. ``Disabled`` (nothing read or
+    stored) while mail intake or ingest is switched off."""
+    require(c.settings, "mail")
+    require(c.settings, "ingest")
     try:
         parsed = parse_mail(raw, c.settings.mail.min_inline_image_bytes)
     except RecursionError:  # 2,000 nested multiparts: stored with its outcome, never "try again" forever

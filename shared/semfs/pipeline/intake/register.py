@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import Busy, Conflict, InvalidRequest, NotFound
+from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
 from semfs.domain.models import FileRecord, SourceType, utcnow
 from semfs.domain.outcomes import Outcome, Status
@@ -178,7 +179,9 @@ def admit_new_file(c: Container, tenant_id: str) -> None:
 
 def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
     """Register one file. Never raises for a bad input: the record carries the outcome instead. A new
-    file while the tenant's queue is full raises ``Busy`` before anything is stored."""
+    file while the tenant's queue is full raises ``Busy``, and any file while ingest is switched off
+    ``Disabled``, before anything is stored."""
+    require(c.settings, "ingest")
     filename, prov = encodable(filename, replacement="\ufffd"), _encodable(prov)
     sha = sha256_hex(data)
     name = safe_filename(filename)
@@ -302,6 +305,7 @@ def register_rejected(
     prov: Provenance | None = None,
 ) -> Registered:
     """Record a file refused before its bytes were read (too large to fetch, a skipped message)."""
+    require(c.settings, "ingest")
     prov = prov or Provenance()
     name = safe_filename(filename) or "unnamed"
     file_id = file_id_for(tenant_id, prov.source_type, source_key, f"unread:{size}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from semfs.domain.features import enabled
 from semfs.domain.outcomes import Outcome
 from semfs.observability import get_logger
 from semfs.pipeline.documents import INBOUND_PREFIX, UPLOAD_PREFIX
@@ -25,10 +26,14 @@ def tenant_from_key(key: str) -> str | None:
 
 
 def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None = None) -> Registered | None:
-    """Register and start processing one uploaded object (idempotent per key + content)."""
+    """Register and start processing one uploaded object (idempotent per key + content). While ingest is
+    switched off the object is left where it is (None): the reconcile sweep ingests it once it is on."""
     tenant = tenant_from_key(key)
     if tenant is None:
         log.warning("object outside uploads/{tenant}/ ignored", key_chars=len(key))
+        return None
+    if not enabled(c.settings, "ingest"):
+        log.warning("ingest is switched off: the object stays in the bucket", key_chars=len(key))
         return None
     name = PurePosixPath(key).name
     source_key = f"s3:{key}"
@@ -55,6 +60,9 @@ def ingest_ses_message(
     skipped and logged, never ingested into a default tenant), then the shared mail path."""
     from semfs.pipeline.intake.mail import failed_verdicts, ingest_mail, skip_message, tenant_for
 
+    if not (enabled(c.settings, "mail") and enabled(c.settings, "ingest")):
+        log.warning("mail intake is switched off: the message stays under inbound/", recipients=len(recipients))
+        return []
     tenant = tenant_for(c, recipients)
     if tenant is None:
         log.warning("mail to an unknown mailbox skipped", recipients=len(recipients))

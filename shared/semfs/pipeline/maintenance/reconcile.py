@@ -225,9 +225,8 @@ def _objects_step(c: Container, sweep: Sweep) -> None:
         tenant = tenant_from_key(key)
         if tenant is None or c.repo.registered_under(tenant, f"s3:{key}"):
             continue
-        if sweep.repair:
-            ingest_s3_object(c, key, size)
-        sweep.saw("objects_without_record", sweep.repair)
+        repaired = sweep.repair and ingest_s3_object(c, key, size) is not None  # None: ingest is off
+        sweep.saw("objects_without_record", repaired)
     if len(page) < PAGE:
         sweep.phase, sweep.after = "slots", None
     else:

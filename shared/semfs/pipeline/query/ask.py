@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.enrichment import checked_answer
 from semfs.domain.errors import EnrichmentFailed, NotFound
+from semfs.domain.features import OFF, enabled
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
@@ -48,6 +49,8 @@ def _chunks_in_scope(
 
 def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None = None, limit: int = 6) -> Answer:
     """``answered`` with the answer, its citations and the method, or ``no_answer`` with the reason."""
+    if not enabled(c.settings, "ask"):
+        return Answer.refused(OFF["ask"])
     question = " ".join(question.split())
     if len(question) < MIN_QUERY_CHARS:
         return Answer.refused("the question is too short")

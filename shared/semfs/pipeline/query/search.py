@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable, NotFound, RerankUnavailable
+from semfs.domain.features import enabled
 from semfs.domain.models import (
     IndexDoc,
     IndexHit,
@@ -78,7 +79,9 @@ def retrieve(
     legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
     model: str | None = None  # the model whose cosines the k-NN leg gives
-    if mode in ("hybrid", "semantic"):
+    if mode in ("hybrid", "semantic") and not enabled(c.settings, "semantic"):
+        degraded = True  # switched off: the keyword legs alone, as when the embedder is down
+    elif mode in ("hybrid", "semantic"):
         try:
             embedder = c.query_embedder()
             vector = embedder.embed_query(query)

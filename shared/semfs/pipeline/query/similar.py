@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.features import require
 from semfs.domain.models import SearchFilters
 from semfs.domain.outcomes import Status
 from semfs.domain.results import SimilarFile
@@ -21,7 +22,9 @@ MAX_SIMILAR = 50
 
 def similar(c: Container, tenant_id: str, file_id: str, limit: int = 10) -> list[SimilarFile]:
     """Up to ``limit`` other files of the tenant, nearest first. ``NotFound`` for a file the tenant does
-    not have; ``InvalidRequest`` for one not indexed (it has no vectors yet)."""
+    not have; ``InvalidRequest`` for one not indexed (it has no vectors yet); ``Disabled`` while semantic
+    search is switched off."""
+    require(c.settings, "semantic")
     record = c.repo.get(tenant_id, file_id)
     if record.status is not Status.INDEXED or record.chunks_key is None:
         raise InvalidRequest("only an indexed file has files like it (this one is not indexed)")
