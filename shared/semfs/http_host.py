@@ -236,6 +236,7 @@ class HttpServer:
         self._server, self._map, self._dispatcher = runner, channels, dispatcher
         self._stopping = threading.Event()
         self.port = port
+        self.closing: list[Callable[[], None]] = []  # run by shutdown, after the last request
         self._thread = threading.Thread(target=self._run, daemon=True, name="semfs-http")
         self._thread.start()
 
@@ -252,3 +253,5 @@ class HttpServer:
             channel.close()
         self._dispatcher.shutdown(timeout=5)
         self._thread.join(timeout=10)
+        for close in self.closing:
+            close()

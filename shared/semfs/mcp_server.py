@@ -302,3 +302,77 @@ def _brief(r: FileRecord) -> dict[str, Any]:
 def serve_stdio(c: Container, tenant: str) -> None:
     """Speak MCP on this process's stdin and stdout until the client closes them."""
     build_server(c, tenant).run("stdio")
+
+
+class McpOverHttp:
+    """The same server over streamable HTTP for ``semfs serve``'s ``/mcp``, one per tenant.
+
+    The SDK's transport is an ASGI app; the local host is WSGI (waitress), so each tenant's app runs on one
+    event loop in a thread of its own, reached through ``a2wsgi``. The transport is stateless with JSON
+    responses (each POST a whole JSON-RPC exchange, no session to keep or resume), as a Lambda would need
+    it. The caller is authenticated by the host before it gets here (the API key names the tenant, as for
+    every route), so a tool never sees another tenant. A tenant's server is built on its first request.
+    """
+
+    def __init__(self, c: Container, max_body: int) -> None:
+        import asyncio
+        import threading
+
+        self._c, self._max_body = c, max_body
+        self._loop = asyncio.new_event_loop()
+        self._closed = asyncio.Event()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="semfs-mcp")
+        self._thread.start()
+        self._apps: dict[str, Callable[..., Any]] = {}
+        self._held: list[Any] = []
+        self._lock = threading.Lock()
+
+    def _app(self, tenant: str) -> Callable[..., Any]:
+        import asyncio
+        import threading
+
+        from a2wsgi import ASGIMiddleware
+
+        with self._lock:
+            if tenant not in self._apps:
+                server = build_server(self._c, tenant)
+                asgi = server.streamable_http_app(
+                    streamable_http_path="/mcp",
+                    stateless_http=True,
+                    json_response=True,
+                    max_request_body_size=self._max_body,
+                    host=self._c.settings.http.host,  # on 127.0.0.1: the SDK's DNS-rebinding checks
+                )
+                ready = threading.Event()
+
+                async def hold() -> None:  # the session manager's task group, for as long as the host runs
+                    async with server.session_manager.run():
+                        ready.set()
+                        await self._closed.wait()
+
+                self._held.append(asyncio.run_coroutine_threadsafe(hold(), self._loop))
+                if not ready.wait(60):
+                    raise RuntimeError("the MCP transport did not start")
+                self._apps[tenant] = ASGIMiddleware(asgi, loop=self._loop)  # type: ignore[arg-type]
+            return self._apps[tenant]
+
+    def answer(self, tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+        """One HTTP exchange with ``tenant``'s MCP server: status, headers and the whole body."""
+        said: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+            said[:] = [int(status.split(" ", 1)[0]), list(headers)]
+
+        body = b"".join(self._app(tenant)(environ, start_response))
+        return said[0], said[1], body
+
+    def close(self) -> None:
+        """Stop every tenant's transport and the loop (``HttpServer.shutdown``)."""
+        self._loop.call_soon_threadsafe(self._closed.set)
+        for held in self._held:
+            try:
+                held.result(timeout=10)
+            except Exception as e:  # shutting down: log what would not stop, stop the rest
+                log.warning("mcp transport did not stop cleanly", error=type(e).__name__)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
 from semfs.deadlines import request_deadline
-from semfs.domain.errors import Busy, NotFound, RetryableError
+from semfs.domain.errors import Busy, Disabled, NotFound, RetryableError
 from semfs.http_host import HttpServer, error_body, serve
 from semfs.observability import get_logger
 from semfs.pipeline.intake.mail import ingest_mail, tenant_for, tenants_for
@@ -62,7 +62,7 @@ class MailHandler:
                         None, functools.partial(ingest_mail, self._c, tenant, raw, recipients=recipients, source="smtp")
                     )
                     log.info("mail delivered", tenant=tenant, files=len(result.files))
-                except (RetryableError, Busy) as e:  # the sender should retry later rather than lose the message
+                except (RetryableError, Busy, Disabled) as e:  # the sender retries later: nothing is lost
                     log.error("mail not ingested", error=type(e).__name__)
                     return "451 4.3.0 Temporary failure, try again later"
                 except Exception as e:  # retrying cannot help: refuse for good instead of "try again" forever
@@ -172,13 +172,36 @@ INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/g
 
 
 def make_wsgi_app(
-    container: Container, keys: ApiKeys, static_dir: Path | None = None, max_body: int | None = None
+    container: Container,
+    keys: ApiKeys,
+    static_dir: Path | None = None,
+    max_body: int | None = None,
+    closing: list[Callable[[], None]] | None = None,
 ) -> Callable[..., Iterable[bytes]]:
     """The local host as a WSGI application: static page, signed downloads, API key → tenant, then
-    the same router API Gateway invokes in AWS. Every answer it makes itself has the uniform error body."""
+    the same router API Gateway invokes in AWS, or for ``/mcp`` the MCP server over streamable HTTP
+    (``mcp_server.McpOverHttp``, started on its first request; its stop is added to ``closing``). Every
+    answer it makes itself has the uniform error body."""
     from semfs.api.app import app
 
     limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
+    mcp_host: list[Any] = []  # the McpOverHttp, once a request needs it (the SDK is imported then)
+    mcp_lock = threading.Lock()
+
+    def _mcp(tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+        if not container.settings.features.mcp:
+            from semfs.domain.features import OFF
+
+            return _json_error(503, "disabled", OFF["mcp"])
+        with mcp_lock:
+            if not mcp_host:
+                from semfs.mcp_server import McpOverHttp
+
+                mcp_host.append(McpOverHttp(container, limit))
+                if closing is not None:
+                    closing.append(mcp_host[0].close)
+        answered: tuple[int, list[tuple[str, str]], bytes] = mcp_host[0].answer(tenant, environ)
+        return answered
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -224,7 +247,10 @@ def make_wsgi_app(
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
         tenant = keys.tenant_for(key)
         if tenant is None and path not in PUBLIC_PATHS:
-            return _json_error(401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)")
+            status, out, body = _json_error(
+                401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)"
+            )
+            return status, [*out, ("WWW-Authenticate", 'Bearer realm="semfs"')], body
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
@@ -233,6 +259,8 @@ def make_wsgi_app(
             return _json_error(400, "bad_request", "Content-Length is negative")
         if length > limit:
             return _json_error(413, "too_large", f"the body is over {limit} bytes (SEMFS_MAX_FILE_MB)")
+        if path == "/mcp" and tenant is not None:  # the MCP transport reads its own body
+            return _mcp(tenant, environ)
         body = environ["wsgi.input"].read(length) if length else b""
         try:
             event = to_event(method, path, headers, body, tenant, query=query)
@@ -303,8 +331,11 @@ def start_http(container: Container, keys: ApiKeys, host: str, port: int, static
     WSGI server: worker threads, keep-alive, a request-body limit) with the deadlines and per-client cap
     of ``semfs/http_host.py``."""
     limit = container.settings.limits.max_file_bytes + 1024 * 1024
-    app = make_wsgi_app(container, keys, static_dir, limit)
-    return serve(app, host, port, container.settings.http, limit)
+    closing: list[Callable[[], None]] = []
+    app = make_wsgi_app(container, keys, static_dir, limit, closing)
+    server = serve(app, host, port, container.settings.http, limit)
+    server.closing = closing  # what the app started (the MCP transport) stops with the host
+    return server
 
 
 # -- the drop folder --------------------------------------------------------------------------------

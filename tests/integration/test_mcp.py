@@ -178,3 +178,83 @@ def test_semfs_mcp_refuses_a_key_it_does_not_know(tmp_path: Path) -> None:
         [semfs, "mcp", "--key", "sk-not-a-key"], env=env, capture_output=True, text=True, timeout=CEILING_S, check=False
     )
     assert done.returncode == 2 and "not valid" in done.stderr and done.stdout == ""
+
+
+def _http_client(url: str, key: str | None) -> Any:
+    """The SDK's streamable HTTP transport to ``url`` with the bearer key an agent's config would hold."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=CEILING_S))
+
+
+@pytest.fixture
+def served(stocked: tuple[Container, dict[str, str]]) -> Iterator[tuple[str, dict[str, str], dict[str, str]]]:
+    """``semfs serve``'s HTTP host over the stocked container: its /mcp, and a key per tenant."""
+    import socket
+
+    from semfs.server import ApiKeys, start_http
+
+    c, ids = stocked
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    keys = ApiKeys(c.settings.api_keys_file)
+    issued = {T: keys.create(T), "globex": keys.create("globex")}
+    server = start_http(c, keys, "127.0.0.1", port)
+    yield f"http://127.0.0.1:{port}/mcp", issued, ids
+    server.shutdown()
+
+
+def test_the_same_server_over_streamable_http_at_mcp_with_the_apis_keys(
+    served: tuple[str, dict[str, str], dict[str, str]],
+) -> None:
+    """An agent configured with semfs serve's URL and an API key: the SDK's own HTTP client lists the
+    tools, searches and reads its tenant's files, gets "no such file" for the other tenant's id, and each
+    tenant's key sees its own files alone (two clients at once on one host)."""
+    from mcp import Client
+
+    url, keys, ids = served
+
+    async def as_tenant(key: str, query: str, other: str) -> tuple[Any, Any, Any]:
+        async with Client(_http_client(url, key), read_timeout_seconds=CEILING_S) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            found = await client.call_tool("search", {"query": query, "limit": 3})
+            theirs = await client.call_tool("read_file", {"file_id": other})
+            return tools, found, theirs
+
+    async def both() -> list[tuple[Any, Any, Any]]:
+        return list(
+            await asyncio.gather(
+                as_tenant(keys[T], "paid holiday days a year", ids["theirs"]),
+                as_tenant(keys["globex"], "launch date March", ids["handbook"]),
+            )
+        )
+
+    (tools, found, theirs), (_, globex_found, globex_theirs) = asyncio.run(both())
+    assert "save_artifact" in tools and "search" in tools
+    assert ok(found)["results"][0]["file_id"] == ids["handbook"]
+    assert "no such file" in refused(theirs)
+    assert [r["file_id"] for r in ok(globex_found)["results"]] == [ids["theirs"]]
+    assert "no such file" in refused(globex_theirs)
+
+
+def test_mcp_over_http_without_a_valid_key_is_refused_before_any_tool_runs(
+    served: tuple[str, dict[str, str], dict[str, str]],
+) -> None:
+    import urllib.error
+    import urllib.request
+
+    url, _, _ = served
+    hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    for key in (None, "sk-not-a-key"):
+        request = urllib.request.Request(url, data=hello, method="POST")
+        request.add_header("Content-Type", "application/json")
+        request.add_header("Accept", "application/json, text/event-stream")
+        if key:
+            request.add_header("Authorization", f"Bearer {key}")
+        with pytest.raises(urllib.error.HTTPError) as refused_:
+            urllib.request.urlopen(request, timeout=CEILING_S)
+        assert refused_.value.code == 401 and refused_.value.headers["WWW-Authenticate"].startswith("Bearer")
+        assert json.loads(refused_.value.read())["error"]["code"] == "unauthorized"

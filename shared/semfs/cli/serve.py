@@ -12,6 +12,7 @@ from semfs.cli.common import (
     container,
     out,
 )
+from semfs.domain.features import FEATURES, OFF, enabled
 
 
 @app.command()
@@ -44,17 +45,26 @@ def serve(
     http_port = port or settings.http.port
     static = Path(__file__).parent.parent / "web"
     server = start_http(c, keys, settings.http.host, http_port, static if static.is_dir() else None)
-    controller = start_smtp(c, settings.mail.smtp_host, smtp_port or settings.mail.smtp_port)
-    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant)
+    features = settings.features
+    # mail off: no listener at all; ingest off: the listener answers 451, so senders retry later
+    controller = start_smtp(c, settings.mail.smtp_host, smtp_port or settings.mail.smtp_port) if features.mail else None
+    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant) if features.ingest else None
     out.print(f"API and web page: http://{settings.http.host}:{http_port}/  (OpenAPI: /docs)")
-    out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
-    out.print(
-        f"SMTP: {settings.mail.smtp_host}:{smtp_port or settings.mail.smtp_port} for "
-        + (
-            ", ".join(f"{a} → {t}" for a, t in settings.mail.mailbox_tenants.items())
-            or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
+    if features.mcp:
+        out.print(f"MCP for agents: http://{settings.http.host}:{http_port}/mcp (streamable HTTP, the same API keys)")
+    if inbox is not None:
+        out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
+    if controller is not None:
+        out.print(
+            f"SMTP: {settings.mail.smtp_host}:{smtp_port or settings.mail.smtp_port} for "
+            + (
+                ", ".join(f"{a} → {t}" for a, t in settings.mail.mailbox_tenants.items())
+                or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
+            )
         )
-    )
+    off = [name for name in FEATURES if not enabled(settings, name)]
+    if off:
+        out.print("Switched off: " + ", ".join(off) + " (GET /capabilities says so too)")
     try:
         while True:  # files a killed process registered but never queued: picked up within a minute or two
             restarted = restart_stranded(c)
@@ -64,9 +74,11 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
-        inbox.set()
+        if inbox is not None:
+            inbox.set()
         server.shutdown()
-        controller.stop()
+        if controller is not None:
+            controller.stop()
         c.close()
 
 
@@ -88,6 +100,9 @@ def mcp(
 
     c = container()
     try:
+        if not c.settings.features.mcp:
+            print(f"semfs mcp: {OFF['mcp']}", file=sys.stderr)
+            raise typer.Exit(1)
         chosen = tenant or c.settings.default_tenant
         if key:
             found = ApiKeys(c.settings.api_keys_file).tenant_for(key)
