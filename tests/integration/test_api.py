@@ -455,6 +455,26 @@ def test_files_are_listed_newest_first_latest_only_and_without_duplicates(api: A
     assert page["files"][0]["filename"] in {"supply-agreement.docx", "copy-of-the-contract.docx"}
 
 
+def test_documents_and_problems_are_listed_and_counted_apart(api: Api) -> None:
+    """``listing=documents`` leaves out what was skipped or failed, ``listing=problems`` is that alone
+    (with the reason), the facet totals agree with each, and a status never in a listing is refused."""
+    c = api.container
+    dup = ingest_bytes(c, "acme", demo._contract(2), "copy-of-the-contract.docx").record
+    empty = ingest_bytes(c, "acme", b"", "empty.txt").record
+    _, docs = api.call("GET", "/files?listing=documents")
+    assert {f["file_id"] for f in docs["files"]} == {api.files["terms"], api.files["contract"]}
+    _, problems = api.call("GET", "/files?listing=problems")
+    assert {f["file_id"] for f in problems["files"]} == {dup.file_id, empty.file_id}
+    copy = next(f for f in problems["files"] if f["file_id"] == dup.file_id)
+    assert copy["duplicate_of"] == api.files["contract"] and copy["error"]
+    assert api.call("GET", "/files/facets?listing=documents")[1]["total"] == 2
+    assert api.call("GET", "/files/facets?listing=problems")[1]["total"] == 2
+    assert api.call("GET", "/files/facets")[1]["total"] == 4  # all, as before
+    status, refused = api.call("GET", "/files?listing=problems&status=indexed")
+    assert status == 400 and "never among the problems" in refused["error"]["message"]
+    assert api.call("GET", "/files?listing=documents&status=indexed")[1]["files"] == docs["files"]
+
+
 def test_repeated_form_fields_keep_every_value_and_filters_take_names(api: Api) -> None:
     fields = [("tags", "alpha"), ("tags", "beta"), ("thread_id", "Parking 2027")]
     body = _multipart_upload(fields, "garage.md", "# Garage\n\nPermits for the staff garage are renewed in January.")

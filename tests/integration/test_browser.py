@@ -12,6 +12,7 @@ import pytest
 
 from semfs.bootstrap import build_container
 from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.ports import RecordQuery
 from semfs.server import ApiKeys, start_http
 from tests.conftest import make_settings
 from tests.waits import CEILING_S
@@ -305,7 +306,7 @@ def test_documents_are_listed_sorted_paged_and_addressable(library: tuple[Any, i
         _shot(browser, "documents")
         _ready(browser, By.ID, "docs-next").click()
         wait.until(lambda d: "page=2" in d.current_url and len(rows()) == 6)
-        assert browser.find_element(By.ID, "docs-page").text == "files 21–26"
+        wait.until(lambda d: d.find_element(By.ID, "docs-page").text == "files 21–26 of 26")  # once counted
         assert browser.find_element(By.ID, "docs-next").get_attribute("disabled") == "true"
         browser.back()  # the URL is the state: back returns to page 1, sorted by name
         wait.until(lambda d: len(rows()) == 20 and "page=2" not in d.current_url)
@@ -860,3 +861,50 @@ def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
     finally:
         server.shutdown()
         c.close()
+
+
+def test_skipped_files_wait_under_problems_with_their_reason_not_among_the_documents(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """A copy of a file already there and an empty file are no documents: the Documents list and its
+    total leave them out and point to Problems, which says what happened in words and links the copy
+    to the file it copies."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    original = next(r for r in c.repo.query(RecordQuery(tenant_id="default", limit=50)) if r.filename == "note-00.md")
+    copy = ingest_bytes(c, "default", b"# Note 00\n\nMinutes of meeting 00 about the harbour.", "copy of note.md")
+    empty = ingest_bytes(c, "default", b"", "empty.txt")
+    assert (copy.record.outcome.value, empty.record.outcome.value) == ("SKIPPED_DUPLICATE", "SKIPPED_EMPTY")  # type: ignore[union-attr]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,))
+        wait.until(lambda d: d.find_element(By.ID, "docs-page").text == "files 1–20 of 26")
+        wait.until(lambda d: d.find_element(By.ID, "docs-problems").is_displayed())
+        assert "2 files were skipped" in browser.find_element(By.ID, "docs-problems").text
+        _shot(browser, "documents-with-problems")
+        assert browser.find_element(By.ID, "problems-count").text == "2"
+        names = browser.execute_script(
+            "return [...document.querySelectorAll('#docs-table .doc-title')].map((a) => a.textContent)"
+        )
+        assert "copy of note.md" not in names and "empty.txt" not in names
+        browser.get(f"http://127.0.0.1:{port}/#/problems")
+        items = lambda: browser.find_elements(By.CSS_SELECTOR, "#problems-list li")  # noqa: E731
+        wait.until(lambda d: len(items()) == 2)
+        text = " ".join(i.text for i in items())
+        assert "a copy of a file already here" in text and "empty" in text and "SKIPPED_" not in text
+        _shot(browser, "problems")
+        copied = next(i for i in items() if "copy of note.md" in i.text)
+        link = copied.find_element(By.LINK_TEXT, "Open the file it copies")
+        browser.execute_script("arguments[0].click()", link)
+        wait.until(lambda d: f"#/file/{original.file_id}" in d.current_url and d.find_element(By.ID, "file-title").text)
+        assert browser.find_element(By.ID, "file-title").text == "Note 00"
+        browser.set_window_size(390, 844)
+        browser.get(f"http://127.0.0.1:{port}/#/problems")
+        wait.until(lambda d: len(items()) == 2)
+        _shot(browser, "problems-phone")
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+    finally:
+        server.shutdown()

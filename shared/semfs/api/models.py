@@ -99,6 +99,10 @@ class FileFilters(BaseModel):
     until: IsoDate | None = None
     include_history: QueryBool = False
     include_duplicates: QueryBool = True
+    listing: Literal["all", "documents", "problems"] = Field(
+        default="all",
+        description="documents: files read or being read; problems: files skipped or failed, with their reasons",
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -40,6 +40,21 @@ const TYPES = {
   "application/xml": "XML", "text/xml": "XML", "application/x-ipynb+json": "Notebook",
   "image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image", "image/webp": "WebP image",
 };
+// each outcome in words (the code stays in the title, for whoever reads docs/outcomes.md)
+const OUTCOMES = {
+  OK: "read", OK_PARTIAL: "read in part", OK_ENRICH_FALLBACK: "read (summary without the LLM)",
+  SKIPPED_EMPTY: "empty", SKIPPED_NO_TEXT: "no text found", SKIPPED_UNSUPPORTED_TYPE: "a type semfs cannot read",
+  SKIPPED_ENCRYPTED: "password-protected", SKIPPED_DUPLICATE: "a copy of a file already here",
+  SKIPPED_EMAIL_VERDICT: "refused by the mail checks", SKIPPED_CANCELLED: "cancelled before it was read",
+  REJECTED_TOO_LARGE: "too large", REJECTED_TYPE_MISMATCH: "not the type its name says",
+  REJECTED_ARCHIVE_BOMB: "an archive that unpacks too far", REJECTED_UNSAFE_NAME: "an unsafe name",
+  REJECTED_XML_ENTITY: "XML that declares entities", REJECTED_IMAGE_PIXELS: "an image with too many pixels",
+  FAILED_PARSE: "could not be read", FAILED_TIMEOUT: "took too long to read", FAILED_MEMORY: "needed too much memory",
+  FAILED_OCR: "OCR failed", FAILED_LLM: "the LLM failed", FAILED_EMBED: "embedding failed",
+  FAILED_INDEX: "indexing failed", FAILED_CONFIG: "the model endpoint refused the key", FAILED_INTERNAL: "an internal error",
+};
+const outcomeLabel = (f) => OUTCOMES[f.outcome] || f.outcome || f.status;
+function outcomeBadge(f) { const b = el("span", outcomeLabel(f), "badge warn"); if (f.outcome) b.title = f.outcome; return b; }
 const SOURCES = { upload: "Upload", email_attachment: "Mail attachment", email_body: "Mail body", agent_generated: "Agent" };
 const typeLabel = (mime) => TYPES[mime] || (mime || "").split("/").pop() || "file";
 function sizeLabel(bytes) {
@@ -125,11 +140,12 @@ function render() {
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
-  const known = ["documents", "search", "ask", "upload", "status", "trash"];
+  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash"];
   const name = known.includes(view) ? view : "documents";
   show(name);
   if (name === "documents") loadDocs(params);
   if (name === "trash") loadTrash(params.get("restored"));
+  if (name === "problems") loadProblems();
   if (name === "status") loadStatus();
   if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
     $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";
@@ -184,8 +200,10 @@ async function loadDocs(params) {
   $("d-history").checked = params.get("history") === "1";
   if (["tag", "source", "thread", "contact", "history"].some((k) => params.get(k))) $("d-filters").open = true;
   docsPage = Math.max(1, parseInt(params.get("page") || "1", 10) || 1);
-  const q = new URLSearchParams({ limit: String(PAGE), sort: $("d-sort").value, cursor: String((docsPage - 1) * PAGE) });
-  const scope = new URLSearchParams();
+  // documents only: what was skipped or failed waits under Problems, with its reason
+  const q = new URLSearchParams({ limit: String(PAGE), sort: $("d-sort").value, cursor: String((docsPage - 1) * PAGE),
+                                  listing: "documents" });
+  const scope = new URLSearchParams({ listing: "documents" });
   docsFilters = {};
   for (const [k, field] of FILTERS) {
     if (params.get(k)) { q.set(field, params.get(k)); scope.set(field, params.get(k)); docsFilters[k] = params.get(k); }
@@ -205,11 +223,17 @@ async function loadDocs(params) {
     const filtered = FILTERS.some(([k]) => params.get(k));
     $("docs-state").textContent = data.files.length ? "" : (filtered || docsPage > 1
       ? "No files match these filters." : "No files yet: upload some (Upload), or put them in the drop folder.");
-    $("docs-page").textContent = data.files.length ? "files " + first + "–" + (first + data.files.length - 1) : "";
+    const shown = data.files.length ? "files " + first + "–" + (first + data.files.length - 1) : "";
+    $("docs-page").textContent = shown; $("docs-page").dataset.range = shown;
     $("docs-prev").disabled = docsPage === 1; $("docs-next").disabled = !data.next_cursor;
   } catch (err) { if (stale(mine)) return; body.replaceChildren(); $("docs-state").textContent = String(err.message); }
-  api("GET", "/files/facets?" + scope.toString()).then((f) => stale(mine) || renderFacets(f))
-    .catch(() => stale(mine) || $("facets").replaceChildren());
+  api("GET", "/files/facets?" + scope.toString()).then((f) => {
+    if (stale(mine)) return;
+    renderFacets(f);
+    const range = $("docs-page").dataset.range;  // the total, once counted: "files 1–20 of 62"
+    if (range) $("docs-page").textContent = range + " of " + f.total.toLocaleString() + (f.capped ? "+" : "");
+  }).catch(() => stale(mine) || $("facets").replaceChildren());
+  countProblems();
   api("GET", "/tags").then((t) => $("tag-names").replaceChildren(...(t.tags || []).map((x) => {
     const o = el("option"); o.value = x.tag; o.textContent = x.label || x.tag; return o;
   }))).catch(() => {});
@@ -293,7 +317,7 @@ function docRow(f) {
   name.append(a);
   if (f.title && f.title !== f.filename) name.append(el("div", f.filename, "muted"));
   if (f.version > 1) name.append(el("span", "v" + f.version, "badge"));
-  if (f.status !== "indexed") name.append(el("span", f.outcome || f.status, "badge warn"));
+  if (f.status !== "indexed") name.append(outcomeBadge(f));
   const tags = el("td");
   for (const t of (f.tags || []).slice(0, 4)) tags.append(el("span", (f.tag_labels || {})[t] || t, "tag"));
   for (const t of (f.auto_tags || []).slice(0, Math.max(0, 3 - (f.tags || []).length))) tags.append(el("span", t, "tag auto"));
@@ -395,7 +419,7 @@ async function loadFile(id) {
   $("file-loaded").classList.remove("hidden");
   $("file-title").textContent = f.title || f.filename;
   $("file-meta").textContent = [f.filename, "v" + f.version, typeLabel(f.mime_type), sizeLabel(f.size_bytes),
-    dateLabel(f.created_at), f.outcome || f.status].filter(Boolean).join(" · ");
+    dateLabel(f.created_at), outcomeLabel(f)].filter(Boolean).join(" · ");
   $("file-summary").textContent = f.summary || "";
   renderTags(f);
   const prov = $("file-provenance"); prov.replaceChildren();
@@ -496,6 +520,55 @@ function notice(text, action) {
   }
   const x = el("button", "×", "dismiss"); x.type = "button"; x.setAttribute("aria-label", "Dismiss this notice");
   x.addEventListener("click", () => box.remove()); box.append(x);
+}
+// ---- problems: files skipped or failed, each with its reason and what can be done about it
+async function countProblems() {
+  const mine = renders;
+  try {
+    const f = await api("GET", "/files/facets?listing=problems");
+    if (stale(mine)) return;
+    const n = f.total;
+    $("problems-count").textContent = n ? String(n) + (f.capped ? "+" : "") : "";
+    $("problems-count").classList.toggle("hidden", !n);
+    $("docs-problems").classList.toggle("hidden", !n);
+    $("docs-problems-text").textContent = n === 1 ? "1 file was skipped or could not be read. "
+      : n + (f.capped ? "+" : "") + " files were skipped or could not be read. ";
+  } catch (err) { /* the count is a hint: the list itself says what went wrong */ }
+}
+async function loadProblems() {
+  const mine = renders; const list = $("problems-list");
+  $("problems-state").textContent = "Loading…";
+  try {
+    const data = await api("GET", "/files?listing=problems&sort=newest&limit=200");
+    if (stale(mine)) return;
+    list.replaceChildren(...data.files.map(problemItem));
+    $("problems-state").textContent = data.files.length ? ""
+      : "No problems: every file that arrived was read.";
+  } catch (err) { if (stale(mine)) return; list.replaceChildren(); $("problems-state").textContent = String(err.message); }
+  countProblems();
+}
+function problemItem(f) {
+  const li = el("li", null, "problem"); li.dataset.file = f.file_id;
+  const a = el("a", f.filename, "result-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
+  // a copy's reason names the original by its id: the link below names it for people instead
+  const what = el("p"); what.append(outcomeBadge(f), " " + (f.duplicate_of ? "the same bytes arrived before" : f.error || ""));
+  const meta = el("p", [SOURCES[f.source_type] || f.source_type, dateLabel(f.created_at)].filter(Boolean).join(" · "), "muted");
+  li.append(a, what, meta);
+  const actions = el("p", null, "actions");
+  if (f.duplicate_of) {
+    const o = el("a", "Open the file it copies"); o.href = "#/file/" + encodeURIComponent(f.duplicate_of); actions.append(o);
+  }
+  if (f.status === "failed") {
+    const b = el("button", "Try again"); b.type = "button"; b.dataset.retry = f.file_id;
+    b.addEventListener("click", async () => {
+      b.disabled = true; b.textContent = "Trying again…";
+      try { await api("POST", "/files/" + encodeURIComponent(f.file_id) + "/retry"); b.textContent = "Queued again"; }
+      catch (err) { b.disabled = false; b.textContent = "Try again"; what.append(" (" + String(err.message) + ")"); }
+    });
+    actions.append(b);
+  }
+  if (actions.childNodes.length) li.append(actions);
+  return li;
 }
 async function restoreFile(id, name, then) {
   try {
@@ -643,7 +716,8 @@ function showResult(li, rec) {
   const stage = li.querySelector(".upload-stage"); const bar = li.querySelector("progress");
   li.dataset.state = rec.status === "indexed" ? "done" : "failed";
   bar.value = rec.status === "indexed" ? bar.max : 0;
-  const link = el("a", rec.outcome || rec.status); link.href = "#/file/" + encodeURIComponent(rec.file_id);
+  const link = el("a", outcomeLabel(rec)); link.href = "#/file/" + encodeURIComponent(rec.file_id);
+  if (rec.outcome) link.title = rec.outcome;
   stage.replaceChildren(link);
   if (rec.error) stage.append(" — " + rec.error);
   if (rec.status === "failed") {

@@ -40,6 +40,7 @@ from semfs.api.request import (
     record_in_tenant,
     trashed_in_tenant,
 )
+from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
 from semfs.pipeline import names, vocabulary
 from semfs.pipeline.catalogue import trash
@@ -52,14 +53,27 @@ from semfs.ports.repository import RecordQuery
 router = new_router()
 
 
+PROBLEMS = (Status.SKIPPED, Status.FAILED)
+# which statuses each listing shows: a skipped duplicate or a failed parse is no document, and waits under
+# Problems with its reason instead of filling the Documents list (trashed files are in the trash)
+LISTINGS: dict[str, tuple[Status, ...]] = {
+    "all": tuple(Status),
+    "documents": tuple(s for s in Status if s not in PROBLEMS and s not in (Status.TRASHED, Status.DELETED)),
+    "problems": PROBLEMS,
+}
+
+
 def _file_query(filters: FileFilters) -> RecordQuery:
     """The records a file listing (and its facet counts) covers; threads and contacts by name or id."""
     tenant = current_tenant()
     c = container()
     since, until = filters.since, filters.until
+    statuses = [s for s in LISTINGS[filters.listing] if filters.status in (None, s)]
+    if not statuses:  # (every status is in "all")
+        raise InvalidRequest(f"status {filters.status} is never among the {filters.listing}")
     return RecordQuery(
         tenant_id=tenant,
-        statuses=[filters.status] if filters.status else [],
+        statuses=[] if filters.listing == "all" and filters.status is None else statuses,
         tag=vocabulary.named(c, tenant, filters.tag),
         source_type=filters.source_type,
         mime_type=filters.mime_type,
