@@ -475,6 +475,19 @@ def test_documents_and_problems_are_listed_and_counted_apart(api: Api) -> None:
     assert api.call("GET", "/files?listing=documents&status=indexed")[1]["files"] == docs["files"]
 
 
+def test_facets_say_how_many_values_they_left_out_and_give_them_all_on_request(api: Api) -> None:
+    c = api.container
+    for n in range(15):
+        ingest_bytes(c, "acme", f"# Memo {n}\n\nA memo about topic {n}.".encode(), f"memo-{n}.md",
+                     Provenance(tags=[f"topic-{n:02d}"]))  # fmt: skip
+    _, cut = api.call("GET", "/files/facets")
+    assert len(cut["tag"]) == 12 and cut["more"]["tag"] >= 4  # 15 topics, hr and the auto tags
+    _, whole = api.call("GET", "/files/facets?top=500")
+    assert "tag" not in whole["more"] and len(whole["tag"]) == 12 + cut["more"]["tag"]
+    assert {f"topic-{n:02d}" for n in range(15)} <= {v["value"] for v in whole["tag"]}
+    assert api.call("GET", "/files/facets?top=0")[0] == 422
+
+
 def test_repeated_form_fields_keep_every_value_and_filters_take_names(api: Api) -> None:
     fields = [("tags", "alpha"), ("tags", "beta"), ("thread_id", "Parking 2027")]
     body = _multipart_upload(fields, "garage.md", "# Garage\n\nPermits for the staff garage are renewed in January.")

@@ -578,6 +578,32 @@ def test_facets_count_the_listing_and_narrow_it(library: tuple[Any, int], browse
         server.shutdown()
 
 
+def test_every_facet_value_is_one_click_away(library: tuple[Any, int], browser: Any) -> None:
+    """Past the top 12 of a facet, "Show N more" brings every value (26 notes, 20 of them tagged apart)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    for n in range(20):
+        note = next(
+            r for r in c.repo.query(RecordQuery(tenant_id="default", limit=50)) if r.filename == f"note-{n:02d}.md"
+        )
+        from semfs.pipeline.catalogue.files import set_tags
+
+        set_tags(c, "default", note.file_id, [f"meeting-{n:02d}"], [])
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        tags = lambda: browser.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=tag]")  # noqa: E731
+        more = wait.until(lambda d: d.find_elements(By.ID, "facets-more"))[0]
+        assert len(tags()) == 12 and more.text.startswith("Show ")
+        browser.execute_script("arguments[0].click()", more)
+        wait.until(lambda d: len(tags()) > 20 and not d.find_elements(By.ID, "facets-more"))
+        assert {f"meeting-{n:02d}" for n in range(20)} <= {t.get_attribute("data-value") for t in tags()}
+    finally:
+        server.shutdown()
+
+
 def test_empty_states_say_what_to_do(tmp_path: Path, shared_extractor: object, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait

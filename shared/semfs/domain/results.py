@@ -67,6 +67,7 @@ class FacetCounts(Frozen):
     thread: list[FacetValue]
     contact: list[FacetValue]
     month: list[FacetValue]
+    more: dict[str, int] = Field(default_factory=dict, description="Per facet: how many values were left out")
 
 
 class QueuedFile(Frozen):

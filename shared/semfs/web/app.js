@@ -193,6 +193,7 @@ $("docs-ask").addEventListener("click", () => {
 $("docs-prev").addEventListener("click", () => go("documents", { ...docsParams(), page: String(Math.max(1, docsPage - 1)) }));
 $("docs-next").addEventListener("click", () => go("documents", { ...docsParams(), page: String(docsPage + 1) }));
 let docsPage = 1;
+let facetScope = {};  // the listing's scope, for "Show more" on its facets
 async function loadDocs(params) {
   $("d-sort").value = params.get("sort") || "newest";
   $("d-tag").value = params.get("tag") || ""; $("d-source").value = params.get("source") || "";
@@ -227,6 +228,7 @@ async function loadDocs(params) {
     $("docs-page").textContent = shown; $("docs-page").dataset.range = shown;
     $("docs-prev").disabled = docsPage === 1; $("docs-next").disabled = !data.next_cursor;
   } catch (err) { if (stale(mine)) return; body.replaceChildren(); $("docs-state").textContent = String(err.message); }
+  facetScope = Object.fromEntries(scope.entries());
   api("GET", "/files/facets?" + scope.toString()).then((f) => {
     if (stale(mine)) return;
     renderFacets(f);
@@ -257,6 +259,16 @@ function renderFacets(data) {
       li.append(b, el("span", String(v.count), "count")); list.append(li);
     }
     group.append(list); box.append(group);
+  }
+  const hidden = Object.values(data.more || {}).reduce((a, b) => a + b, 0);
+  if (hidden) {  // every facet whole, on request: the same counts with no cut
+    const b = el("button", "Show " + hidden + " more", "linkish"); b.type = "button"; b.id = "facets-more";
+    b.addEventListener("click", async () => {
+      const mine = renders; const scope = new URLSearchParams({ ...facetScope, top: "500" });
+      const all = await api("GET", "/files/facets?" + scope.toString()).catch(() => null);
+      if (all && !stale(mine)) renderFacets(all);
+    });
+    box.append(b);
   }
   if (data.capped) box.append(el("p", "counted over the first 10,000 files", "muted"));
   for (const [field, list] of [["thread", "thread-names"], ["contact", "contact-names"]]) {  // names to type

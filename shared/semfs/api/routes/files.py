@@ -107,10 +107,13 @@ def list_files(
 @router.get(
     "/files/facets", summary="How many files have each tag, type, source, thread, contact, month", responses=ok(Facets)
 )
-def file_facets(filters: Annotated[FileFilters, Query()]) -> Facets:
+def file_facets(
+    filters: Annotated[FileFilters, Query()],
+    top: Annotated[int, Query(ge=1, le=500, description="Values per facet (more says how many were left out)")] = 12,
+) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
-    return Facets.model_validate(facets(container(), _file_query(filters)).model_dump())
+    return Facets.model_validate(facets(container(), _file_query(filters), top).model_dump())
 
 
 @router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))

@@ -45,8 +45,9 @@ FACET_CAP = 10_000  # records a facet count reads at most (the page says when it
 
 def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     """Counts of the files ``query`` matches, per tag, type, source, thread, contact and month, each with
-    a label a person reads (a thread's subject, a contact's name). Reads the matching records page by
-    page, at most ``FACET_CAP`` of them (``capped`` then says so)."""
+    a label a person reads (a thread's subject, a contact's name): the ``top`` values of each, and in
+    ``more`` how many each left out. Reads the matching records page by page, at most ``FACET_CAP`` of
+    them (``capped`` then says so)."""
     from dataclasses import replace
 
     counters: dict[str, Counter[str]] = {k: Counter() for k in ("tag", "type", "source", "thread", "contact", "month")}
@@ -73,6 +74,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     thread_names, people = names.labels(c, query.tenant_id, top_threads, top_contacts)
     named: dict[str, dict[str, str]] = {"thread": thread_names, "contact": people}
     values: dict[str, list[FacetValue]] = {}
+    more = {name: len(counter) - top for name, counter in counters.items() if len(counter) > top}
     for name, counter in counters.items():
         ordered = (
             sorted(counter.items(), key=lambda kv: kv[0], reverse=True) if name == "month" else counter.most_common()
@@ -80,7 +82,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
         values[name] = [
             FacetValue(value=value, label=named.get(name, {}).get(value, value), count=n) for value, n in ordered[:top]
         ]
-    return FacetCounts(total=seen, capped=seen >= FACET_CAP, **values)
+    return FacetCounts(total=seen, capped=seen >= FACET_CAP, more=more, **values)
 
 
 def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:
