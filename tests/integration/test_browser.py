@@ -934,3 +934,44 @@ def test_skipped_files_wait_under_problems_with_their_reason_not_among_the_docum
         assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
     finally:
         server.shutdown()
+
+
+def test_the_keyboard_searches_moves_through_a_list_opens_and_lists_its_keys(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """ "/" goes to the search field, j/k move through the files listed, Enter opens one, "g s" goes to
+    Search, "?" lists the keys; a key typed in a field stays in the field."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
+        keys = lambda *k: ActionChains(browser).send_keys(*k).perform()  # noqa: E731
+        focused = lambda: browser.switch_to.active_element  # noqa: E731
+        keys("/")
+        wait.until(lambda d: focused().get_attribute("id") == "d-q")
+        keys("jk")  # typed into the field, not taken as shortcuts
+        assert browser.find_element(By.ID, "d-q").get_attribute("value") == "jk"
+        keys(Keys.ESCAPE, "j")
+        titles = browser.find_elements(By.CSS_SELECTOR, "#docs-table .doc-title")
+        wait.until(lambda d: focused() == titles[0])
+        keys("j", "j", "k")
+        wait.until(lambda d: focused() == titles[1])
+        second = titles[1].text
+        keys(Keys.ENTER)
+        wait.until(lambda d: "#/file/" in d.current_url and d.find_element(By.ID, "file-title").text == second)
+        keys("g", "s")
+        wait.until(lambda d: "#/search" in d.current_url)
+        keys("?")
+        wait.until(lambda d: d.find_element(By.ID, "shortcuts").get_attribute("open") is not None)
+        assert "Next / previous file" in browser.find_element(By.ID, "shortcuts").text
+        _shot(browser, "shortcuts")
+        keys(Keys.ESCAPE)
+        wait.until(lambda d: d.find_element(By.ID, "shortcuts").get_attribute("open") is None)
+    finally:
+        server.shutdown()

@@ -377,7 +377,7 @@ async function runSearch() {
       : (data.left_out ? "Nothing is relevant enough to “" + $("q").value + "”: " + data.left_out
           + " file(s) share a word or a theme with it, none closely enough."
         : "No file matches “" + $("q").value + "”.") + " Try other words, or keyword mode for exact names and numbers.")
-      + (data.degraded ? " — keyword only (embeddings unavailable)" : "");
+      + (data.degraded ? " — keyword only (" + (off("semantic") ? "semantic search is switched off" : "embeddings unavailable") + ")" : "");
     for (const r of data.results) {
       const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
       title.href = "#/file/" + encodeURIComponent(r.file_id);
@@ -787,3 +787,40 @@ async function renderStatus() {
 }
 
 checkKey().then(route);
+
+// ---- the keyboard: "/" search, j/k through a list, Enter opens, "g" then a letter goes to a view, "?" lists them.
+// Typing in a field is never taken for a shortcut; Esc leaves the field.
+const GO_TO = { d: "documents", s: "search", a: "ask", p: "problems", t: "trash" };
+let awaitingView = false;
+function listLinks() {
+  return [...document.querySelectorAll(".view:not(.hidden) a.doc-title, .view:not(.hidden) a.result-title")];
+}
+function moveInList(step) {
+  const links = listLinks(); if (!links.length) return;
+  const at = links.indexOf(document.activeElement);
+  const next = links[at < 0 ? 0 : Math.max(0, Math.min(links.length - 1, at + step))];
+  next.focus(); (next.closest("tr, li") || next).scrollIntoView({ block: "nearest" });
+}
+$("show-shortcuts").addEventListener("click", () => $("shortcuts").showModal());
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || $("shortcuts").open) return;
+  if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable]")) {
+    if (e.key === "Escape") e.target.blur();
+    return;
+  }
+  if (awaitingView) {
+    awaitingView = false;
+    if (GO_TO[e.key] && !document.querySelector("nav[aria-label=Views] button[data-view=" + GO_TO[e.key] + "]").classList.contains("hidden")) {
+      e.preventDefault(); go(GO_TO[e.key]);
+    }
+    return;
+  }
+  if (e.key === "/") {
+    e.preventDefault();
+    if (!$("view-documents").classList.contains("hidden")) { $("d-q").focus(); return; }
+    if ($("view-search").classList.contains("hidden")) go("search");
+    $("q").focus();
+  } else if (e.key === "?") { e.preventDefault(); $("shortcuts").showModal(); }
+  else if (e.key === "j" || e.key === "k") { e.preventDefault(); moveInList(e.key === "j" ? 1 : -1); }
+  else if (e.key === "g") awaitingView = true;
+});
