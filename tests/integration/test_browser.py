@@ -113,7 +113,7 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     _ready(browser, By.CSS_SELECTOR, "nav button[data-view=upload]").click()
     _ready(browser, By.ID, "upload-file").send_keys(str(path))
     _ready(browser, By.CSS_SELECTOR, "#upload-form button").click()
-    wait.until(ec.text_to_be_present_in_element((By.ID, "upload-list"), "OK"))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "upload-list"), "ready"))
     assert "travel-policy.md" in browser.find_element(By.ID, "upload-list").text
 
     # find it
@@ -500,10 +500,12 @@ def test_many_files_upload_with_their_fields_and_progress_and_a_failure_is_retri
         assert rows["berth-plan.md"].get_attribute("data-state") == "done"
         assert rows["berth-plan.md"].find_element(By.TAG_NAME, "progress").get_attribute("value") == "6"
         broken = rows["broken.pdf"]
-        assert broken.get_attribute("data-state") == "failed" and "FAILED" in broken.text  # the reason shown
+        assert broken.get_attribute("data-state") == "failed" and "could not be read" in broken.text  # in words
         _shot(browser, "upload")
         broken.find_element(By.CSS_SELECTOR, "button[data-retry]").click()  # a retry answers, and fails again
-        wait.until(lambda d: broken.find_elements(By.CSS_SELECTOR, "button[data-retry]") and "FAILED" in broken.text)
+        wait.until(
+            lambda d: broken.find_elements(By.CSS_SELECTOR, "button[data-retry]") and "could not be read" in broken.text
+        )
         uploaded = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
         assert uploaded["crane-rota.md"].tags == ["harbour-ops"]  # the fields went with every file
         assert uploaded["broken.pdf"].attempt == 1

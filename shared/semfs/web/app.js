@@ -42,7 +42,7 @@ const TYPES = {
 };
 // each outcome in words (the code stays in the title, for whoever reads docs/outcomes.md)
 const OUTCOMES = {
-  OK: "read", OK_PARTIAL: "read in part", OK_ENRICH_FALLBACK: "read (summary without the LLM)",
+  OK: "ready", OK_PARTIAL: "ready (read in part)", OK_ENRICH_FALLBACK: "ready (summary without the LLM)",
   SKIPPED_EMPTY: "empty", SKIPPED_NO_TEXT: "no text found", SKIPPED_UNSUPPORTED_TYPE: "a type semfs cannot read",
   SKIPPED_ENCRYPTED: "password-protected", SKIPPED_DUPLICATE: "a copy of a file already here",
   SKIPPED_EMAIL_VERDICT: "refused by the mail checks", SKIPPED_CANCELLED: "cancelled before it was read",
