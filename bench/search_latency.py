@@ -7,7 +7,8 @@ transaction and one keyword update per 500 files), then searched by *fresh proce
 - the HNSW probe opens the index, times its first hybrid query (open, query embedding, both legs,
   fusion), then runs every query: hybrid latency including the real model's query embedding, the
   k-NN leg alone, and its peak RSS;
-- the same probe again while a writer process adds files continuously (search under ingest);
+- the same probe again while a writer process adds files continuously (search under ingest), and
+  once more after that writer was killed mid-write (its last rows committed, its graph not extended);
 - the exact probe (the previous design: every vector of the tenant in one matrix, masked product)
   on the same queries, with its load time and RSS: the baseline, and the truth recall is measured
   against.
@@ -225,10 +226,12 @@ def run(n: int, queries: int) -> dict[str, object]:
             time.sleep(3)
             busy = _child("--probe", str(db), str(queries))
         finally:
-            w.kill()
+            w.kill()  # mid-write, as a crash or an OOM kill would: rows committed, its graph not extended
             w.wait()
+        killed = _child("--probe", str(db), str(queries))
         tops_a, tops_e = ann.pop("tops"), exact.pop("tops")
         busy.pop("tops")
+        killed.pop("tops")
         recall = float(
             np.mean([len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(tops_a, tops_e, strict=True)])  # type: ignore[call-overload]
         )
@@ -243,6 +246,9 @@ def run(n: int, queries: int) -> dict[str, object]:
             "exact_rss_mb": exact["rss_mb"],
             "ingesting_hybrid_p95_ms": busy["hybrid_p95_ms"],
             "ingesting_ratio": float(busy["hybrid_p95_ms"]) / float(ann["hybrid_p95_ms"]),  # type: ignore[arg-type]
+            "ingesting_first_query_s": busy["first_query_s"],
+            "after_kill_first_query_s": killed["first_query_s"],
+            "after_kill_hybrid_p95_ms": killed["hybrid_p95_ms"],
         }
 
 
@@ -283,7 +289,9 @@ def main() -> None:
             f"  first query      HNSW {r['first_query_s']:.2f} s   exact {r['exact_first_query_s']:.2f} s\n"
             f"  RSS              HNSW {r['rss_mb']:.0f} MB   exact {r['exact_rss_mb']:.0f} MB\n"
             f"  while ingesting  hybrid p95 {r['ingesting_hybrid_p95_ms']:.1f} ms"
-            f" ({r['ingesting_ratio']:.2f}x idle)",
+            f" ({r['ingesting_ratio']:.2f}x idle)   first query {r['ingesting_first_query_s']:.2f} s\n"
+            f"  writer killed    first query {r['after_kill_first_query_s']:.2f} s"
+            f"   hybrid p95 {r['after_kill_hybrid_p95_ms']:.1f} ms",
             flush=True,
         )
     if args.json:

@@ -4,8 +4,10 @@ Each tenant's vectors of the searchable model live in a usearch HNSW file (int8,
 ``index.db``, memory-mapped by searching processes, so a fresh ``semfs search`` opens a million
 vectors without reading them. A file covers the rows up to its ``high_rid``; rows written after it
 (the tail) are read incrementally from SQLite and ranked exactly, so a write never rebuilds
-anything. When a tail grows past ``TAIL_MAX`` the file is extended (copy, add, atomic rename); a
-missing file is built from SQLite. Tenants with fewer than ``ann_min`` vectors have no file: exact.
+anything. When a tail grows past ``TAIL_MAX`` the writer extends the file (copy, add, atomic rename);
+a search that finds a tail that long (a file missing, a writer that died mid-load or is loading now)
+ranks it exactly and has a background thread build the file, so no search waits for a graph.
+Tenants with fewer than ``ann_min`` vectors have no file: exact.
 
 The graph only proposes candidates. SQLite decides: every candidate is checked against the search's
 scope there (tenant, latest, filters; a deleted row is simply gone) and rescored exactly with its
@@ -132,6 +134,8 @@ class VectorIndex:
         self._touched: set[str] = set()
         self._writable: dict[tuple[str, str], tuple[str, Any]] = {}  # graphs written in this batch, in memory
         self._last_maintain = 0.0
+        self._building: set[tuple[str, str]] = set()  # (model, tenant) a background thread is building
+        self._builders: list[threading.Thread] = []
         self._schema_ready = False
 
     def _conn(self) -> Any:
@@ -185,8 +189,9 @@ class VectorIndex:
         part = self._part(model, tenant_id)
         in_graph = part.graph.size if part.graph is not None else 0
         if len(part.tail) >= self._tail_max and len(part.tail) + in_graph >= self._ann_min:
-            self._maintain(model, tenant_id)  # missing or far behind: build it now, once
-            part = self._part(model, tenant_id)
+            # missing or far behind (a writer died mid-load, or is loading now): this search ranks the
+            # tail exactly and never waits for the graph; a background thread extends it (issue 33)
+            self._maintain_soon(model, tenant_id)
         if part.dim is not None and part.dim != q.shape[0]:
             return []
         graph = part.graph
@@ -260,6 +265,30 @@ class VectorIndex:
                 self.after_write([], settle=True)
                 self._writable.clear()  # outside a bulk load, a process holds only the mapped files
 
+    def _maintain_soon(self, model: str, tenant_id: str) -> None:
+        """Extend the tenant's file in a background thread, one per (model, tenant) in this process.
+        A process that exits first leaves its half-built copy behind; the next builder removes it."""
+        with self._lock:
+            if (model, tenant_id) in self._building:
+                return
+            self._building.add((model, tenant_id))
+
+        def build() -> None:
+            try:
+                self._maintain(model, tenant_id)
+            finally:
+                with self._lock:
+                    self._building.discard((model, tenant_id))
+
+        thread = threading.Thread(target=build, name=f"semfs-graph-{tenant_id}", daemon=True)
+        self._builders.append(thread)
+        thread.start()
+
+    def join_builds(self, timeout: float | None = None) -> None:
+        """Wait for this process's background graph builds (tests, and a clean shutdown)."""
+        while self._builders:
+            self._builders.pop().join(timeout)
+
     def _maintain(self, model: str, tenant_id: str) -> None:
         """Extend (or build) the tenant's file: one process at a time, others keep the exact tail."""
         from usearch.index import Index
@@ -271,6 +300,8 @@ class VectorIndex:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return
+            for stale in self._dir.glob(f".{key}-*.tmp"):  # a builder that died before its rename
+                stale.unlink(missing_ok=True)
             file, high_rid, _ = self._manifest(model, tenant_id)
             scope = [Term("tenant", tenant_id)]
             alive = self._store.count(scope, after_rid=0) - self._store.count(scope, after_rid=high_rid)
