@@ -15,9 +15,15 @@ async function api(method, path, body, raw) {
   try { res = await fetch(path, { method, headers, body: payload }); }
   catch (err) { throw new Error("semfs is not answering (" + err.message + ")"); }
   const data = await res.json().catch(() => ({}));
-  if (res.status === 401) signedOut("This key was refused. Check it, or ask for a new one.");
+  const REFUSED = "This key was refused: it may have been revoked or mistyped. Sign in with a key from whoever runs semfs.";
+  if (res.status === 401) signedOut(REFUSED);
   if (!res.ok) {
-    const err = new Error(res.status + ": " + ((data.error && data.error.message) || data.message || JSON.stringify(data)));
+    // people read the server's sentence, not a status code (the code stays on the error for the page's logic)
+    const said = (data.error && data.error.message) || data.message;
+    const err = new Error(res.status === 401 ? REFUSED
+      : said ? said.charAt(0).toUpperCase() + said.slice(1)
+      : res.status >= 500 ? "semfs could not do this just now (it answered " + res.status + "). Try again in a moment."
+      : "semfs refused this request (" + res.status + ").");
     err.status = res.status;
     err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
     throw err;
@@ -636,7 +642,7 @@ $("link-form").addEventListener("submit", async (e) => {
     await api("POST", "/files/" + currentFile.file_id + "/link", { previous_version_id: target });
     $("link-to").value = ""; $("link-state").textContent = "";
     openFile(currentFile.file_id);
-  } catch (err) { $("link-state").textContent = String(err); }
+  } catch (err) { $("link-state").textContent = String(err.message); }
 });
 $("tag-form").addEventListener("submit", async (e) => {
   e.preventDefault(); const t = $("new-tag").value.trim(); if (!t || !currentFile) return;
@@ -659,14 +665,42 @@ $("ask-form").addEventListener("submit", async (e) => {
   try { data = await api("POST", "/ask", request); }
   catch (err) { $("answer").textContent = String(err.message); return; }
   if (data.status !== "answered") { $("answer").textContent = "No answer: " + data.reason; return; }
-  $("answer").textContent = data.answer;
-  for (const c of data.citations) {
-    const li = el("li"); const a = el("a", "“" + c.quote + "”", "citation"); a.href = "#";
-    a.addEventListener("click", (ev) => { ev.preventDefault(); openFile(c.file_id, c); });
+  renderAnswer(data);
+});
+
+// An answer reads like one: a heading, who wrote it, and a numbered marker after each sentence a citation
+// quotes (the extractive answer is made of them), or at the end for a citation the LLM's wording does not
+// repeat word for word. Each marker and each citation opens the cited passage, highlighted in its file.
+function renderAnswer(data) {
+  const open = (c) => (ev) => { ev.preventDefault(); openFile(c.file_id, c); };
+  const text = data.answer || "";
+  const at = data.citations.map((c, i) => {
+    const where = c.quote ? text.indexOf(c.quote) : -1;
+    return { i, end: where < 0 ? text.length : where + c.quote.length, inline: where >= 0 };
+  }).sort((a, b) => a.end - b.end || a.i - b.i);
+  const body = el("p", "", "answer-text"); let from = 0;
+  for (const m of at) {
+    body.append(text.slice(from, m.end)); from = m.end;
+    const c = data.citations[m.i]; const n = m.i + 1;
+    const mark = el("a", "[" + n + "]", "marker"); mark.href = "#/file/" + encodeURIComponent(c.file_id);
+    mark.setAttribute("aria-label", "source " + n + ": " + (c.filename || c.file_id));
+    mark.addEventListener("click", open(c));
+    body.append(el("sup", "")); body.lastChild.append(mark);
+  }
+  body.append(text.slice(from));
+  const by = data.method === "llm" ? "Written by the language model from the passages below"
+    : "Sentences taken from your files, as they are written";
+  $("answer").replaceChildren(el("h2", "Answer", "answer-title"), body,
+    el("p", by + " · " + data.citations.length + " source" + (data.citations.length === 1 ? "" : "s"), "muted"));
+  data.citations.forEach((c, i) => {
+    const li = el("li"); li.id = "cite-" + (i + 1);
+    const a = el("a", "“" + c.quote + "”", "citation"); a.href = "#/file/" + encodeURIComponent(c.file_id);
+    a.addEventListener("click", open(c));
     li.append(a, el("span", " — " + (c.filename || c.file_id) + " (v" + c.version + "), " + locationLabel(c.location), "muted"));
     $("citations").append(li);
-  }
-});
+  });
+  $("citations").setAttribute("aria-label", "Sources");
+}
 
 // ---- upload: many files at once (drop or choose), each followed through the pipeline's stages
 const STAGES = ["received", "extracting", "ocr", "enriching", "embedding", "indexing", "indexed"];
