@@ -7,6 +7,7 @@ let pendingCite = null;
 const PAGE = 20;
 
 function key() { return localStorage.getItem("semfs-key") || ""; }
+const REFUSED = "This key was refused: it may have been revoked or mistyped. Sign in with a key from whoever runs semfs.";
 async function api(method, path, body, raw) {
   const headers = { Authorization: "Bearer " + key() };
   let payload = raw;
@@ -15,7 +16,6 @@ async function api(method, path, body, raw) {
   try { res = await fetch(path, { method, headers, body: payload }); }
   catch (err) { throw new Error("semfs is not answering (" + err.message + ")"); }
   const data = await res.json().catch(() => ({}));
-  const REFUSED = "This key was refused: it may have been revoked or mistyped. Sign in with a key from whoever runs semfs.";
   if (res.status === 401) signedOut(REFUSED);
   if (!res.ok) {
     // people read the server's sentence, not a status code (the code stays on the error for the page's logic)
@@ -676,7 +676,7 @@ function renderAnswer(data) {
   const text = data.answer || "";
   const at = data.citations.map((c, i) => {
     const where = c.quote ? text.indexOf(c.quote) : -1;
-    return { i, end: where < 0 ? text.length : where + c.quote.length, inline: where >= 0 };
+    return { i, end: where < 0 ? text.length : where + c.quote.length };
   }).sort((a, b) => a.end - b.end || a.i - b.i);
   const body = el("p", "", "answer-text"); let from = 0;
   for (const m of at) {
@@ -685,7 +685,7 @@ function renderAnswer(data) {
     const mark = el("a", "[" + n + "]", "marker"); mark.href = "#/file/" + encodeURIComponent(c.file_id);
     mark.setAttribute("aria-label", "source " + n + ": " + (c.filename || c.file_id));
     mark.addEventListener("click", open(c));
-    body.append(el("sup", "")); body.lastChild.append(mark);
+    const sup = el("sup"); sup.append(mark); body.append(sup);
   }
   body.append(text.slice(from));
   const by = data.method === "llm" ? "Written by the language model from the passages below"

@@ -281,7 +281,8 @@ class VectorIndex:
                     self._building.discard((model, tenant_id))
 
         thread = threading.Thread(target=build, name=f"semfs-graph-{tenant_id}", daemon=True)
-        self._builders.append(thread)
+        with self._lock:  # a long-running server keeps only the builds still running
+            self._builders = [t for t in self._builders if t.is_alive()] + [thread]
         thread.start()
 
     def join_builds(self, timeout: float | None = None) -> None:
