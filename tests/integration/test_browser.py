@@ -1023,6 +1023,7 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
     the lists of problems and of deleted files, the keys dialog, the sign-in), at 1366 and 390 px: no
     contrast too low to read, no control without a name, no landmark or heading out of order. Before,
     the grey of the secondary text (#677489, 4.4:1) and the pager's light nav-bar buttons (1.4:1) failed."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -1037,7 +1038,8 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
     base = f"http://127.0.0.1:{port}/"
     server = _signed_in(browser, c, port)
     try:
-        wait = WebDriverWait(browser, CEILING_S)
+        # lists re-render (Status every 3 s): an element read as it is replaced is looked up again
+        wait = WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,))
         shown = lambda css: lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, css))  # noqa: E731
         views = [
             ("documents", "#/documents", shown("#docs-table tbody tr")),
