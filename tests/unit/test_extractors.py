@@ -119,6 +119,33 @@ def test_encrypted_ooxml_container_is_skipped() -> None:
     assert outcome_of(ole, "secret.docx") is Outcome.SKIPPED_ENCRYPTED
 
 
+def _encrypted_workbook(password: str) -> bytes:
+    """An XLSX encrypted as Excel encrypts it (Agile encryption in an OLE container), with ``password``."""
+    import openpyxl
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    book = openpyxl.Workbook()
+    book.active.append(["Invoice", "Amount"])
+    book.active.append(["INV-7731 velvet ledger", 1250])
+    plain = io.BytesIO()
+    book.save(plain)
+    plain.seek(0)
+    sealed = io.BytesIO()
+    OOXMLFile(plain).encrypt(password, sealed)
+    return sealed.getvalue()
+
+
+def test_a_workbook_under_excels_default_password_is_read_as_excel_opens_it() -> None:
+    """Excel encrypts a workbook with write-protected sheets under 'VelvetSweatshop' and opens it without asking;
+    it was reported password-protected (issue 29). A workbook under any other password still is."""
+    out = extract_file(_encrypted_workbook("VelvetSweatshop"), "ledger.xlsx", LIMITS)
+    text = " ".join(b.text for b in out.document.blocks)
+    assert "INV-7731 velvet ledger" in text
+    assert out.kind == "xlsx"
+    assert outcome_of(_encrypted_workbook("hunter2"), "ledger.xlsx") is Outcome.SKIPPED_ENCRYPTED
+    assert outcome_of(_encrypted_workbook("hunter2"), "ledger.bin") is Outcome.SKIPPED_ENCRYPTED
+
+
 def _zip(entries: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:

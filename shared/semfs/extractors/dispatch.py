@@ -14,7 +14,7 @@ from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, Permanen
 from semfs.domain.models import ExtractedDocument
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.guard import ArchiveLimits, check_ooxml
-from semfs.extractors.sniff import sniff
+from semfs.extractors.sniff import OLE_MAGIC, sniff
 
 # Libraries whose exceptions always mean "this input is malformed" (never a bug of ours).
 _PARSER_PACKAGES = frozenset(
@@ -75,7 +75,13 @@ def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOu
     """Sniff, guard and parse. Raises a ``SemfsError`` leaf with its outcome for every bad input."""
     if not data:
         raise FileSkipped("the file is empty (0 bytes)", outcome=Outcome.SKIPPED_EMPTY)
-    kind = sniff(data, filename)
+    try:
+        kind = sniff(data, filename)
+    except FileSkipped as skipped:
+        opened = _with_default_password(data) if skipped.outcome is Outcome.SKIPPED_ENCRYPTED else None
+        if opened is None:
+            raise
+        data, kind = opened, sniff(opened, filename)
     try:
         return _extract(kind.kind, kind.mime, data, filename, limits)
     except SemfsError:
@@ -92,6 +98,37 @@ def extract_file(data: bytes, filename: str, limits: ExtractLimits) -> ExtractOu
         if type(e).__module__.split(".")[0] in _PARSER_PACKAGES:
             raise ParseFailed(f"the {kind.kind} cannot be parsed: {type(e).__name__}") from e
         raise
+
+
+# Excel encrypts a workbook whose sheets are only write-protected with this documented default password
+# (MS-OFFCRYPTO 2.3.6.1): it opens in Excel without asking, so it is no password-protected document.
+EXCEL_DEFAULT_PASSWORD = "VelvetSweatshop"  # noqa: S105
+
+
+def _with_default_password(data: bytes) -> bytes | None:
+    """The package an encrypted Office file holds when Excel's default password opens it, else None."""
+    if not data.startswith(OLE_MAGIC):
+        return None
+    import msoffcrypto
+    import msoffcrypto.exceptions as crypto_errors
+
+    out = BytesIO()
+    try:
+        office = msoffcrypto.OfficeFile(BytesIO(data))
+        office.load_key(password=EXCEL_DEFAULT_PASSWORD, verify_password=True)
+        office.decrypt(out)
+    except (
+        crypto_errors.FileFormatError,
+        crypto_errors.ParseError,
+        crypto_errors.DecryptionError,
+        crypto_errors.InvalidKeyError,
+        ValueError,
+        KeyError,
+        OSError,
+        EOFError,
+    ):
+        return None  # another password, or a scheme the library cannot read: still password-protected
+    return out.getvalue() or None
 
 
 def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
