@@ -91,3 +91,48 @@ def test_inline_plain_and_html_only_bodies_are_the_body() -> None:
         b"<html><body><p>Invoice <b>2291</b> is attached.</p><script>x()</script></body></html>\r\n"
     )
     assert parse_mail(html_only).body == "Invoice 2291 is attached."
+
+
+def _outlook_newsletter(logo_bytes: int) -> bytes:
+    """Shaped as extract-msg writes an Outlook message: multipart/mixed holding multipart/related (the bodies,
+    then each attachment). Outlook's pictures are not 'hidden', so they say ``Content-Disposition: attachment``
+    and keep their Content-ID, which the HTML body draws them by."""
+    from email.message import EmailMessage
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    top = EmailMessage()
+    top["From"], top["To"], top["Subject"] = "news@acme.example", "b@example.com", "October news"
+    top["Content-Type"] = "multipart/mixed"
+    related = MIMEMultipart("related")
+    top.attach(related)
+    bodies = MIMEMultipart("alternative")
+    related.attach(bodies)
+    bodies.attach(MIMEText("Our October news: the Lisbon office opens.", "plain"))
+    pictures = "".join(f'<img src="cid:image00{i}.png@01DA2B">' for i in range(3))
+    bodies.attach(MIMEText(f"<p>Our October news: the Lisbon office opens.</p>{pictures}", "html"))
+    for i in range(3):
+        image = EmailMessage()
+        image.set_content(
+            b"\x89PNG\r\n\x1a\n" + b"\x00" * logo_bytes, maintype="image", subtype="png", cid=f"<image00{i}.png@01DA2B>"
+        )
+        image["Content-Disposition"] = f'attachment; filename="image00{i}.png"'
+        related.attach(image)
+    report = EmailMessage()
+    report.set_content(b"\x89PNG\r\n\x1a\n" + b"\x00" * 500, maintype="image", subtype="png", cid="<chart@01DA2B>")
+    report["Content-Disposition"] = 'attachment; filename="chart.png"'
+    related.attach(report)
+    return top.as_bytes()
+
+
+def test_pictures_an_outlook_body_draws_by_cid_are_no_documents() -> None:
+    """An Outlook newsletter became 11 logo records (issue 29): its pictures say 'attachment'. A picture the HTML
+    draws by its Content-ID is part of the body; one the body does not draw is still an attachment."""
+    assert names(_outlook_newsletter(logo_bytes=800)) == ["chart.png"]
+    large = parse_mail(_outlook_newsletter(logo_bytes=40_000)).attachments
+    assert [(a.filename, a.inline) for a in large] == [
+        ("image000.png", True),
+        ("image001.png", True),
+        ("image002.png", True),
+        ("chart.png", False),
+    ]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from typing import Any
+from urllib.parse import unquote
 
 from semfs.domain.errors import ParseFailed
 from semfs.domain.models import Block, ExtractedDocument, Location
@@ -130,6 +131,7 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
     attachments: list[Attachment] = []
     body_parts: list[str] = []
     html_parts: list[str] = []
+    shown_by_cid: dict[int, str] = {}  # attachment position -> the Content-ID of an image marked as an attachment
     for n, part in enumerate(msg.walk()):
         if n >= MAX_PARTS:
             defects.append(f"more than {MAX_PARTS} parts; the rest were not read")
@@ -153,9 +155,12 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
             continue
         if not filename and ctype.startswith("text/") and disposition != "attachment":
             continue  # alternative bodies
-        is_inline = disposition == "inline" or (disposition is None and bool(part.get("Content-ID")))
+        content_id = _content_id(part)
+        is_inline = disposition == "inline" or (disposition is None and bool(content_id))
         if ctype.startswith("image/") and is_inline and len(data) < min_inline_image_bytes:
             continue  # logos and signature images
+        if ctype.startswith("image/") and content_id and not is_inline:
+            shown_by_cid[len(attachments)] = content_id
         attachments.append(
             Attachment(
                 index=n,
@@ -165,6 +170,7 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
                 inline=is_inline,
             )
         )
+    attachments = _inline_by_reference(attachments, shown_by_cid, html_parts, min_inline_image_bytes)
     message_id = (_ids(msg.get("Message-ID")) or [""])[0]
     references = _ids(msg.get("References")) + _ids(msg.get("In-Reply-To"))
     return ParsedMail(
@@ -183,6 +189,35 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
         ),
         defects=defects,
     )
+
+
+_CID_REF = re.compile(r"cid:([^\s\"'<>()]+)", re.IGNORECASE)
+
+
+def _content_id(part: EmailMessage) -> str:
+    """A part's Content-ID without its angle brackets, lower-cased ('' when it has none)."""
+    return str(part.get("Content-ID", "") or "").strip().strip("<>").strip().lower()
+
+
+def _inline_by_reference(
+    attachments: list[Attachment], shown_by_cid: dict[int, str], html_parts: list[str], min_image_bytes: int
+) -> list[Attachment]:
+    """An image the HTML body shows by its ``cid:`` is part of the body, whatever its disposition says.
+
+    Outlook marks a newsletter's pictures ``Content-Disposition: attachment`` unless they are hidden, so
+    extract-msg writes them so: one Outlook newsletter became 11 logo records. As an .eml's small inline
+    images, such a picture under the size bound is no document; a larger one is kept, marked inline."""
+    if not shown_by_cid:
+        return attachments
+    shown = {unquote(ref).strip().lower() for html in html_parts for ref in _CID_REF.findall(html)}
+    kept: list[Attachment] = []
+    for position, attachment in enumerate(attachments):
+        if shown_by_cid.get(position) not in shown:
+            kept.append(attachment)
+        elif len(attachment.data) >= min_image_bytes:
+            kept.append(replace(attachment, inline=True))
+        # else: a logo or signature image the body draws
+    return kept
 
 
 def _html_text(html: str) -> str:
