@@ -908,3 +908,25 @@ def test_rtf_footnotes_headers_comments_and_emoji_are_read() -> None:
     assert "Pallets ship on time \U0001f600 every week." in text and "\ufffd" not in text
     for seen in ("A footnote about Rotterdam.", "Northwind header", "Page footer", "Check the dates."):
         assert seen in text, seen
+
+
+def test_a_ligature_in_a_right_to_left_run_keeps_its_letters_in_order() -> None:
+    """pdfium reverses a right-to-left run character by character, so the two letters one lam-alef glyph stands
+    for came out alef-lam ('خلال' read 'خالل'). The letters one glyph stands for share its box: such a run is
+    turned back, and letters in boxes of their own are left as pdfium ordered them."""
+    from semfs.extractors.pdf import logical_glyph_runs
+
+    read = "خالل"  # خ, then the lam-alef glyph as pdfium gave it (alef, lam), then a lam of its own
+    boxes = {0: (10.0, 0.0, 16.0, 9.0), 1: (4.0, 0.0, 10.0, 9.0), 2: (4.0, 0.0, 10.0, 9.0), 3: (0.0, 0.0, 4.0, 9.0)}
+    assert logical_glyph_runs(read, boxes.__getitem__) == "خلال"
+    apart = {i: (float(i), 0.0, float(i) + 1, 9.0) for i in range(4)}
+    assert logical_glyph_runs(read, apart.__getitem__) == read
+    latin = dict.fromkeys(range(2), (0.0, 0.0, 1.0, 9.0))  # a Latin ligature (fi) is never turned
+    assert logical_glyph_runs("fi", latin.__getitem__) == "fi"
+
+
+def test_a_latin_word_beside_an_arabic_one_is_a_word_of_its_own() -> None:
+    from semfs.extractors.pdf import _scripts_apart
+
+    assert _scripts_apart("بلغة R وPython منpython") == "بلغة R و Python من python"
+    assert _scripts_apart("Python3 and naïve café") == "Python3 and naïve café"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -68,7 +69,7 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
                 raise ParseFailed(f"page {i + 1} of the PDF cannot be read (broken page tree)") from e
             textpage = page.get_textpage()
             try:
-                text = normalise(textpage.get_text_range())
+                text = _scripts_apart(normalise(_glyphs_in_logical_order(textpage, textpage.get_text_range())))
                 notes = _annotations(page)
                 coverage = _image_coverage(page)
                 pictured = coverage > 0
@@ -166,6 +167,61 @@ def _image_coverage(page: object) -> float:
         if covered >= 1:
             return 1.0
     return covered
+
+
+# letters of the right-to-left scripts: Hebrew, Arabic (with its supplements and presentation forms)
+_RTL_LETTERS = "\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
+_RTL = re.compile(f"[{_RTL_LETTERS}]")
+_LATIN = "A-Za-z0-9\u00c0-\u024f"
+_SCRIPT_BOUNDARY = re.compile(f"(?<=[{_RTL_LETTERS}])(?=[{_LATIN}])|(?<=[{_LATIN}])(?=[{_RTL_LETTERS}])")
+
+
+def _glyphs_in_logical_order(textpage: Any, text: str) -> str:
+    """A right-to-left page's text with each glyph's own characters back in their order.
+
+    pdfium puts a right-to-left run into reading order by reversing its characters, and with them the two a
+    ligature glyph stands for: Arabic's lam-alef (لا, لإ) came out alef-lam, so 'خلال' read 'خالل' and
+    'الإنتاجية' 'اإلنتاجية', words no one types. The characters of one glyph share its box exactly; such a
+    run of right-to-left letters is turned back. Pages without those scripts are not looked at."""
+    if not _RTL.search(text):
+        return text
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    if pdfium_c.FPDFText_CountChars(textpage.raw) != len(text):
+        return text  # a character outside the BMP: indices and characters no longer line up
+    edges = [ctypes.c_double() for _ in range(4)]
+
+    def box(index: int) -> tuple[float, ...]:
+        pdfium_c.FPDFText_GetCharBox(textpage.raw, index, *edges)
+        return tuple(e.value for e in edges)
+
+    return logical_glyph_runs(text, box)
+
+
+def logical_glyph_runs(text: str, box: Callable[[int], tuple[float, ...]]) -> str:
+    """``text`` with every run of right-to-left letters that share one glyph box (``box(i)``) reversed."""
+    chars = list(text)
+    i, n = 0, len(chars)
+    while i < n - 1:
+        if not (_RTL.match(chars[i]) and _RTL.match(chars[i + 1])):
+            i += 1
+            continue
+        first = box(i)
+        end = i + 1
+        while end < n and _RTL.match(chars[end]) and box(end) == first:
+            end += 1
+        if end - i > 1:
+            chars[i:end] = chars[i:end][::-1]
+        i = end if end - i > 1 else i + 1
+    return "".join(chars)
+
+
+def _scripts_apart(text: str) -> str:
+    """A Latin word set beside an Arabic or Hebrew one is a word of its own: a right-to-left line's space
+    can sit at the other end of the Latin run once laid out ('R و Python' read 'وPython')."""
+    return _SCRIPT_BOUNDARY.sub(" ", text) if _RTL.search(text) else text
 
 
 def _letter_spaced(text: str) -> bool:
