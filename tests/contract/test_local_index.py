@@ -185,6 +185,51 @@ def test_a_search_never_waits_for_a_graph_a_dead_writer_left_behind(tmp_path: Pa
     assert reader.knn("acme", vecs[1199].tolist(), ALL, 1)[0].chunk_id == "f1196:3"
 
 
+def test_a_search_never_waits_for_a_keyword_rebuild_a_dead_writer_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: after a writer was killed between its SQLite commit and its tantivy commit, the next
+    process's first search rebuilt the tenant's keyword index itself (9.35 s at 100k chunks). Now the
+    rebuild runs in a thread of its own while searches read the last good commit, which never shows a
+    row SQLite no longer holds; the dead writer's rows are found by keyword once the rebuild ends."""
+    import threading
+
+    writer = LocalSearchIndex(tmp_path / "i.db")
+    for n in range(6):
+        writer.replace_file("acme", f"old{n}", [index_doc(f"old{n}", 0, f"pallet manifest {n}")])
+    # the writer dies after SQLite committed: a new file, and one old file deleted, never reach tantivy
+    writer.store.replace_files([("acme", "new", [index_doc("new", 0, "zeppelin manifest")])])
+    writer.store.delete_file("acme", "old5")
+
+    release, rebuilt_in = threading.Event(), []
+    real = DocStore.kind_rows
+    searching = threading.get_ident()
+
+    def held_back(self: DocStore, kind: str, tenant_id: str) -> typing.Iterator[sqlite3.Row]:
+        """A rebuild reads every row of the tenant: held back until the searches below have answered."""
+        assert threading.get_ident() != searching, "a search rebuilt the keyword index itself"
+        rebuilt_in.append(kind)
+        assert release.wait(CEILING_S)
+        return real(self, kind, tenant_id)
+
+    monkeypatch.setattr(DocStore, "kind_rows", held_back)
+    reader = LocalSearchIndex(tmp_path / "i.db")
+    # answered while the rebuild is held back: from the last commit, without the deleted file
+    assert {h.file_id for h in reader.keyword("acme", "pallet", ALL, 10)} == {f"old{n}" for n in range(5)}
+    assert reader.keyword("acme", "zeppelin", ALL, 10) == []  # not yet: the dead writer's row is the rebuild's
+    release.set()
+    reader.keywords.join_repairs(CEILING_S)
+    assert [h.file_id for h in reader.keyword("acme", "zeppelin", ALL, 10)] == ["new"]
+    assert {h.file_id for h in reader.keyword("acme", "manifest", ALL, 10)} == {"new"} | {f"old{n}" for n in range(5)}
+    assert rebuilt_in == ["chunk"]  # once, however many searches found the index behind
+    # a writer opening a behind index repairs it before it writes (its commit would mark it current)
+    writer.store.replace_files([("acme", "later", [index_doc("later", 0, "airship manifest")])])
+    second = LocalSearchIndex(tmp_path / "i.db")
+    second.replace_file("acme", "after", [index_doc("after", 0, "blimp manifest")])
+    third = LocalSearchIndex(tmp_path / "i.db")
+    assert [h.file_id for h in third.keyword("acme", "airship", ALL, 10)] == ["later"]
+
+
 def test_a_half_written_graph_a_killed_builder_left_is_removed(tmp_path: Path) -> None:
     vecs = clustered(300)
     index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
@@ -330,6 +375,8 @@ def test_an_index_with_cards_among_the_chunks_is_rebuilt_in_two(tmp_path: Path) 
     writer.commit()
     writer.wait_merging_threads()
     reopened = LocalSearchIndex(tmp_path / "i.db")
+    reopened.keywords.of("acme").open()
+    reopened.keywords.join_repairs(CEILING_S)  # a reader's repair runs beside its searches
     assert reopened.keywords.of("acme").open().searcher().num_docs == 1
     assert [h.chunk_id for h in reopened.keyword("acme", "pallet", ALL, 5, kind="card")] == ["f0:1"]
 

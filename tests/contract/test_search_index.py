@@ -11,6 +11,7 @@ from semfs.adapters.local.search_index import LocalSearchIndex
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.ports import IndexWriter, Retriever, SearchIndex, VectorMigration
 from tests.builders import index_doc
+from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.contract
 EMB = HashEmbedder()
@@ -278,6 +279,9 @@ class TestLocalIndexRecovery:
         held.wait_merging_threads()
         acme._held = None
         again = LocalSearchIndex(tmp_path / "i.db")
+        # a reader answers from the last commit at once and repairs the rest beside its searches
+        assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]
+        again.keywords.join_repairs(CEILING_S)
         assert [h.file_id for h in again.keyword("acme", "badgers", ALL, 5)] == ["b"]
         assert [h.file_id for h in again.keyword("acme", "aardvarks", ALL, 5)] == ["a"]
 

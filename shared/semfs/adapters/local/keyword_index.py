@@ -10,8 +10,9 @@ normalised by (SciFact keyword nDCG@10 0.675 with them in one index, 0.683 witho
 card is not indexed at all.
 
 Written right after each SQLite commit and rebuilt from SQLite whenever the two disagree (a crash
-between the commits); the store counts each tenant's writes, so one tenant's index is rebuilt, never
-everyone's. The tenant and every filter go inside the tantivy query as non-scoring
+between the commits): by a writer before it writes, for a reader in a background thread while its
+searches read the last good commit. The store counts each tenant's writes, so one tenant's index is
+rebuilt, never everyone's. The tenant and every filter go inside the tantivy query as non-scoring
 clauses (block-max WAND keeps it ~1 ms at 100k chunks, where SQLite FTS5 scored every matching row).
 """
 
@@ -158,9 +159,14 @@ class KeywordIndex:
         self._lock = threading.RLock()
         self._held: Any = None  # the tantivy writer while commits are deferred
         self._last_commit = time.monotonic()
+        self._repair: threading.Thread | None = None  # the background rebuild, once started
 
-    def open(self) -> Any:
-        """Open (or create) the tantivy index; rebuild it from SQLite when they disagree."""
+    def open(self, *, repaired: bool = False) -> Any:
+        """Open (or create) the tantivy index and rebuild it from SQLite when they disagree: before
+        returning when ``repaired`` (a writer, whose own commit would otherwise mark the index current)
+        or when the index holds nothing yet (new, or removed: there is no last commit to read), else in
+        a background thread while searches read the last good commit (a reader never waits for a
+        rebuild: 9 s at 100k chunks after a killed writer)."""
         import tantivy
 
         with self._lock:
@@ -168,7 +174,12 @@ class KeywordIndex:
                 self._path.mkdir(parents=True, exist_ok=True)
                 self._tv = tantivy.Index(_schema(), path=str(self._path))
                 self._tv.reload()
-                self._repair_if_behind()
+                if self._behind():
+                    self._repair_soon()
+            repair = self._repair
+        if repair is not None and (repaired or self._tv.searcher().num_docs == 0):
+            repair.join()
+        with self._lock:
             gen = self._store.generation()
             if gen != self._seen_generation:
                 self._tv.reload()
@@ -184,13 +195,24 @@ class KeywordIndex:
                 time.sleep(min(0.05 * (attempt + 1), 0.5))
         raise IndexUnavailable("the keyword index is locked by another writer")
 
-    def _repair_if_behind(self) -> None:
-        """Rebuild from SQLite when the last commit does not cover SQLite's latest write (a process
-        died between the two) — unless another process holds the writer: it is alive and will commit."""
-        count = self._store.kind_count(self._kind, self._tenant)
-        behind = self._store.meta(self._meta_key) != self._store.meta(self._generation_key)
-        if not behind and self._tv.searcher().num_docs == count:
-            return
+    def _behind(self) -> bool:
+        """Whether the last commit misses SQLite's latest write (a process died between the two): O(1)."""
+        if self._store.meta(self._meta_key) != self._store.meta(self._generation_key):
+            return True
+        return bool(self._tv.searcher().num_docs != self._store.kind_count(self._kind, self._tenant))
+
+    def _repair_soon(self) -> None:
+        """Rebuild in a thread of its own (called under ``self._lock``). Searches meanwhile read the last
+        commit: every hit is looked up in SQLite and kept only in scope, so a stale index never shows a
+        row that is gone or out of scope; rows the dead writer added are found by keyword once it ends
+        (by k-NN at once: the vector leg ranks its tail exactly)."""
+        self._repair = threading.Thread(
+            target=self._rebuild, name=f"semfs-keywords-{self._kind}-{self._generation_key}", daemon=True
+        )
+        self._repair.start()
+
+    def _rebuild(self) -> None:
+        """Rebuild from SQLite — unless another process holds the writer: it is alive and will commit."""
         try:
             writer = self._tv.writer(heap_size=_WRITER_HEAP, num_threads=1)
         except ValueError:
@@ -205,6 +227,12 @@ class KeywordIndex:
             writer.wait_merging_threads()
         self._tv.reload()
         self._store.mark_keyword_committed(generation, self._meta_key)
+
+    def join_repair(self, timeout: float | None = None) -> None:
+        """Wait for a background rebuild this process started (tests, benches, a clean shutdown)."""
+        repair = self._repair
+        if repair is not None:
+            repair.join(timeout)
 
     def _commit_held(self) -> None:
         writer, self._held = self._held, None
@@ -222,6 +250,7 @@ class KeywordIndex:
 
     def sync(self, delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False) -> None:
         """Apply a change SQLite has committed: drop these files' documents, add ``rows``."""
+        self.join_repair()  # the rebuild holds the writer; the change may come after what it read
         with self._lock:
             if self._held is None:
                 self._held = self._writer()
@@ -294,9 +323,16 @@ class TenantKeywords:
             return index
 
     def open(self, tenants: Sequence[str]) -> None:
-        """Open (and if needed repair) these tenants' indexes before SQLite changes."""
+        """Open these tenants' indexes before SQLite changes, repaired first if they were behind."""
         for tenant in tenants:
-            self.of(tenant).open()
+            self.of(tenant).open(repaired=True)
+
+    def join_repairs(self, timeout: float | None = None) -> None:
+        """Wait for every background rebuild this process started."""
+        with self._lock:
+            indexes = list(self._indexes.values())
+        for index in indexes:
+            index.join_repair(timeout)
 
     def sync(
         self, tenants: Sequence[str], delete_keys: Sequence[str], rows: Sequence[sqlite3.Row], *, all_docs: bool = False
