@@ -131,7 +131,13 @@ PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
 
 
 def to_event(
-    method: str, target: str, headers: dict[str, str], body: bytes, tenant: str | None, query: str | None = None
+    method: str,
+    target: str,
+    headers: dict[str, str],
+    body: bytes,
+    tenant: str | None,
+    query: str | None = None,
+    caller: str | None = None,
 ) -> dict[str, Any]:
     """An HTTP request as the API Gateway HTTP API (payload 2.0) event the router expects; the tenant
     goes where an authorizer puts it, exactly like the JWT claims in AWS. ``target`` is a path and query
@@ -156,7 +162,7 @@ def to_event(
                 "sourceIp": "127.0.0.1",
                 "userAgent": lowered.get("user-agent", ""),
             },
-            "authorizer": {"lambda": {"tenant": tenant}} if tenant else {},
+            "authorizer": {"lambda": {"tenant": tenant, "caller": caller}} if tenant else {},
             "requestId": secrets.token_hex(8),
             "routeKey": "$default",
             "stage": "$default",
@@ -263,7 +269,9 @@ def make_wsgi_app(
             return _mcp(tenant, environ)
         body = environ["wsgi.input"].read(length) if length else b""
         try:
-            event = to_event(method, path, headers, body, tenant, query=query)
+            # who did it, in a file's history: the key by its fingerprint (as `semfs keys list` shows it)
+            caller = f"key {hashlib.sha256(key.encode()).hexdigest()[:12]}" if tenant and key else None
+            event = to_event(method, path, headers, body, tenant, query=query, caller=caller)
         except UnicodeDecodeError:
             return _json_error(400, "bad_request", "the body is not valid UTF-8")
         # no lock: the resolver keeps each request's event and context per thread (api/resolver.py)

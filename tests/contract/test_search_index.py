@@ -192,6 +192,19 @@ class TestRetriever:
             hits = filled.keyword("acme", q, ALL, 10)
             assert hits and hits[0].file_id == "inv", q  # the words in them still are
 
+    def test_a_document_without_a_vector_is_found_by_its_words_alone(self, search_index: SearchIndex) -> None:
+        """A file's notes are one keyword-only document (their meaning is in the embedded card): stored and
+        found by BM25 in every backend, with no vector field (OpenSearch's knn_vector has no null)."""
+        words = index_doc("n", 0, "Note: the zeppelin clause needs a second signature", chunk_id="n:notes")
+        search_index.replace_file("acme", "n", [doc("n", 0, "supply agreement"), words])
+        assert [h.chunk_id for h in search_index.keyword("acme", "zeppelin signature", ALL, 5)] == ["n:notes"]
+        assert search_index.get_docs("acme", ["n:notes"])["n:notes"].embedding is None
+
+    def test_a_vectorless_document_never_reaches_the_knn_leg(self, vector_index: SearchIndex) -> None:
+        words = index_doc("n", 0, "Note: the zeppelin clause", chunk_id="n:notes")
+        vector_index.replace_file("acme", "n", [doc("n", 0, "zeppelin clause"), words])
+        assert [h.chunk_id for h in vector_index.knn("acme", EMB.embed_query("zeppelin clause"), ALL, 5)] == ["n:0"]
+
     def test_knn_ranks_by_cosine(self, filled_vectors: SearchIndex) -> None:
         filled = filled_vectors
         hits = filled.knn("acme", EMB.embed_query("electric bicycle belt drive"), ALL, 10)

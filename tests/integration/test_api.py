@@ -740,3 +740,43 @@ def test_the_trash_over_http_restores_and_empties_only_the_callers_files(api: Ap
     assert status == 200 and purged["purged"] == [fid]
     assert api.call("POST", f"/files/{fid}/restore")[0] == 404
     assert api.call("GET", "/trash", key="globex")[1]["total"] == 1  # theirs stays theirs
+
+
+def test_notes_are_kept_signed_searchable_and_in_the_files_history(api: Api) -> None:
+    """Issue 31: a note on a file, stored with its record, signed by the key that wrote it, found by search
+    through the file's card; the history says what happened to the file and who did it. Another tenant's
+    key sees neither, and notes cannot be added to its file."""
+    fid = api.files["contract"]
+    status, noted = api.call(
+        "POST", f"/files/{fid}/notes", {"text": "Renewal negotiated with Priya: ask about the zeppelin clause"}
+    )
+    assert status == 200, noted
+    (note,) = noted["notes"]
+    assert note["text"].endswith("zeppelin clause") and note["author"].startswith("key ")
+    status, found = api.call("POST", "/search", {"query": "zeppelin clause", "mode": "keyword", "limit": 3})
+    assert status == 200 and [r["file_id"] for r in found["results"]][:1] == [fid]
+    status, _ = api.call("PATCH", f"/files/{fid}", {"add_tags": ["Legal"]})
+    assert status == 200
+    status, history = api.call("GET", f"/files/{fid}/history")
+    assert status == 200
+    actions = [(e["action"], e["detail"]) for e in history["entries"]]
+    assert actions[0] == ("received", "from an upload") and ("processed", "searchable") in actions
+    assert ("noted", "Renewal negotiated with Priya: ask about the zeppelin clause") in actions
+    assert actions[-1] == ("tagged", "Legal")
+    assert {e["by"] for e in history["entries"] if e["action"] in ("noted", "tagged")} == {note["author"]}
+    # the other tenant: no file, no note, no history
+    assert api.call("POST", f"/files/{fid}/notes", {"text": "mine now"}, key="globex")[0] == 404
+    assert api.call("GET", f"/files/{fid}/history", key="globex")[0] == 404
+    status, theirs = api.call("POST", "/search", {"query": "zeppelin clause", "mode": "keyword"}, key="globex")
+    assert status == 200 and theirs["results"] == []
+    # bad notes are refused and nothing stored changes
+    for bad in ["", "   ", "x" * 2001]:
+        status, refused = api.call("POST", f"/files/{fid}/notes", {"text": bad})
+        assert status in (400, 422) and "error" in refused, bad
+    status, removed = api.call("DELETE", f"/files/{fid}/notes/{note['note_id']}")
+    assert status == 200 and removed["notes"] == []
+    assert api.call("DELETE", f"/files/{fid}/notes/{note['note_id']}")[0] == 404
+    status, found = api.call("POST", "/search", {"query": "zeppelin clause", "mode": "keyword", "limit": 3})
+    assert fid not in [r["file_id"] for r in found["results"]]
+    status, history = api.call("GET", f"/files/{fid}/history")
+    assert history["entries"][-1]["action"] == "unnoted"

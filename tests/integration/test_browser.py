@@ -547,6 +547,10 @@ def test_status_is_live_and_ask_is_scoped(library: tuple[Any, int], browser: Any
             c, "default", b"# Tide table\n\nHigh tide at 06:10 on Friday.", "tides.md", Provenance(tags=["tides"])
         )
         wait.until(lambda d: count(d) == 27)
+        # the overview's totals and what arrived last follow too (issue 31: a dashboard)
+        wait.until(lambda d: d.find_element(By.ID, "tile-documents").text == "27")
+        wait.until(lambda d: "Tide table" in d.find_element(By.ID, "recent").text.split("\n")[0])
+        assert browser.find_element(By.ID, "tile-problems").text == "0"
         _shot(browser, "status")
         # Ask about the files the Documents view shows (here: one tag): only those may be cited
         browser.get(f"http://127.0.0.1:{port}/#/documents?tag=tides")
@@ -866,6 +870,102 @@ def test_a_deleted_file_is_undone_from_the_notice_and_restored_from_the_trash(
         wait.until(lambda d: status() is Status.INDEXED)
         wait.until(lambda d: "The trash is empty." in d.find_element(By.ID, "trash-state").text)
         assert c.repo.get("default", note.file_id).deleted_at is None
+    finally:
+        server.shutdown()
+
+
+def test_a_note_is_added_shown_with_its_author_and_in_the_history_and_only_on_its_file(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """Issue 31: notes on a file and its history in the file view. The note is the server's, read back; it
+    shows who wrote it; the history lists it; and the file opened next shows neither (a view renders only
+    the file its address names)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+    first, other = by_name["note-03.md"], by_name["note-04.md"]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{first.file_id}")
+        wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 03")
+        wait.until(lambda d: "No notes yet." in d.find_element(By.ID, "file-notes").text)
+        _ready(browser, By.ID, "new-note").send_keys("Checked with Priya: the figures are final")
+        browser.execute_script("arguments[0].click()", _ready(browser, By.CSS_SELECTOR, "#note-form button"))
+        wait.until(lambda d: [n.text for n in c.repo.get("default", first.file_id).notes])
+        (stored,) = c.repo.get("default", first.file_id).notes
+        assert stored.text == "Checked with Priya: the figures are final" and (stored.author or "").startswith("key ")
+        wait.until(lambda d: "figures are final" in d.find_element(By.ID, "file-notes").text)
+        assert stored.author in browser.find_element(By.ID, "file-notes").text
+        wait.until(lambda d: "Note added" in d.find_element(By.ID, "file-history").text)
+        assert "Received" in browser.find_element(By.ID, "file-history").text
+        browser.execute_script("document.getElementById('file-notes').scrollIntoView()")
+        _shot(browser, "file-notes-history")
+        browser.set_window_size(390, 844)
+        browser.execute_script("document.getElementById('file-notes').scrollIntoView()")
+        _shot(browser, "file-notes-history-phone")
+        browser.set_window_size(1280, 900)
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{other.file_id}")
+        wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 04")
+        wait.until(lambda d: "No notes yet." in d.find_element(By.ID, "file-notes").text)
+        wait.until(lambda d: "Received" in d.find_element(By.ID, "file-history").text)
+        assert "figures are final" not in browser.find_element(By.ID, "file-notes").text
+        assert "Note added" not in browser.find_element(By.ID, "file-history").text
+        assert c.repo.get("default", other.file_id).notes == []
+    finally:
+        server.shutdown()
+
+
+def test_selected_files_are_deleted_together_undone_and_restored_from_the_trash(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """Issue 31: bulk delete and restore. The confirmation names the files checked, exactly those go to the
+    trash, the notice's Undo brings exactly those back, and the Trash restores the ones checked there; every
+    step is the server's state, read back."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.domain.outcomes import Status
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+    picked = [by_name[f"note-{n:02d}.md"] for n in (10, 11, 12)]
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        statuses = lambda: [c.repo.get("default", r.file_id).status for r in picked]  # noqa: E731
+
+        def delete_picked() -> None:
+            browser.execute_script("location.hash = '#/documents?sort=name&limit=50'")
+            for r in picked:
+                box = _ready(browser, By.CSS_SELECTOR, f"#docs-table input[value='{r.file_id}']")
+                browser.execute_script("arguments[0].click()", box)
+            browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
+            browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "bulk-delete"))
+            wait.until(lambda d: statuses() == [Status.TRASHED] * 3)
+            asked = browser.execute_script("return window.asked")
+            assert "3 file(s)" in asked and all(r.filename in asked for r in picked)
+
+        delete_picked()
+        others = [r for r in by_name.values() if r not in picked]
+        assert all(c.repo.get("default", r.file_id).status is Status.INDEXED for r in others)
+        wait.until(lambda d: "3 file(s) moved to the trash." in d.find_element(By.ID, "notice").text)
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "notice-action"))
+        wait.until(lambda d: statuses() == [Status.INDEXED] * 3)
+        delete_picked()
+        browser.execute_script("location.hash = '#/trash'")
+        for r in picked[:2]:
+            box = _ready(browser, By.CSS_SELECTOR, f"#trash-list input[value='{r.file_id}']")
+            browser.execute_script("arguments[0].click()", box)
+        _shot(browser, "trash-selected")
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "restore-selected"))
+        wait.until(lambda d: statuses() == [Status.INDEXED, Status.INDEXED, Status.TRASHED])
+        wait.until(lambda d: "1 file(s) in the trash." in d.find_element(By.ID, "trash-state").text)
     finally:
         server.shutdown()
 

@@ -396,3 +396,23 @@ def test_search_with_nothing_relevant_says_so_and_exits_0(
     assert nothing.startswith("no results: nothing is relevant enough"), nothing
     as_json = json.loads(run(cli, "search", "zzqqxx nonexistentword", "--json"))
     assert as_json["results"] == [] and as_json["left_out"] == 1 and "relevant enough" in as_json["note"]
+
+
+def test_notes_and_history_from_the_command_line(cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "terms.md").write_text("# Payment terms\n\nInvoices are payable within thirty days.")
+    fid = json.loads(run(cli, "ingest", str(tmp_path / "terms.md"), "--json"))["files"][0]["file_id"]
+    listed = run(cli, "note", fid, "Checked with finance: the airship surcharge applies")
+    assert "airship surcharge" in listed and listed.startswith("n_")
+    found = json.loads(run(cli, "search", "airship surcharge", "--mode", "keyword", "--json"))
+    assert [r["file_id"] for r in found["results"]] == [fid]
+    assert "note: Checked with finance" in run(cli, "show", fid)
+    run(cli, "tag", fid, "+finance")
+    entries = json.loads(run(cli, "history", fid, "--json"))
+    assert [e["action"] for e in entries] == ["received", "processed", "noted", "tagged"]
+    assert "noted" in run(cli, "history", fid)
+    note_id = listed.split()[0]
+    assert run(cli, "note", fid, "--remove", note_id).strip() == "no notes"
+    result = cli.invoke(app, ["note", fid, "   "])
+    assert result.exit_code != 0 and "a note needs some text" in result.output
+    result = cli.invoke(app, ["note", fid, "--remove", "n_nope"])
+    assert result.exit_code != 0 and "no such note" in result.output

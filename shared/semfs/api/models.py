@@ -11,13 +11,25 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from semfs.domain.models import Extraction, IsoDate, JsonInt, Location, SearchFilters, SourceType, StageTiming
+from semfs.domain.models import (
+    NOTE_MAX_CHARS,
+    Activity,
+    Extraction,
+    IsoDate,
+    JsonInt,
+    Location,
+    Note,
+    SearchFilters,
+    SourceType,
+    StageTiming,
+)
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.results import (
     Answer,
     BriefingItem,
     Capabilities,
     FacetCounts,
+    HistoryEntry,
     MergeSuggestion,
     QueueView,
     SimilarFile,
@@ -78,6 +90,16 @@ class TagPatch(Strict):
 class TagMerge(Strict):
     merge: TagLabel = Field(description="The tag that goes away.")
     into: TagLabel = Field(description="The tag that stays.")
+
+
+class NoteIn(Strict):
+    text: str = Field(min_length=1, max_length=NOTE_MAX_CHARS, description="The note, plain text")
+
+
+class History(BaseModel):
+    """What happened to a file version, oldest first."""
+
+    entries: list[HistoryEntry]
 
 
 class VersionLink(Strict):
@@ -152,6 +174,10 @@ class FileOut(BaseModel):
     tag_labels: dict[str, str] = Field(default_factory=dict)
     auto_tags: list[str] = Field(default_factory=list)
     change_summary: str | None = None
+    notes: list[Note] = Field(default_factory=list, description="People's notes on this version, oldest first")
+    activity: list[Activity] = Field(
+        default_factory=list, description="What people did to it, oldest first (GET /files/{id}/history: all of it)"
+    )
     status: Status
     outcome: Outcome | None = None
     enrich_again: bool = False  # enriched by the fallback while the LLM was unavailable; redone by reconcile

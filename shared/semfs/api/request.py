@@ -70,6 +70,20 @@ def current_tenant() -> str:
     return tenant
 
 
+def current_caller() -> str | None:
+    """Who is calling, for a file's history and a note's author: the signed-in user (the JWT's email or
+    user name in AWS) or the API key by its fingerprint (locally). ``None`` when nothing names one."""
+    authorizer = router.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
+    caller = (
+        claims.get("email")
+        or claims.get("cognito:username")
+        or claims.get("username")
+        or (authorizer.get("lambda") or {}).get("caller")
+    )
+    return caller if isinstance(caller, str) and caller else None
+
+
 def record_in_tenant(file_id: str) -> FileRecord:
     try:
         record = container().repo.get(current_tenant(), file_id)

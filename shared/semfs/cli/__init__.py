@@ -16,7 +16,7 @@ __all__ = ["app", "main"]
 
 # the order of ``semfs --help``: what a newcomer does first, then finding, then running the store
 _HELP_ORDER = [
-    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "rm", "restore", "trash"),
+    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "note", "history", "rm", "restore", "trash"),
     *("search", "similar", "ask", "context", "contacts"),
     *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve", "mcp"),
 ]

@@ -201,6 +201,16 @@ def search_filters(
     )
 
 
+def caller() -> str | None:
+    """Who runs the CLI, for a file's history and a note's author: the login name, when the system has one."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name and no passwd entry (a bare container)
+        return None
+
+
 def human_size(n: int) -> str:
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):

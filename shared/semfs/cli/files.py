@@ -23,6 +23,7 @@ from semfs.cli.common import (
     ThreadOpt,
     UntilOpt,
     app,
+    caller,
     day,
     err,
     failed,
@@ -240,6 +241,8 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
         value = data.get(key)
         if value not in (None, [], ""):
             out.print(f"[bold]{key}[/bold]: {value}")
+    for n in record.notes:
+        out.print(Text.assemble(("note", "bold"), f": {n.text} ({n.author or 'unsigned'}, {n.at:%Y-%m-%d})"))
 
 
 @app.command()
@@ -260,9 +263,9 @@ def versions(
         raise typer.Exit(2)
     with opened(tenant) as c:
         if detach:
-            detach_version(c, tenant, file_id)
+            detach_version(c, tenant, file_id, by=caller())
         elif link_to:
-            link_version(c, tenant, file_id, link_to)
+            link_version(c, tenant, file_id, link_to, by=caller())
         record = c.repo.get(tenant, file_id)
         lineage = [v for v in c.repo.lineage(tenant, record.lineage_id) if v.deleted_at is None]
     if as_json:
@@ -309,8 +312,47 @@ def tag(
         err.print(f"[red]each change must start with + or -: {' '.join(bad)}[/red]")
         raise typer.Exit(2)
     with opened(tenant) as c:
-        record = set_tags(c, tenant, file_id, add, remove)
+        record = set_tags(c, tenant, file_id, add, remove, by=caller())
     out.print(f"tags: {', '.join(record.tags) or '(none)'}")
+
+
+@app.command()
+def note(
+    file_id: str,
+    text: Annotated[str | None, typer.Argument(help="The note (plain text); leave out to list the notes.")] = None,
+    remove: Annotated[str | None, typer.Option("--remove", help="Remove the note with this id.")] = None,
+    tenant: Tenant = "default",
+) -> None:
+    """Add a note to a file, list its notes, or remove one; search finds a file by its notes."""
+    from semfs.pipeline.catalogue import notes
+
+    with opened(tenant) as c:
+        if remove:
+            record = notes.remove_note(c, tenant, file_id, remove, by=caller())
+        elif text is not None:
+            record = notes.add_note(c, tenant, file_id, text, author=caller())
+        else:
+            record = c.repo.get(tenant, file_id)
+    if not record.notes:
+        out.print("no notes")
+    for n in record.notes:
+        out.print(Text(f"{n.note_id}  {n.at:%Y-%m-%d %H:%M}  {n.author or ''}", style="dim"))
+        out.print(Text("  " + n.text.replace("\n", "\n  ")))
+
+
+@app.command()
+def history(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
+    """What happened to a file, oldest first: received, versions, processed, tags, notes, trash."""
+    from semfs.pipeline.catalogue import notes
+
+    with opened(tenant) as c:
+        entries = notes.history(c, c.repo.get(tenant, file_id))
+    if as_json:
+        print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+        return
+    for e in entries:
+        by = f"  ({e.by})" if e.by else ""
+        out.print(Text(f"{e.at:%Y-%m-%d %H:%M}  {e.action:<10} {e.detail}{by}"))
 
 
 @app.command()
@@ -326,7 +368,7 @@ def rm(
 ) -> None:
     """Delete a file: move it to the trash (restorable with `semfs restore`), or with --purge erase it."""
     with opened(tenant) as c:
-        removed = delete_file(c, tenant, file_id, all_versions=all_versions, purge=purge)
+        removed = delete_file(c, tenant, file_id, all_versions=all_versions, purge=purge, by=caller())
         days = c.settings.trash_days
     if not removed:
         out.print("nothing deleted: it was in the trash or deleted already (`semfs trash` lists the trash)")
@@ -352,7 +394,7 @@ def restore(
     from semfs.pipeline.catalogue.trash import restore as run_restore
 
     with opened(tenant, create=False) as c:
-        back = run_restore(c, tenant, file_id, all_versions=all_versions)
+        back = run_restore(c, tenant, file_id, all_versions=all_versions, by=caller())
     out.print(f"restored {len(back)} version(s): " + ", ".join(f"{r.filename} ({r.status.value})" for r in back))
 
 

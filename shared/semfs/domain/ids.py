@@ -36,6 +36,11 @@ def card_id(file_id: str) -> str:
     return f"{file_id}:card"
 
 
+def notes_id(file_id: str) -> str:
+    """People's notes on the file, one keyword document of its chunks (their meaning is in the card)."""
+    return f"{file_id}:notes"
+
+
 def execution_name(tenant_id: str, file_id: str, attempt: int = 0) -> str:
     """Step Functions execution names are ≤ 80 chars of [A-Za-z0-9-_], and a name once used — even by a
     closed execution — is refused (``ExecutionAlreadyExists``) whatever the input. So each attempt (a

@@ -105,6 +105,35 @@ class StageTiming(Frozen):
     ms: float
 
 
+# one note is a paragraph or a few, not a document (that is a file of its own); with the history, a file's
+# notes keep its record well inside DynamoDB's 400 KB item
+NOTE_MAX_CHARS = 2000
+NOTES_MAX = 50  # notes on one file version
+ACTIVITY_MAX = 200  # entries of a file's history kept, the newest
+
+
+class Note(Frozen):
+    """A person's note on a file version: stored with its record, searchable through the file's card."""
+
+    note_id: str
+    text: str
+    author: str | None = None
+    at: datetime = Field(default_factory=utcnow)
+
+
+ActivityAction = Literal["tagged", "untagged", "noted", "unnoted", "trashed", "restored", "detached", "linked"]
+
+
+class Activity(Frozen):
+    """One thing a person did to a file version, for its history (what the pipeline did is in its own
+    fields: received, processed, versioned)."""
+
+    action: ActivityAction
+    detail: str = ""
+    by: str | None = None
+    at: datetime = Field(default_factory=utcnow)
+
+
 class FileRecord(Frozen):
     """The source of truth for one version of one file (DESIGN §3)."""
 
@@ -140,6 +169,8 @@ class FileRecord(Frozen):
     tag_labels: dict[str, str] = Field(default_factory=dict)  # slug → the label as typed, where it differs
     auto_tags: list[str] = Field(default_factory=list)
     change_summary: str | None = None
+    notes: list[Note] = Field(default_factory=list)  # oldest first, at most NOTES_MAX
+    activity: list[Activity] = Field(default_factory=list)  # oldest first, the newest ACTIVITY_MAX kept
     # the enrichment fell back because the LLM was unavailable (429, timeout): the reconcile sweep runs
     # the file again, a bounded number per sweep, until an enrichment is the LLM's
     enrich_again: bool = False
@@ -177,6 +208,10 @@ class FileRecord(Frozen):
         data.update(changes)
         data["updated_at"] = utcnow()
         return FileRecord.model_validate(data)
+
+    def did(self, action: ActivityAction, detail: str = "", by: str | None = None) -> list[Activity]:
+        """The history with one more entry (for ``evolve(activity=...)``), the oldest dropped past the cap."""
+        return [*self.activity, Activity(action=action, detail=detail, by=by)][-ACTIVITY_MAX:]
 
     @property
     def all_tags(self) -> list[str]:

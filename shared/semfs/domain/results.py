@@ -4,6 +4,7 @@ type names instead of keys a dict may or may not hold. The API's response models
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field
@@ -128,3 +129,15 @@ class Capabilities(Frozen):
     mail: Capability
     mcp: Capability
     answers: Literal["llm", "extractive"] = Field(description="how an answer is written when ask is on")
+
+
+class HistoryEntry(Frozen):
+    """One line of a file version's history: what happened, when, by whom where a person did it."""
+
+    at: datetime
+    action: str = Field(
+        description="received, versioned, processed, tagged, untagged, noted, unnoted, trashed, restored, "
+        "detached or linked"
+    )
+    detail: str = ""
+    by: str | None = None

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from semfs.ports import Container, Embedder
 from semfs.domain.errors import Conflict, RetryableError
-from semfs.domain.ids import card_id, chunk_id
+from semfs.domain.ids import card_id, chunk_id, notes_id
 from semfs.domain.models import IndexDoc, Location
 from semfs.pipeline.record_update import ATTEMPTS, update
 
@@ -77,17 +77,19 @@ KIND_WORDS = {
 
 def card_text(record: FileRecord) -> str:
     """The file card: what a file is (its kind, so "the slides about…" finds a deck), its title,
-    summary and tags — so a file is found by what it is about."""
+    summary, tags and people's notes on it — so a file is found by what it is about and what was said
+    about it."""
     tags = ", ".join(record.all_tags)
     kind = KIND_WORDS.get(record.mime_type)
-    return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "") if x)
+    notes = "\n".join(f"Note: {n.text}" for n in record.notes)
+    return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "", notes) if x)
 
 
 def has_card(record: FileRecord) -> bool:
     """Whether the file's card says more than its title — a summary, tags or its kind. Every chunk
     already carries the title (its field, and the head of its embedding text), so a title-only card
     only adds a second, shorter copy that competes with the chunks (SciFact, untitled corpora)."""
-    return bool(record.summary or record.all_tags or record.mime_type in KIND_WORDS)
+    return bool(record.summary or record.all_tags or record.notes or record.mime_type in KIND_WORDS)
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
@@ -149,6 +151,12 @@ def build_docs(
         )
         for i, ch in enumerate(chunks)
     ]
+    if record.notes:  # found by their words among the chunks; by meaning through the card, which holds them
+        text = "\n".join(f"Note: {n.text}" for n in record.notes)
+        keyword_only = {**common, "embedding_model": None}  # no vector: a model switch has nothing to stage
+        docs.append(
+            IndexDoc(chunk_id=notes_id(record.file_id), text=text, location=Location(section="Notes"), **keyword_only)
+        )
     if not has_card(record) or len(vectors) <= len(chunks):
         return docs
     docs.append(

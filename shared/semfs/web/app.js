@@ -324,12 +324,40 @@ async function bulkTag(adding) {
   await loadDocs(new URLSearchParams(location.hash.split("?")[1] || ""));
   $("bulk-state").textContent = message;
 }
+// Delete the selected files: the confirmation names them (the first few, and how many), the ids are the
+// ones checked when it was clicked, and the notice's Undo brings back exactly those
+async function bulkDelete() {
+  const rows = [...document.querySelectorAll("#docs-table tbody input[type=checkbox]:checked")]
+    .map((x) => ({ id: x.value, name: x.dataset.name || x.value }));
+  if (!rows.length) return;
+  const named = rows.slice(0, 3).map((r) => "“" + r.name + "”").join(", ") + (rows.length > 3 ? " and " + (rows.length - 3) + " more" : "");
+  if (!window.confirm("Move " + rows.length + " file(s) to the trash: " + named + "? They leave search at once; you can restore them from the Trash.")) return;
+  const gone = [];
+  for (const r of rows) {
+    try { await api("DELETE", "/files/" + encodeURIComponent(r.id)); gone.push(r); $("bulk-state").textContent = gone.length + " of " + rows.length + "…"; }
+    catch (err) { $("bulk-state").textContent = String(err.message); break; }
+  }
+  $("bulk-state").textContent = "";
+  notice(gone.length + " file(s) moved to the trash.", gone.length ? ["Undo", () => restoreMany(gone, "documents")] : null);
+  await loadDocs(new URLSearchParams(location.hash.split("?")[1] || ""));
+}
+async function restoreMany(rows, then) {
+  let back = 0;
+  for (const r of rows) {
+    try { await api("POST", "/files/" + encodeURIComponent(r.id) + "/restore"); back += 1; }
+    catch (err) { notice(String(err.message)); return; }
+  }
+  notice(back + " file(s) are back.");
+  if (then === "trash") loadTrash(); else if (location.hash.startsWith("#/documents")) loadDocs(new URLSearchParams(location.hash.split("?")[1] || "")); else go("documents");
+}
+$("bulk-delete").addEventListener("click", bulkDelete);
 $("bulk-form").addEventListener("submit", (e) => { e.preventDefault(); bulkTag(true); });
 $("bulk-remove").addEventListener("click", () => bulkTag(false));
 
 function docRow(f) {
   const tr = el("tr");
   const pick = el("td"); const box = el("input"); box.type = "checkbox"; box.value = f.file_id;
+  box.dataset.name = f.filename;
   box.setAttribute("aria-label", "select " + f.filename); box.addEventListener("change", selectionChanged); pick.append(box);
   const name = el("td"); const a = el("a", f.title || f.filename, "doc-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
   name.append(a);
@@ -412,8 +440,9 @@ function openFile(id, cite) { pendingCite = cite || null; go("file/" + encodeURI
 function clearFile() {
   currentFile = null;
   $("file-loaded").classList.add("hidden");
-  ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state"].forEach((id) => { $(id).textContent = ""; });
-  ["file-tags", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
+  ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state", "note-state"].forEach((id) => { $(id).textContent = ""; });
+  ["file-tags", "file-notes", "file-history", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
+  $("new-note").value = "";
 }
 async function loadFile(id) {
   const cite = pendingCite; pendingCite = null;
@@ -440,6 +469,8 @@ async function loadFile(id) {
     dateLabel(f.created_at), outcomeLabel(f)].filter(Boolean).join(" · ");
   $("file-summary").textContent = f.summary || "";
   renderTags(f);
+  renderNotes(f);
+  loadHistory(f, mine);
   const prov = $("file-provenance"); prov.replaceChildren();
   const filtered = (label, param, value) => {  // a link to every file of that thread / contact
     const a = el("a", label); a.href = "#/documents?" + new URLSearchParams({ [param]: value }).toString(); return a;
@@ -599,7 +630,7 @@ async function restoreFile(id, name, then) {
 // ---- trash: deleted files, newest first; restore one, erase one, or empty it
 async function loadTrash() {
   const mine = renders;
-  $("trash-state").textContent = "Loading…"; $("trash-list").replaceChildren();
+  $("trash-state").textContent = "Loading…"; $("trash-list").replaceChildren(); $("restore-selected").classList.add("hidden");
   try {
     const data = await api("GET", "/trash?limit=200");
     if (stale(mine)) return;
@@ -607,7 +638,10 @@ async function loadTrash() {
     $("empty-trash").classList.toggle("hidden", !data.total);
     for (const f of data.items) {
       const li = el("li"); li.dataset.fileId = f.file_id;
-      li.append(el("strong", f.title || f.filename), el("span", f.filename, "badge"));
+      const pick = el("input"); pick.type = "checkbox"; pick.value = f.file_id; pick.dataset.name = f.filename;
+      pick.setAttribute("aria-label", "select " + f.filename);
+      pick.addEventListener("change", () => $("restore-selected").classList.toggle("hidden", !trashPicked().length));
+      li.append(pick, " ", el("strong", f.title || f.filename), el("span", f.filename, "badge"));
       li.append(el("p", "deleted " + fmtDate(f.deleted_at) + (f.purge_on ? " · erased for good on " + f.purge_on : ""), "muted"));
       const restore = el("button", "Restore"); restore.type = "button"; restore.dataset.restore = f.file_id;
       restore.setAttribute("aria-label", "Restore " + f.filename);
@@ -617,6 +651,8 @@ async function loadTrash() {
     }
   } catch (err) { if (!stale(mine)) $("trash-state").textContent = String(err.message); }
 }
+const trashPicked = () => [...document.querySelectorAll("#trash-list input[type=checkbox]:checked")].map((x) => ({ id: x.value, name: x.dataset.name }));
+$("restore-selected").addEventListener("click", () => { const rows = trashPicked(); if (rows.length) restoreMany(rows, "trash"); });
 $("empty-trash").addEventListener("click", async () => {
   const n = $("trash-list").children.length;
   if (!window.confirm("Erase the " + n + " file(s) in the trash for good? This cannot be undone.")) return;
@@ -634,6 +670,48 @@ function renderTags(f) {
   }));
   $("auto-tags").textContent = "auto: " + (f.auto_tags || []).join(", ");
 }
+// Notes: each with who wrote it and when; removing one names it. Every action carries the id of the file
+// it was drawn for, so a note never lands on a file another address opened meanwhile.
+function renderNotes(f) {
+  const notes = f.notes || [];
+  $("file-notes").replaceChildren(...(notes.length ? notes.map((n) => {
+    const li = el("li");
+    li.append(el("p", n.text, "note-text"), el("span", [n.author || "unsigned", dateLabel(n.at)].join(" · "), "muted"));
+    const x = el("button", "Remove"); x.type = "button"; x.setAttribute("aria-label", "Remove the note “" + n.text.slice(0, 40) + "”");
+    x.addEventListener("click", async () => {
+      try { noteChanged(f.file_id, await api("DELETE", "/files/" + encodeURIComponent(f.file_id) + "/notes/" + encodeURIComponent(n.note_id))); }
+      catch (err) { $("note-state").textContent = String(err.message); }
+    });
+    li.append(" ", x); return li;
+  }) : [el("li", "No notes yet.", "muted")]));
+}
+function noteChanged(fileId, f) {
+  if (!currentFile || currentFile.file_id !== fileId) return;  // another file is on screen now
+  currentFile = f; $("note-state").textContent = ""; renderNotes(f); loadHistory(f, renders);
+}
+async function loadHistory(f, mine) {
+  const data = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/history").catch(() => ({ entries: [] }));
+  if (stale(mine) || !currentFile || currentFile.file_id !== f.file_id) return;
+  const words = { received: "Received", versioned: "New version", processed: "Processed", tagged: "Tagged", untagged: "Tag removed",
+    noted: "Note added", unnoted: "Note removed", trashed: "Moved to the trash", restored: "Restored", detached: "Detached", linked: "Linked" };
+  $("file-history").replaceChildren(...data.entries.slice().reverse().map((e) => {
+    const li = el("li");
+    li.append(el("span", dateLabel(e.at), "muted"), " ", el("strong", words[e.action] || e.action), e.detail ? " " + e.detail : "");
+    if (e.by) li.append(el("span", " · " + e.by, "muted"));
+    return li;
+  }));
+}
+$("note-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("new-note").value.trim();
+  if (!currentFile || !text) return;
+  const fileId = currentFile.file_id;
+  try {
+    const f = await api("POST", "/files/" + encodeURIComponent(fileId) + "/notes", { text });
+    if (currentFile && currentFile.file_id === fileId) $("new-note").value = "";
+    noteChanged(fileId, f);
+  } catch (err) { $("note-state").textContent = String(err.message); }
+});
 $("link-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const target = $("link-to").value.trim();
@@ -791,12 +869,29 @@ async function loadStatus() {
   } catch (err) { $("status-state").textContent = String(err.message); clearInterval(statusTimer); statusTimer = null; return; }
   if (!statusTimer) statusTimer = setInterval(() => { if (!document.hidden) loadStatus(); }, 3000);
 }
+// The overview: what there is (documents, problems, the queue, the trash, each a link to its view), what
+// arrived last, then the counts by status and outcome, the queue and the failed files
+async function renderTiles() {
+  const [docs, problems, trashed, recent] = await Promise.all([
+    api("GET", "/files/facets"), api("GET", "/files/facets?listing=problems"),
+    api("GET", "/trash?limit=1"), api("GET", "/files?limit=5&sort=newest")]);
+  const count = (f) => f.total.toLocaleString() + (f.capped ? "+" : "");
+  $("tile-documents").textContent = count(docs); $("tile-problems").textContent = count(problems);
+  $("tile-trash").textContent = trashed.total.toLocaleString();
+  $("recent").replaceChildren(...(recent.files.length ? recent.files.map((f) => {
+    const li = el("li"); const a = el("a", f.title || f.filename, "doc-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
+    li.append(a, el("span", " " + [f.filename, dateLabel(f.created_at), f.came_from].filter(Boolean).join(" · "), "muted"));
+    return li;
+  }) : [el("li", "No files yet: upload some, or point semfs at a folder.", "muted")]));
+}
 async function renderStatus() {
+  await renderTiles();
   const data = await api("GET", "/status");
   $("status-table").tBodies[0].replaceChildren(...data.counts.map((c) => {
     const tr = el("tr"); tr.append(el("td", c.status), el("td", c.outcome || "-"), el("td", String(c.count))); return tr;
   }));
   const queue = await api("GET", "/jobs");
+  $("tile-queue").textContent = queue.jobs.length.toLocaleString();
   $("jobs").replaceChildren(...queue.jobs.map((j) => {
     const li = el("li", j.filename + " — " + (j.state === "queued" ? "queued" : j.stage));
     if (j.state === "queued") {

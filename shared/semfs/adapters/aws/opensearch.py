@@ -200,6 +200,8 @@ def hybrid_searches(
 
 def _source(d: IndexDoc) -> dict[str, Any]:
     body = d.model_dump(mode="json", exclude={"location"})
+    if body.get("embedding") is None:  # a keyword-only document (a file's notes): no vector field at all
+        body.pop("embedding", None)
     body["location"] = d.location.model_dump(exclude_none=True)
     body["tags_text"] = " ".join(d.tags)
     if d.kind == "card":

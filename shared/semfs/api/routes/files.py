@@ -21,6 +21,8 @@ from semfs.api.models import (
     FileList,
     FileOut,
     FileText,
+    History,
+    NoteIn,
     Purged,
     Restored,
     SimilarOut,
@@ -33,6 +35,7 @@ from semfs.api.models import (
 )
 from semfs.api.request import (
     container,
+    current_caller,
     current_tenant,
     new_router,
     ok,
@@ -43,7 +46,7 @@ from semfs.api.request import (
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
 from semfs.pipeline import names, vocabulary
-from semfs.pipeline.catalogue import trash
+from semfs.pipeline.catalogue import notes, trash
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
@@ -189,7 +192,28 @@ def download(file_id: str) -> Download:
 @router.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))
 def patch_file(file_id: str, patch: TagPatch) -> FileOut:
     record = record_in_tenant(file_id)
-    return public(set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags))
+    tagged = set_tags(container(), record.tenant_id, file_id, patch.add_tags, patch.remove_tags, by=current_caller())
+    return public(tagged)
+
+
+@router.post("/files/<file_id>/notes", summary="Add a note to a file", responses=ok(FileOut))
+def add_note(file_id: str, note: NoteIn) -> FileOut:
+    """The note is kept with this version, signed by the caller, and found by search through the file."""
+    record = record_in_tenant(file_id)
+    return public(notes.add_note(container(), record.tenant_id, file_id, note.text, author=current_caller()))
+
+
+@router.delete("/files/<file_id>/notes/<note_id>", summary="Remove a note from a file", responses=ok(FileOut))
+def remove_note(file_id: str, note_id: str) -> FileOut:
+    record = record_in_tenant(file_id)
+    return public(notes.remove_note(container(), record.tenant_id, file_id, note_id, by=current_caller()))
+
+
+@router.get("/files/<file_id>/history", summary="What happened to a file, oldest first", responses=ok(History))
+def file_history(file_id: str) -> History:
+    """Received (and from where), a new version of which file, processed, then what people did: tags,
+    notes, trash and restore, version links."""
+    return History(entries=notes.history(container(), record_in_tenant(file_id)))
 
 
 @router.delete("/files/<file_id>", summary="Move a file (or every version) to the trash", responses=ok(Deleted))
@@ -198,7 +222,7 @@ def delete(file_id: str, all_versions: bool = False, purge: bool = False) -> Del
     ``purge=true`` erases it for good at once (an erasure request)."""
     record = record_in_tenant(file_id)
     c = container()
-    removed = delete_file(c, record.tenant_id, file_id, all_versions=all_versions, purge=purge)
+    removed = delete_file(c, record.tenant_id, file_id, all_versions=all_versions, purge=purge, by=current_caller())
     kept = bool(removed) and all(r.status is Status.TRASHED for r in removed)
     return Deleted(
         deleted=[r.file_id for r in removed], in_trash=kept, purge_on=trash.purge_date(c, removed[0]) if kept else None
@@ -210,7 +234,7 @@ def restore(file_id: str, all_versions: bool = False) -> Restored:
     """Restores a file in the trash as it was (searchable again); with ``all_versions`` every version
     of its document in the trash. 404 for a file not in the trash."""
     record = trashed_in_tenant(file_id)
-    back = trash.restore(container(), record.tenant_id, file_id, all_versions=all_versions)
+    back = trash.restore(container(), record.tenant_id, file_id, all_versions=all_versions, by=current_caller())
     return Restored(restored=[public(r) for r in back])
 
 
@@ -246,7 +270,7 @@ def empty_trash(older_than_days: Annotated[float | None, Query(ge=0, le=3650)] =
 def detach(file_id: str) -> FileOut:
     """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
     record = record_in_tenant(file_id)
-    return public(detach_version(container(), record.tenant_id, file_id))
+    return public(detach_version(container(), record.tenant_id, file_id, by=current_caller()))
 
 
 @router.post("/files/<file_id>/link", summary="Make a file the next version of another", responses=ok(FileOut))
@@ -254,7 +278,8 @@ def link(file_id: str, request: VersionLink) -> FileOut:
     """Make this file the next version of ``previous_version_id``'s lineage."""
     record = record_in_tenant(file_id)
     record_in_tenant(request.previous_version_id)  # 404 for another tenant's file
-    return public(link_version(container(), record.tenant_id, file_id, request.previous_version_id))
+    linked = link_version(container(), record.tenant_id, file_id, request.previous_version_id, by=current_caller())
+    return public(linked)
 
 
 @router.post("/files/<file_id>/cancel", summary="Take a queued file out of the queue", responses=ok(FileOut))

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
-from semfs.domain.models import FileRecord
+from semfs.domain.models import ACTIVITY_MAX, Activity, FileRecord
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.results import FacetCounts, FacetValue
 from semfs.domain.tags import manual_tag, slugify
@@ -95,7 +95,9 @@ def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()
         after = page[-1].file_id
 
 
-def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str]) -> FileRecord:
+def set_tags(
+    c: Container, tenant_id: str, file_id: str, add: list[str], remove: list[str], by: str | None = None
+) -> FileRecord:
     """Edit manual tags, normalised like auto-tags (``Needs Review`` → ``needs-review``, the typed label
     kept for display) and validated (``InvalidRequest``), then refresh the file's index documents."""
     try:
@@ -114,7 +116,12 @@ def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove:
                 tags.append(slug)
             if label != slug:
                 labels[slug] = label
-        return current.evolve(tags=tags, tag_labels=labels)
+        added = [labels.get(t, t) for t in tags if t not in current.tags]
+        removed = [current.tag_labels.get(t, t) for t in current.tags if t not in tags]
+        done = [Activity(action="tagged", detail=", ".join(added), by=by)] if added else []
+        done += [Activity(action="untagged", detail=", ".join(removed), by=by)] if removed else []
+        activity = [*current.activity, *done][-ACTIVITY_MAX:]
+        return current.evolve(tags=tags, tag_labels=labels, activity=activity)
 
     # applied to the record as stored at write time: a pipeline stage writing meanwhile keeps its fields
     record = update(c.repo, tenant_id, file_id, edit)
@@ -124,11 +131,16 @@ def set_tags(c: Container, tenant_id: str, file_id: str, add: list[str], remove:
 
 
 def delete_file(
-    c: Container, tenant_id: str, file_id: str, all_versions: bool = False, purge: bool = False
+    c: Container,
+    tenant_id: str,
+    file_id: str,
+    all_versions: bool = False,
+    purge: bool = False,
+    by: str | None = None,
 ) -> list[FileRecord]:
     """Move the file (or its lineage) to the trash (``trash.trash``); with ``purge``, erase it for good
     at once as well (an erasure request). Returns the records moved or purged."""
-    moved = trash.trash(c, tenant_id, file_id, all_versions)
+    moved = trash.trash(c, tenant_id, file_id, all_versions, by=by)
     if purge:
         targets = c.repo.lineage(tenant_id, c.repo.get(tenant_id, file_id).lineage_id) if all_versions else []
         ids = [r.file_id for r in targets] or [file_id]

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 PAGE = 500
 
 
-def trash(c: Container, tenant_id: str, file_id: str, all_versions: bool = False) -> list[FileRecord]:
+def trash(
+    c: Container, tenant_id: str, file_id: str, all_versions: bool = False, by: str | None = None
+) -> list[FileRecord]:
     """Move the file (with ``all_versions``, its whole lineage) to the trash; the records moved. A file
     already in the trash, or purged, is left as it is. Deleting the latest version makes the newest
     remaining indexed version latest."""
@@ -51,7 +53,9 @@ def trash(c: Container, tenant_id: str, file_id: str, all_versions: bool = False
                 c.repo,
                 tenant_id,
                 target.file_id,
-                lambda r: r.evolve(deleted_at=utcnow(), status=Status.TRASHED, is_latest=False),
+                lambda r: r.evolve(
+                    deleted_at=utcnow(), status=Status.TRASHED, is_latest=False, activity=r.did("trashed", by=by)
+                ),
                 seen=target,
             )
         )
@@ -63,7 +67,9 @@ def trash(c: Container, tenant_id: str, file_id: str, all_versions: bool = False
     return moved
 
 
-def restore(c: Container, tenant_id: str, file_id: str, all_versions: bool = False) -> list[FileRecord]:
+def restore(
+    c: Container, tenant_id: str, file_id: str, all_versions: bool = False, by: str | None = None
+) -> list[FileRecord]:
     """Bring the file (with ``all_versions``, every version of its lineage in the trash) back from the
     trash, as it was before; the records restored. ``InvalidRequest`` for a file not in the trash
     (a purged file is gone for good)."""
@@ -85,7 +91,10 @@ def restore(c: Container, tenant_id: str, file_id: str, all_versions: bool = Fal
             tenant_id,
             target.file_id,
             lambda r, s=status: r.evolve(  # type: ignore[misc]
-                deleted_at=None, status=s, attempt=r.attempt + (s is Status.RECEIVED)
+                deleted_at=None,
+                status=s,
+                attempt=r.attempt + (s is Status.RECEIVED),
+                activity=r.did("restored", by=by),
             ),
             seen=target,
         )

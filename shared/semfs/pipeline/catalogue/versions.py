@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 
-def detach_version(c: Container, tenant_id: str, file_id: str) -> FileRecord:
+def detach_version(c: Container, tenant_id: str, file_id: str, by: str | None = None) -> FileRecord:
     """Take a wrongly linked version out of its lineage: it becomes version 1 of a lineage of its own
     (and its latest), and the lineage it left gets its newest remaining version back as latest."""
     record = c.repo.get(tenant_id, file_id)
@@ -36,6 +36,7 @@ def detach_version(c: Container, tenant_id: str, file_id: str) -> FileRecord:
             is_latest=False,
             change_summary=None,
             provenance={**r.provenance, "version_link": "detached", "detached_from": r.previous_version_id},
+            activity=r.did("detached", f"from version {r.version}", by),
         ),
         seen=record,
     )
@@ -44,7 +45,7 @@ def detach_version(c: Container, tenant_id: str, file_id: str) -> FileRecord:
     return moved
 
 
-def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str) -> FileRecord:
+def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, by: str | None = None) -> FileRecord:
     """Make ``file_id`` the next version of ``previous_id``'s lineage (an explicit link always wins)."""
     record = c.repo.get(tenant_id, file_id)
     target = c.repo.get(tenant_id, previous_id)  # NotFound for another tenant's file too
@@ -66,6 +67,7 @@ def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str) -
             previous_version_id=head.file_id,
             is_latest=False,
             provenance={**r.provenance, "version_link": "explicit"},
+            activity=r.did("linked", f"version {head.version + 1}, after {head.title or head.filename}", by),
         ),
         seen=record,
     )
