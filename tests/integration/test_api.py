@@ -604,6 +604,15 @@ def test_ids_an_upload_names_must_be_the_callers_tenants(api: Api) -> None:
     body = _multipart_upload({"contact_ids": "c_jane@acme.example", "derived_from": api.files["terms"]})
     status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert status == 201 and created["contact_ids"] == ["c_jane@acme.example"]
+    # picked by name, as the upload form takes them (issue 31: it wanted ids): Jane by her name, a new person
+    # as a new contact of this tenant, and another tenant's contact's address as this tenant's own contact
+    body = _multipart_upload({"contact_ids": "Jane, Priya Shah, cfo@globex.example"}, "by-name.md", b"# By name\n\nHi.")
+    status, created = api.call("POST", "/files", raw=body, content_type=f"multipart/form-data; boundary={BOUNDARY}")
+    assert status == 201, created
+    assert created["contact_ids"][0] == "c_jane@acme.example" and len(created["contact_ids"]) == 3
+    names = {p.contact_id: p.name for p in api.container.mail.contacts("acme")}
+    assert set(created["contact_ids"]) <= set(names) and "Priya Shah" in names.values()
+    assert {p.name for p in api.container.mail.contacts("globex")} == {"Globex CFO"}
 
 
 def test_an_answer_quoting_a_planted_link_shows_it_removed(api: Api) -> None:
@@ -780,3 +789,23 @@ def test_notes_are_kept_signed_searchable_and_in_the_files_history(api: Api) -> 
     assert fid not in [r["file_id"] for r in found["results"]]
     status, history = api.call("GET", f"/files/{fid}/history")
     assert history["entries"][-1]["action"] == "unnoted"
+
+
+def test_a_follow_up_is_read_with_the_question_before_it_in_the_same_scope(api: Api) -> None:
+    """Issue 31 (Ask, like Onyx's chat): "And within how many days?" alone is about any deadline, and the
+    answer mixes the handbook's receipts with the supply agreement's deliveries and invoices; after a question
+    about receipts it is read with it and answered from the handbook alone. The scope stays the caller's:
+    scoped to the contract, the follow-up's answer comes from the contract only."""
+    first = "Where do I submit travel and meal receipts?"
+    status, alone = api.call("POST", "/ask", {"question": "And within how many days?"})
+    assert status == 200 and alone["status"] == "answered", alone
+    assert api.files["contract"] in {c["file_id"] for c in alone["citations"]}
+    status, follow = api.call("POST", "/ask", {"question": "And within how many days?", "follows": [first]})
+    assert status == 200 and follow["status"] == "answered", follow
+    assert follow["answer"].startswith("Submit travel and meal receipts within 30 days.")
+    assert {c["file_id"] for c in follow["citations"]} == {api.files["terms"]}
+    scoped = {"question": "And within how many days?", "follows": [first], "file_id": api.files["contract"]}
+    status, elsewhere = api.call("POST", "/ask", scoped)
+    assert status == 200 and {c["file_id"] for c in elsewhere["citations"]} <= {api.files["contract"]}
+    status, refused = api.call("POST", "/ask", {"question": "x", "follows": ["y" * 2001]})
+    assert status == 422 and "error" in refused

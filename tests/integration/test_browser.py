@@ -151,6 +151,17 @@ def test_upload_find_open_tag_and_ask(site: tuple[str, str], browser: Any, tmp_p
     cited = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#file-text p.cited")))
     assert "30 days" in cited.text
 
+    # a follow-up, in the same scope: the first turn stays above it, with its question and its source
+    browser.back()
+    _ready(browser, By.ID, "followup").send_keys("And is the train preferred over flights?")
+    _ready(browser, By.CSS_SELECTOR, "#followup-form button[type=submit]").click()
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#answer .asked"), "train preferred"))
+    follow = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#citations a.citation")))
+    assert "flights" in follow.text
+    earlier = browser.find_element(By.ID, "earlier").text
+    assert "Within how many days must receipts be submitted?" in earlier and "30 days" in earlier
+    _shot(browser, "ask-follow-up")
+
 
 def test_titles_from_documents_are_escaped(site: tuple[str, str], browser: Any) -> None:
     from selenium.webdriver.common.by import By
@@ -209,8 +220,15 @@ def test_a_wrongly_linked_version_is_detached_from_the_file_view(
             "v1 · README.md · latest"
         ]
         assert c.repo.get("default", first.record.file_id).is_latest
-        # and linked back, from the same page
-        _ready(browser, By.ID, "link-to").send_keys(first.record.file_id)
+        # and linked back, from the same page, picking the earlier file by its name (issue 31: it took an f_… id)
+        field = _ready(browser, By.ID, "link-to")
+        field.click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#link-names option[value='Sodium — README.md']"))
+        field.send_keys("no such file")
+        _ready(browser, By.CSS_SELECTOR, "#link-form button").click()
+        wait.until(lambda d: "Pick the earlier file" in d.find_element(By.ID, "link-state").text)
+        field.clear()
+        field.send_keys("Sodium — README.md")
         _ready(browser, By.CSS_SELECTOR, "#link-form button").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#file-versions li")) == 2)
         assert not c.repo.get("default", first.record.file_id).is_latest

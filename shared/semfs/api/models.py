@@ -72,6 +72,12 @@ class AskRequest(Strict):
     file_id: str | None = Field(default=None, description="Answer from this file only.")
     thread_id: str | None = Field(default=None, description="Answer from this thread only (its id or subject).")
     limit: JsonInt = Field(default=6, ge=1, le=20, description="Passages to consider.")
+    follows: list[Annotated[str, Field(max_length=2000)]] = Field(
+        default_factory=list,
+        max_length=10,
+        description="A follow-up's earlier questions, oldest first: the last two are read with the question to "
+        "find its passages ('and for contractors?'), in the same scope.",
+    )
 
 
 class ContextRequest(Strict):

@@ -484,7 +484,7 @@ async function loadFile(id) {
     (f.contact_ids || []).forEach((cid, i) => { if (i) dd.append(", "); dd.append(filtered((f.contact_names || {})[cid] || cid, "contact", cid)); });
     prov.append(el("dt", "contacts"), dd);
   }
-  for (const [k, v] of [["came from", f.came_from], ["source", f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
+  for (const [k, v] of [["came from", f.came_from], ["source", SOURCES[f.source_type] || f.source_type], ["uploaded by", f.uploaded_by], ["context", f.upload_context],
                         ["from", (f.provenance || {}).sender], ["subject", (f.provenance || {}).subject],
                         ["agent", (f.provenance || {}).agent], ["created", dateLabel(f.created_at)]]) {
     if (v) prov.append(el("dt", k), el("dd", v));
@@ -539,7 +539,8 @@ async function preview(f) {
   if (!link || !currentFile || currentFile.file_id !== f.file_id) return;
   const url = link.url + (link.url.includes("?") ? "&" : "?") + "inline=1";
   if (f.mime_type === "application/pdf") {
-    const frame = el("iframe"); frame.src = url; frame.title = "Preview of " + f.filename; box.append(frame);
+    // the viewer opens on the page, without its thumbnail sidebar (half of a half-width pane)
+    const frame = el("iframe"); frame.src = url + "#navpanes=0&pagemode=none&view=FitH"; frame.title = "Preview of " + f.filename; box.append(frame);
   } else {
     const img = el("img"); img.src = url; img.alt = "Preview of " + f.filename; box.append(img);
   }
@@ -712,9 +713,28 @@ $("note-form").addEventListener("submit", async (e) => {
     noteChanged(fileId, f);
   } catch (err) { $("note-state").textContent = String(err.message); }
 });
+// the earlier version is picked by its name: the documents' names are offered as the field is used, and
+// the one chosen is sent by its id (an id pasted in still works)
+let linkNames = new Map();
+$("link-to").addEventListener("focus", async () => {
+  if (!currentFile) return;
+  const fileId = currentFile.file_id;
+  const page = await api("GET", "/files?limit=200&sort=name").catch(() => ({ files: [] }));
+  if (!currentFile || currentFile.file_id !== fileId) return;
+  linkNames = new Map();
+  for (const f of page.files) {
+    if (f.file_id === fileId || f.lineage_id === currentFile.lineage_id) continue;
+    let label = (f.title && f.title !== f.filename ? f.title + " — " : "") + f.filename;
+    if (linkNames.has(label)) label += " (" + dateLabel(f.created_at) + ")";
+    linkNames.set(label, f.file_id);
+  }
+  $("link-names").replaceChildren(...[...linkNames.keys()].map((label) => { const o = el("option"); o.value = label; return o; }));
+});
 $("link-form").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const target = $("link-to").value.trim();
+  const typed = $("link-to").value.trim();
+  const target = linkNames.get(typed) || (/^f_[0-9a-f]+$/.test(typed) ? typed : "");
+  if (currentFile && typed && !target) { $("link-state").textContent = "Pick the earlier file from the list (start typing its name), or paste its id."; return; }
   if (!currentFile || !target) return;
   try {
     await api("POST", "/files/" + currentFile.file_id + "/link", { previous_version_id: target });
@@ -732,24 +752,54 @@ $("download").addEventListener("click", async (e) => {
   e.preventDefault(); const link = await api("GET", "/files/" + currentFile.file_id + "/download"); window.location = link.url;
 });
 
-$("ask-form").addEventListener("submit", async (e) => {
-  e.preventDefault(); $("answer").textContent = "Thinking…"; $("citations").replaceChildren();
-  let data;
+// A conversation: a follow-up is asked in the same scope, with the questions before it (the server reads
+// the last two with it); the earlier turns stay above, each with its answer and sources.
+let conversation = [];  // the questions asked so far, oldest first
+function askScope() {
   const filters = {};
   if ($("a-tag").value.trim()) filters.tags = [$("a-tag").value.trim()];
   if ($("a-source").value) filters.source_type = $("a-source").value;
-  const request = { question: $("question").value, filters };
+  const request = { filters };
   if ($("a-thread").value.trim()) request.thread_id = $("a-thread").value.trim();
-  try { data = await api("POST", "/ask", request); }
-  catch (err) { $("answer").textContent = String(err.message); return; }
-  if (data.status !== "answered") { $("answer").textContent = "No answer: " + data.reason; return; }
-  renderAnswer(data);
+  return request;
+}
+async function askNow(question, follows) {
+  $("answer").textContent = "Thinking…"; $("citations").replaceChildren(); $("followup-form").classList.add("hidden");
+  const mine = renders;
+  let data;
+  try { data = await api("POST", "/ask", { ...askScope(), question, follows }); }
+  catch (err) { if (!stale(mine)) $("answer").textContent = String(err.message); return; }
+  if (stale(mine)) return;
+  conversation = [...follows, question];
+  if (data.status !== "answered") $("answer").replaceChildren(el("p", question, "asked"), el("p", "No answer: " + data.reason));
+  else renderAnswer(data, question);
+  $("followup-form").classList.remove("hidden");
+}
+$("ask-form").addEventListener("submit", (e) => {
+  e.preventDefault(); conversation = []; $("earlier").replaceChildren();
+  askNow($("question").value, []);
+});
+$("followup-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const q = $("followup").value.trim(); if (!q) return;
+  const turn = el("section", null, "turn");  // the answer so far moves up, as it was
+  turn.append(...[...$("answer").childNodes].map((n) => n.cloneNode(true)));
+  const sources = $("citations").cloneNode(true); sources.removeAttribute("id");
+  sources.querySelectorAll("[id]").forEach((n) => n.removeAttribute("id"));
+  turn.append(sources); turn.querySelectorAll("a").forEach((a) => a.addEventListener("click", (ev) => { ev.preventDefault(); location.hash = a.getAttribute("href"); }));
+  $("earlier").append(turn);
+  $("followup").value = "";
+  askNow(q, conversation);
+});
+$("ask-new").addEventListener("click", () => {
+  conversation = []; $("earlier").replaceChildren(); $("answer").replaceChildren(); $("citations").replaceChildren();
+  $("followup-form").classList.add("hidden"); $("question").value = ""; $("question").focus();
 });
 
 // An answer reads like one: a heading, who wrote it, and a numbered marker after each sentence a citation
 // quotes (the extractive answer is made of them), or at the end for a citation the LLM's wording does not
 // repeat word for word. Each marker and each citation opens the cited passage, highlighted in its file.
-function renderAnswer(data) {
+function renderAnswer(data, question) {
   const open = (c) => (ev) => { ev.preventDefault(); openFile(c.file_id, c); };
   const text = data.answer || "";
   const at = data.citations.map((c, i) => {
@@ -768,7 +818,7 @@ function renderAnswer(data) {
   body.append(text.slice(from));
   const by = data.method === "llm" ? "Written by the language model from the passages below"
     : "Sentences taken from your files, as they are written";
-  $("answer").replaceChildren(el("h2", "Answer", "answer-title"), body,
+  $("answer").replaceChildren(...(question ? [el("p", question, "asked")] : []), el("h2", "Answer", "answer-title"), body,
     el("p", by + " · " + data.citations.length + " source" + (data.citations.length === 1 ? "" : "s"), "muted"));
   data.citations.forEach((c, i) => {
     const li = el("li"); li.id = "cite-" + (i + 1);

@@ -37,7 +37,8 @@ def ask_route(request: AskRequest) -> AskOut:
         filters = filters.model_copy(update={"file_ids": [record_in_tenant(request.file_id).file_id]})
     if request.thread_id:
         filters = filters.model_copy(update={"thread_id": names.thread_id(container(), tenant, request.thread_id)})
-    return AskOut.model_validate(ask(container(), tenant, request.question, filters, request.limit).model_dump())
+    answer = ask(container(), tenant, request.question, filters, request.limit, follows=request.follows)
+    return AskOut.model_validate(answer.model_dump())
 
 
 @router.post("/context", summary="The files an agent should know about for a message", responses=ok(ContextOut))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import (
@@ -21,6 +21,9 @@ from semfs.api.request import ERRORS, container, current_tenant, new_router, pub
 from semfs.domain.errors import NotFound
 from semfs.domain.features import require
 from semfs.pipeline import names
+
+if TYPE_CHECKING:
+    from semfs.ports import Container
 
 router = new_router()
 
@@ -39,7 +42,11 @@ UPLOAD_BODY: dict[str, Any] = {
                     "file": {"type": "string", "format": "binary", "description": "The file."},
                     "previous_version_id": {"type": "string", "description": "The file this is a new version of."},
                     "thread_id": {"type": "string", "description": "A thread id or subject."},
-                    "contact_ids": {"type": "string", "description": "Contact ids, comma-separated or repeated."},
+                    "contact_ids": {
+                        "type": "string",
+                        "description": "Contacts by id (c_…), name or address, comma-separated; a name no "
+                        "contact has yet makes one.",
+                    },
                     "tags": {
                         "type": "string",
                         "description": "Manual tags, comma-separated or repeated (each at most 48 characters).",
@@ -101,7 +108,7 @@ def upload() -> Response[str]:
         tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
         previous_version_id=fields.get("previous_version_id") or None,
         thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
-        contact_ids=[x for x in fields.get("contact_ids", "").split(",") if x.strip()],
+        **_contacts(c, tenant, [x.strip() for x in fields.get("contact_ids", "").split(",") if x.strip()]),
         extra={
             **{k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
             **(
@@ -157,3 +164,19 @@ def _multipart(content_type: str, raw: bytes) -> tuple[dict[str, str], str, byte
     upload.file_object.seek(0)
     name = upload.file_name.decode("utf-8", "replace")
     return {k: ",".join(v) for k, v in fields.items()}, name, upload.file_object.read()
+
+
+def _contacts(c: Container, tenant: str, given: list[str]) -> dict[str, list[str]]:
+    """The contacts a person typed, as ``Provenance`` takes them: a contact's id, or a name or address one
+    of the tenant's contacts has, by that contact's id; any other name or address as a new contact (the
+    CLI's ``--contact``). An id the tenant has no contact for is kept, and refused by the register."""
+    known = {contact.contact_id for contact in c.mail.contacts(tenant)}
+    ids: list[str] = []
+    new: list[str] = []
+    for entry in given:
+        found = names.contact_id(c, tenant, entry)
+        if entry.startswith("c_") or found in known:
+            ids.append(found or entry)
+        else:
+            new.append(entry)
+    return {"contact_ids": ids, "contacts": new}

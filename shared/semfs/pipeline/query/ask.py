@@ -10,6 +10,7 @@ composition root's choice (``pipeline/query/answerers.py``); this module only re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from semfs.domain.enrichment import checked_answer
@@ -19,7 +20,7 @@ from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
-from semfs.pipeline.query.search import highlight, retrieve
+from semfs.pipeline.query.search import highlight, keyword_text, retrieve
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -47,16 +48,34 @@ def _chunks_in_scope(
     return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
 
 
-def ask(c: Container, tenant: str, question: str, filters: SearchFilters | None = None, limit: int = 6) -> Answer:
-    """``answered`` with the answer, its citations and the method, or ``no_answer`` with the reason."""
+FOLLOWS_READ = 2  # a follow-up is read with this many of the questions before it
+
+
+def ask(
+    c: Container,
+    tenant: str,
+    question: str,
+    filters: SearchFilters | None = None,
+    limit: int = 6,
+    follows: Sequence[str] = (),
+) -> Answer:
+    """``answered`` with the answer, its citations and the method, or ``no_answer`` with the reason.
+    ``follows``: a follow-up's earlier questions, oldest first; the last ``FOLLOWS_READ`` are read with the
+    question, so "and for contractors?" finds what "how many days of leave do staff get?" was about."""
     if not enabled(c.settings, "ask"):
         return Answer.refused(OFF["ask"])
     question = " ".join(question.split())
-    if len(question) < MIN_QUERY_CHARS:
+    if len(question) < MIN_QUERY_CHARS and not follows:
         return Answer.refused("the question is too short")
-    chunks, keyword_query, weak = _chunks_in_scope(c, tenant, question, filters or SearchFilters(), limit)
+    earlier = [" ".join(q.split()) for q in follows if q.strip()][-FOLLOWS_READ:]
+    read_as = " ".join([*earlier, question])[:4000]  # what finds the passages: the follow-up in its conversation
+    if len(read_as) < MIN_QUERY_CHARS:
+        return Answer.refused("the question is too short")
+    chunks, keyword_query, weak = _chunks_in_scope(c, tenant, read_as, filters or SearchFilters(), limit)
     if not chunks:
         return Answer.refused(weak or "nothing in scope matches the question")
+    if earlier:  # the passages are the conversation's; the sentences that answer are the follow-up's
+        keyword_query = keyword_text(question)
     result = c.answerer.answer(question, keyword_query, chunks)
     if isinstance(result, str):
         return Answer.refused(result)
