@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         Reranker,
         SearchIndex,
         TagRepository,
+        ViewRepository,
     )
 
 __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
@@ -152,6 +153,7 @@ class _Backend:
     repo: FileRepository
     mail: MailRepository
     tags: TagRepository
+    views: ViewRepository
     jobs: JobQueue
     index: SearchIndex
     embedder: Embedder
@@ -178,6 +180,7 @@ def _local_backend(
     from semfs.adapters.local.sqlite_mail import SqliteMailRepository
     from semfs.adapters.local.sqlite_repository import SqliteFileRepository
     from semfs.adapters.local.sqlite_tags import SqliteTagRepository
+    from semfs.adapters.local.sqlite_views import SqliteViewRepository
     from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
     from semfs.pipeline.stages.table import dispatch
 
@@ -194,6 +197,7 @@ def _local_backend(
         repo=SqliteFileRepository(settings.records_db),
         mail=SqliteMailRepository(settings.records_db),
         tags=SqliteTagRepository(settings.records_db),
+        views=SqliteViewRepository(settings.records_db),
         jobs=jobs,
         index=LocalSearchIndex(settings.index_db),
         embedder=embedder or _embedder(settings),
@@ -210,7 +214,7 @@ def _aws_backend(
     settings: Settings, embedder: Embedder | None, extractor: Extractor | None, events: EventPublisher | None
 ) -> _Backend:
     from semfs.adapters.aws.dynamodb import DynamoFileRepository
-    from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository
+    from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository, DynamoViewRepository
     from semfs.adapters.aws.eventbridge import EventBridgePublisher
     from semfs.adapters.aws.jobs import RecordJobs
     from semfs.adapters.aws.opensearch import OpenSearchIndex
@@ -244,6 +248,7 @@ def _aws_backend(
         repo=repo,
         mail=DynamoMailRepository(settings),
         tags=DynamoTagRepository(settings),
+        views=DynamoViewRepository(settings),
         jobs=RecordJobs(repo),
         index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
         embedder=embedder,
@@ -312,6 +317,7 @@ def build_container(
         repo=backend.repo,
         mail=backend.mail,
         tags=backend.tags,
+        views=backend.views,
         jobs=backend.jobs,
         index=backend.index,
         embedder=backend.embedder,

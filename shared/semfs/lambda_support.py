@@ -36,9 +36,40 @@ def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from semfs.deadlines import request_deadline
 
     container = get_container()
+    if event.get("rawPath") == "/mcp":
+        return _serve_mcp(event, container)
     app.append_context(container=container)  # type: ignore[no-untyped-call]
     with request_deadline(container.settings.http.request_deadline_s):  # the calls it makes fit the request
         return app.resolve(event, context)
+
+
+_MCP_HOSTS: list[Any] = []  # this execution environment's MCP transport, built on its first /mcp request
+
+
+def _serve_mcp(event: dict[str, Any], container: Container) -> dict[str, Any]:
+    """``/mcp`` in AWS: the MCP server over streamable HTTP (stateless, JSON answers: each POST a whole
+    exchange, as Lambda needs), the tenant from the verified JWT claim as for every route, never a body."""
+    from semfs.domain.features import OFF
+    from semfs.mcp_server import McpOverHttp, wsgi_environ
+
+    def refused(status: int, code: str, message: str) -> dict[str, Any]:
+        body = json.dumps({"error": {"code": code, "message": message, "details": []}})  # the uniform body
+        return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": body}
+
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
+    tenant = claims.get(container.settings.aws.tenant_claim)
+    if not isinstance(tenant, str) or not tenant:
+        return refused(401, "unauthorized", "missing or invalid credentials")
+    if not container.settings.features.mcp:
+        return refused(503, "disabled", OFF["mcp"])
+    if not _MCP_HOSTS:
+        _MCP_HOSTS.append(McpOverHttp(container, container.settings.limits.max_file_bytes, host="0.0.0.0"))  # noqa: S104
+    status, headers, body = _MCP_HOSTS[0].answer(tenant, wsgi_environ(event))
+    merged: dict[str, str] = {}
+    for name, value in headers:
+        merged[name] = f"{merged[name]}, {value}" if name in merged else value
+    return {"statusCode": status, "headers": merged, "body": body.decode("utf-8"), "isBase64Encoded": False}
 
 
 def continue_later(task: dict[str, Any]) -> None:

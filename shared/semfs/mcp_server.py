@@ -299,6 +299,39 @@ def _brief(r: FileRecord) -> dict[str, Any]:
     }
 
 
+def wsgi_environ(event: dict[str, Any]) -> dict[str, Any]:
+    """An API Gateway HTTP API (payload 2.0) request as the WSGI environ ``McpOverHttp.answer`` takes."""
+    import base64
+    import io
+
+    raw = event.get("body") or ""
+    body = base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode("utf-8")
+    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
+    http = (event.get("requestContext") or {}).get("http") or {}
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": http.get("method", "POST"),
+        "SCRIPT_NAME": "",
+        "PATH_INFO": "/mcp",
+        "QUERY_STRING": event.get("rawQueryString") or "",
+        "SERVER_NAME": headers.get("host", "lambda"),
+        "SERVER_PORT": "443",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "CONTENT_TYPE": headers.get("content-type", ""),
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.url_scheme": "https",
+        "wsgi.version": (1, 0),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers.items():
+        if name not in ("content-type", "content-length"):
+            environ["HTTP_" + name.upper().replace("-", "_")] = value
+    return environ
+
+
 def serve_stdio(c: Container, tenant: str) -> None:
     """Speak MCP on this process's stdin and stdout until the client closes them."""
     build_server(c, tenant).run("stdio")
@@ -314,11 +347,13 @@ class McpOverHttp:
     every route), so a tool never sees another tenant. A tenant's server is built on its first request.
     """
 
-    def __init__(self, c: Container, max_body: int) -> None:
+    def __init__(self, c: Container, max_body: int, host: str | None = None) -> None:
         import asyncio
         import threading
 
-        self._c, self._max_body = c, max_body
+        # the host the SDK's DNS-rebinding checks guard: a loopback one turns them on (a browser on this
+        # machine must not reach a local server through a hostile page); behind API Gateway there is none
+        self._c, self._max_body, self._host = c, max_body, host or c.settings.http.host
         self._loop = asyncio.new_event_loop()
         self._closed = asyncio.Event()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="semfs-mcp")
@@ -341,7 +376,7 @@ class McpOverHttp:
                     stateless_http=True,
                     json_response=True,
                     max_request_body_size=self._max_body,
-                    host=self._c.settings.http.host,  # on 127.0.0.1: the SDK's DNS-rebinding checks
+                    host=self._host,  # on 127.0.0.1: the SDK's DNS-rebinding checks
                 )
                 ready = threading.Event()
 

@@ -17,7 +17,7 @@ from semfs.adapters.local.sqlite_mail import SqliteMailRepository
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
 from semfs.adapters.local.sqlite_tags import SqliteTagRepository
 from semfs.config import Settings
-from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex, TagRepository
+from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex, TagRepository, ViewRepository
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
 REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p: SqliteFileRepository(p / "r.db")}
@@ -54,6 +54,17 @@ def tag_repository(request: pytest.FixtureRequest, tmp_path: Path) -> TagReposit
     from semfs.adapters.aws.entities import DynamoTagRepository
 
     return DynamoTagRepository(request.getfixturevalue("aws_settings"))
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def view_repository(request: pytest.FixtureRequest, tmp_path: Path) -> ViewRepository:
+    if request.param == "sqlite":
+        from semfs.adapters.local.sqlite_views import SqliteViewRepository
+
+        return SqliteViewRepository(tmp_path / "r.db")
+    from semfs.adapters.aws.entities import DynamoViewRepository
+
+    return DynamoViewRepository(request.getfixturevalue("aws_settings"))
 
 
 @pytest.fixture(params=["local", "opensearch"])

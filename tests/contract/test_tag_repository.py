@@ -1,4 +1,5 @@
-"""TagRepository contract: counts once per file and tag, a bounded top list, aliases that follow merges."""
+"""TagRepository contract: counts once per file and tag, a bounded top list, aliases that follow merges; and
+ViewRepository's: saved views per tenant."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from semfs.ports import TagRepository
+from semfs.ports import TagRepository, ViewRepository
 
 pytestmark = pytest.mark.contract
 
@@ -36,3 +37,23 @@ def test_concurrent_enrichments_count_every_file(tag_repository: TagRepository) 
     top = tag_repository.top("t1", 1)
     assert top == ["busy"]
     assert len(tag_repository.top("t1", 100)) == 21
+
+
+def test_saved_views_are_each_tenants_own_replaced_by_name_and_deleted(view_repository: ViewRepository) -> None:
+    """ViewRepository, on SQLite and DynamoDB: a view is kept under its name, a second save of the name
+    replaces it, the list is by name, another tenant sees none of them, and a delete says whether it removed
+    one."""
+    from semfs.domain.models import SavedView
+
+    view_repository.save("t1", SavedView(name="Invoices", params={"tag": "invoice"}, by="key 1"))
+    view_repository.save("t1", SavedView(name="Board decks", params={"type": "application/pdf", "sort": "name"}))
+    view_repository.save("t1", SavedView(name="Invoices", params={"tag": "invoice", "since": "2026-01-01"}))
+    view_repository.save("t2", SavedView(name="Invoices", params={"tag": "theirs"}))
+    views = view_repository.views("t1")
+    assert [v.name for v in views] == ["Board decks", "Invoices"]
+    assert views[1].params == {"tag": "invoice", "since": "2026-01-01"}
+    assert [v.params for v in view_repository.views("t2")] == [{"tag": "theirs"}]
+    assert view_repository.delete("t1", "Invoices") and not view_repository.delete("t1", "Invoices")
+    assert [v.name for v in view_repository.views("t1")] == ["Board decks"]
+    assert [v.name for v in view_repository.views("t2")] == ["Invoices"]
+    assert view_repository.views("t3") == []

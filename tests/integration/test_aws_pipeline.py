@@ -763,3 +763,56 @@ def test_ingest_switched_off_in_aws_refuses_uploads_and_leaves_what_arrives_for_
     (execution,) = aws_stack.executions()
     assert aws_stack.wait(execution["executionArn"])["status"] == "SUCCEEDED"
     assert record_of(aws_stack).status.value == "indexed"
+
+
+def _mcp(stack: Stack, message: dict[str, Any], tenant: str = "acme") -> dict[str, Any]:
+    """One JSON-RPC exchange with /mcp through the search API's handler, as API Gateway hands it over."""
+    event = api_event("POST", "/mcp")
+    event["headers"] = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "host": "abc123.execute-api.eu-west-1.amazonaws.com",
+        "mcp-protocol-version": "2025-06-18",
+    }
+    event["body"] = json.dumps(message)
+    event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"] = tenant
+    return stack.handlers["search_api"].lambda_handler(event, FakeContext())  # type: ignore[no-any-return]
+
+
+def test_mcp_in_aws_answers_through_the_api_function_in_the_callers_tenant(aws_stack: Stack) -> None:
+    """Issue 32: /mcp in AWS (it was semfs serve's only). The API function answers the streamable HTTP
+    transport statelessly, with JSON answers (a Lambda holds no stream), the tenant from the JWT claim: a
+    tool call finds the tenant's file, another tenant's finds nothing and reads it as not found, and a
+    request without the claim is refused before any tool runs."""
+    upload(aws_stack, KEY, TERMS)
+    record = record_of(aws_stack)
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    started = _mcp(aws_stack, hello)
+    assert started["statusCode"] == 200, started
+    assert json.loads(started["body"])["result"]["serverInfo"]["name"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "payable thirty days", "mode": "keyword"}},
+    }
+    found = json.loads(_mcp(aws_stack, call)["body"])["result"]
+    assert not found.get("isError") and record.file_id in json.dumps(found["structuredContent"])
+    theirs = json.loads(_mcp(aws_stack, call, tenant="globex")["body"])["result"]
+    assert record.file_id not in json.dumps(theirs)
+    read = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "read_file", "arguments": {"file_id": record.file_id}},
+    }
+    refused = json.loads(_mcp(aws_stack, read, tenant="globex")["body"])["result"]
+    assert refused["isError"] and "no such file" in refused["content"][0]["text"]
+    event = api_event("POST", "/mcp")
+    del event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"]
+    assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401

@@ -988,6 +988,39 @@ def test_selected_files_are_deleted_together_undone_and_restored_from_the_trash(
         server.shutdown()
 
 
+def test_a_listing_is_saved_as_a_view_opened_from_the_list_and_deleted(library: tuple[Any, int], browser: Any) -> None:
+    """Issue 31: saved views. The listing on screen is saved under a name (the server's, read back), picked
+    from the list on a plain listing it opens that listing again, and deleting it names it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    c, port = library
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
+        browser.execute_script("location.hash = '#/documents?sort=name&type=application%2Fpdf'")
+        wait.until(lambda d: len(rows()) == 1)
+        browser.execute_script("window.prompt = (m) => { window.asked = m; return 'Scanned PDFs'; }")
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "view-save"))
+        wait.until(lambda d: [v.name for v in c.views.views("default")] == ["Scanned PDFs"])
+        assert c.views.views("default")[0].params == {"sort": "name", "type": "application/pdf"}
+        wait.until(lambda d: "Saved “Scanned PDFs”" in d.find_element(By.ID, "view-state").text)
+        browser.execute_script("location.hash = '#/documents'")
+        wait.until(lambda d: len(rows()) == 20)
+        pick = _ready(browser, By.ID, "view-pick")
+        wait.until(lambda d: "Scanned PDFs" in pick.text)
+        Select(pick).select_by_visible_text("Scanned PDFs")
+        wait.until(lambda d: len(rows()) == 1 and "type=application%2Fpdf" in d.current_url)
+        _shot(browser, "saved-view")
+        browser.execute_script("window.confirm = (m) => { window.asked = m; return true; }")
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "view-delete"))
+        wait.until(lambda d: c.views.views("default") == [])
+        assert "Scanned PDFs" in browser.execute_script("return window.asked")
+    finally:
+        server.shutdown()
+
+
 def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
     tmp_path: Path, shared_extractor: object, browser: Any
 ) -> None:

@@ -355,9 +355,6 @@ def test_every_feature_switch_is_a_parameter_that_reaches_every_function(
     env = template["Globals"]["Function"]["Environment"]["Variables"]
     for feature in FEATURES:
         variable = "SEMFS_OCR_ENABLED" if feature == "ocr" else f"SEMFS_ENABLE_{feature.upper()}"
-        if feature == "mcp":  # served by `semfs mcp` alone: the stack has no MCP endpoint
-            assert env[variable] == "false"
-            continue
         parameter = template["Parameters"][f"Enable{feature.capitalize()}"]
         assert env[variable] == {"Ref": f"Enable{feature.capitalize()}"}
         assert parameter["Default"] == "true" and parameter["AllowedValues"] == ["true", "false"]

@@ -19,6 +19,7 @@ from semfs.domain.models import (
     JsonInt,
     Location,
     Note,
+    SavedView,
     SearchFilters,
     SourceType,
     StageTiming,
@@ -100,6 +101,31 @@ class TagMerge(Strict):
 
 class NoteIn(Strict):
     text: str = Field(min_length=1, max_length=NOTE_MAX_CHARS, description="The note, plain text")
+
+
+class ViewParams(Strict):
+    """The Documents listing's parameters a saved view keeps (as its address names them)."""
+
+    tag: str | None = Field(default=None, max_length=200)
+    source: str | None = Field(default=None, max_length=200)
+    type: str | None = Field(default=None, max_length=200)
+    thread: str | None = Field(default=None, max_length=200)
+    contact: str | None = Field(default=None, max_length=200)
+    since: str | None = Field(default=None, max_length=200)
+    until: str | None = Field(default=None, max_length=200)
+    sort: Literal["newest", "oldest", "name", "size"] | None = None
+
+
+class ViewIn(Strict):
+    params: ViewParams = Field(default_factory=ViewParams)
+
+
+# a saved view's name in its address: a letter or digit somewhere, no "/" (it is one path segment)
+VIEW_NAME_PATTERN = "^[^/]*[A-Za-z0-9][^/]*$"
+
+
+class ViewsOut(BaseModel):
+    views: list[SavedView]
 
 
 class History(BaseModel):

@@ -121,6 +121,19 @@ class Note(Frozen):
     at: datetime = Field(default_factory=utcnow)
 
 
+VIEWS_MAX = 100  # saved views of one tenant
+
+
+class SavedView(Frozen):
+    """A named listing a tenant keeps: the Documents view's filters and sort, as its address has them
+    (``tag``, ``source``, ``type``, ``thread``, ``contact``, ``since``, ``until``, ``sort``)."""
+
+    name: str = Field(min_length=1, max_length=80)
+    params: dict[str, str] = Field(default_factory=dict)
+    by: str | None = None
+    at: datetime = Field(default_factory=utcnow)
+
+
 ActivityAction = Literal["tagged", "untagged", "noted", "unnoted", "trashed", "restored", "detached", "linked"]
 
 

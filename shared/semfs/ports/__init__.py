@@ -18,6 +18,7 @@ from semfs.ports.repository import FileRepository, RecordQuery
 from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
 from semfs.ports.tags import TagRepository
+from semfs.ports.views import ViewRepository
 
 __all__ = [
     "Admission",
@@ -47,4 +48,5 @@ __all__ = [
     "TagRepository",
     "Thread",
     "VectorMigration",
+    "ViewRepository",
 ]

@@ -26,6 +26,7 @@ from semfs.ports.repository import FileRepository
 from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
 from semfs.ports.tags import TagRepository
+from semfs.ports.views import ViewRepository
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Container:
     repo: FileRepository
     mail: MailRepository
     tags: TagRepository
+    views: ViewRepository
     index: SearchIndex
     embedder: Embedder
     enricher: Enricher

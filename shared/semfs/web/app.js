@@ -201,6 +201,7 @@ $("docs-next").addEventListener("click", () => go("documents", { ...docsParams()
 let docsPage = 1;
 let facetScope = {};  // the listing's scope, for "Show more" on its facets
 async function loadDocs(params) {
+  loadViews(params);
   $("d-sort").value = params.get("sort") || "newest";
   $("d-tag").value = params.get("tag") || ""; $("d-source").value = params.get("source") || "";
   $("d-thread").value = params.get("thread") || ""; $("d-contact").value = params.get("contact") || "";
@@ -298,6 +299,52 @@ function renderActive(params) {
     chip.append(x); box.append(chip);
   }
 }
+// ---- saved views: a named listing (filters and sort) the whole tenant shares, opened by its address
+const VIEW_KEYS = ["tag", "source", "type", "thread", "contact", "since", "until", "sort"];
+let savedViews = [];
+function viewParams(params) {
+  const kept = {};
+  for (const k of VIEW_KEYS) if (params.get(k)) kept[k] = params.get(k);
+  return kept;
+}
+async function loadViews(params) {
+  const mine = renders;
+  const data = await api("GET", "/views").catch(() => ({ views: [] }));
+  if (stale(mine)) return;
+  savedViews = data.views;
+  const here = JSON.stringify(viewParams(params));
+  const current = savedViews.find((v) => JSON.stringify(Object.fromEntries(VIEW_KEYS.filter((k) => v.params[k]).map((k) => [k, v.params[k]]))) === here);
+  $("view-pick").replaceChildren(el("option", savedViews.length ? "—" : "none saved yet"), ...savedViews.map((v) => {
+    const o = el("option", v.name); o.value = v.name; return o;
+  }));
+  $("view-pick").firstChild.value = "";
+  $("view-pick").value = current ? current.name : "";
+  $("view-delete").classList.toggle("hidden", !current);
+}
+$("view-pick").addEventListener("change", () => {
+  const v = savedViews.find((x) => x.name === $("view-pick").value);
+  go("documents", v ? v.params : {});
+});
+$("view-save").addEventListener("click", async () => {
+  const params = viewParams(new URLSearchParams(location.hash.split("?")[1] || ""));
+  const name = (window.prompt("Name this view (everyone in your workspace will see it):", $("view-pick").value || "") || "").trim();
+  if (!name) return;
+  try {
+    await api("PUT", "/views/" + encodeURIComponent(name), { params });
+    $("view-state").textContent = "Saved “" + name + "”.";
+    loadViews(new URLSearchParams(location.hash.split("?")[1] || ""));
+  } catch (err) { $("view-state").textContent = String(err.message); }
+});
+$("view-delete").addEventListener("click", async () => {
+  const name = $("view-pick").value;  // the view this listing is: named in the confirmation, deleted by that name
+  if (!name || !window.confirm("Delete the saved view “" + name + "”? The files stay as they are.")) return;
+  try {
+    await api("DELETE", "/views/" + encodeURIComponent(name));
+    $("view-state").textContent = "Deleted “" + name + "”.";
+    loadViews(new URLSearchParams(location.hash.split("?")[1] || ""));
+  } catch (err) { $("view-state").textContent = String(err.message); }
+});
+
 // ---- bulk tag edit over the selected rows
 const selected = () => [...document.querySelectorAll("#docs-table tbody input[type=checkbox]:checked")].map((x) => x.value);
 function selectionChanged() {

@@ -13,6 +13,7 @@ contacts (``DynamoMailRepository``), the tag vocabulary and aliases (``DynamoTag
 | tag (``files`` counter) | ``V#{tenant}`` | ``{tag}`` |
 | a file a tag is on | ``VU#{tenant}#{tag}`` | ``{file}`` |
 | alias | ``A#{tenant}`` | ``{source}`` (``target``) |
+| saved view (``DynamoViewRepository``) | ``SV#{tenant}`` | ``{name}`` (``data``: the view as JSON) |
 
 Nothing is read-modified-written: membership items are plain idempotent puts, and a contact's counter
 (and a tag's) moves only in the same transaction that creates its (contact, message) — or (tag, file) —
@@ -29,6 +30,7 @@ from typing import Any
 
 from semfs.config import Settings
 from semfs.domain.errors import PermanentError, RetryableError
+from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Outcome
 from semfs.ports.mail import Contact, Person, Thread
 
@@ -270,3 +272,19 @@ class DynamoTagRepository(_EntityTable):
                 self._put({"pk": _s(pk), "sk": _s(old), "target": _s(target)})
         self._call("delete_item", TableName=self._table, Key={"pk": _s(pk), "sk": _s(target)})
         self._put({"pk": _s(pk), "sk": _s(source), "target": _s(target)})
+
+
+class DynamoViewRepository(_EntityTable):
+    """ViewRepository on DynamoDB: one item per view (see module docstring); a tenant's are one query."""
+
+    def save(self, tenant_id: str, view: SavedView) -> None:
+        self._put({"pk": _s(f"SV#{tenant_id}"), "sk": _s(view.name), "data": _s(view.model_dump_json())})
+
+    def views(self, tenant_id: str) -> list[SavedView]:
+        views = [SavedView.model_validate_json(i["data"]["S"]) for i in self._query(f"SV#{tenant_id}")]
+        return sorted(views, key=lambda v: v.name)
+
+    def delete(self, tenant_id: str, name: str) -> bool:
+        key = {"pk": _s(f"SV#{tenant_id}"), "sk": _s(name)}
+        gone = self._call("delete_item", TableName=self._table, Key=key, ReturnValues="ALL_OLD")
+        return bool(gone.get("Attributes"))

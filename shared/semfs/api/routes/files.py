@@ -6,14 +6,16 @@ import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Literal
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler.exceptions import (
     BadRequestError,
     NotFoundError,
 )
-from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from semfs.api.models import (
+    VIEW_NAME_PATTERN,
     Deleted,
     Download,
     Facets,
@@ -32,6 +34,8 @@ from semfs.api.models import (
     TrashOut,
     VersionLink,
     Versions,
+    ViewIn,
+    ViewsOut,
 )
 from semfs.api.request import (
     container,
@@ -43,10 +47,11 @@ from semfs.api.request import (
     record_in_tenant,
     trashed_in_tenant,
 )
-from semfs.domain.errors import InvalidRequest
+from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Status
+from semfs.domain.results import FacetCounts
 from semfs.pipeline import names, vocabulary
-from semfs.pipeline.catalogue import notes, trash
+from semfs.pipeline.catalogue import notes, trash, views
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
@@ -66,14 +71,15 @@ LISTINGS: dict[str, tuple[Status, ...]] = {
 }
 
 
-def _file_query(filters: FileFilters) -> RecordQuery:
-    """The records a file listing (and its facet counts) covers; threads and contacts by name or id."""
+def _file_query(filters: FileFilters) -> RecordQuery | None:
+    """The records a file listing (and its facet counts) covers; threads and contacts by name or id. None
+    when the status asked for is never in the listing (a received file among the problems): no file is."""
     tenant = current_tenant()
     c = container()
     since, until = filters.since, filters.until
     statuses = [s for s in LISTINGS[filters.listing] if filters.status in (None, s)]
     if not statuses:  # (every status is in "all")
-        raise InvalidRequest(f"status {filters.status} is never among the {filters.listing}")
+        return None
     return RecordQuery(
         tenant_id=tenant,
         statuses=[] if filters.listing == "all" and filters.status is None else statuses,
@@ -102,6 +108,8 @@ def list_files(
     creation time; name and size read every file of the tenant to sort them (slow past ~100k files)."""
     offset = _offset(cursor)
     scope = _file_query(filters)
+    if scope is None:
+        return FileList(files=[], next_cursor=None)
     records = container().repo.query(replace(scope, order=sort, offset=offset, limit=limit + 1))
     more = len(records) > limit
     return FileList(files=[public(r) for r in records[:limit]], next_cursor=str(offset + limit) if more else None)
@@ -116,7 +124,35 @@ def file_facets(
 ) -> Facets:
     """Counts over the files ``GET /files`` lists with the same filters (each value with a label: a
     thread's subject, a contact's name), to narrow a listing by what is there."""
-    return Facets.model_validate(facets(container(), _file_query(filters), top).model_dump())
+    scope = _file_query(filters)
+    if scope is None:
+        return Facets.model_validate(
+            FacetCounts(total=0, capped=False, tag=[], type=[], source=[], thread=[], contact=[], month=[]).model_dump()
+        )
+    return Facets.model_validate(facets(container(), scope, top).model_dump())
+
+
+@router.get("/views", summary="The tenant's saved views, by name", responses=ok(ViewsOut))
+def list_views() -> ViewsOut:
+    return ViewsOut(views=container().views.views(current_tenant()))
+
+
+ViewName = Annotated[str, Path(min_length=1, max_length=80, pattern=VIEW_NAME_PATTERN, description="The view's name")]
+
+
+@router.put("/views/<name>", summary="Save a view: a named listing of the Documents view", responses=ok(SavedView))
+def save_view(name: ViewName, view: ViewIn) -> SavedView:
+    """Keeps the listing's filters and sort under ``name`` for everyone in the tenant (replacing a view of
+    that name)."""
+    params = view.params.model_dump(exclude_none=True)
+    return views.save_view(container(), current_tenant(), unquote(name), params, by=current_caller())
+
+
+@router.delete("/views/<name>", summary="Delete a saved view", responses=ok(ViewsOut))
+def delete_view(name: ViewName) -> ViewsOut:
+    c, tenant = container(), current_tenant()
+    views.delete_view(c, tenant, unquote(name))
+    return ViewsOut(views=c.views.views(tenant))
 
 
 @router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))
