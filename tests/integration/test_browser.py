@@ -467,7 +467,17 @@ def test_a_pdf_is_previewed_inline_beside_its_text(library: tuple[Any, int], bro
             assert shown.read().startswith(b"%PDF")
         wait.until(lambda d: "Twelve pallets" in d.find_element(By.ID, "file-text").text)
         assert "PDF" in browser.find_element(By.ID, "file-meta").text
+        assert "navpanes=0" in src  # the viewer opens without its thumbnail pane (half of a half-width pane)
         _shot(browser, "file-pdf")
+        # opened from a citation: the viewer on the cited page, the cited passage marked in the text
+        browser.execute_script("location.hash = '#/documents'")
+        _ready(browser, By.CSS_SELECTOR, "#docs-table tbody tr")
+        cite = {"quote": "Twelve pallets of tiles", "location": {"page": 1}}
+        browser.execute_script("openFile(arguments[0], arguments[1])", pdf.file_id, cite)
+        wait.until(
+            lambda d: "#page=1&" in (d.find_element(By.CSS_SELECTOR, "#preview iframe").get_attribute("src") or "")
+        )
+        wait.until(lambda d: "Twelve pallets" in d.find_element(By.CSS_SELECTOR, "#file-text p.cited").text)
     finally:
         server.shutdown()
 
@@ -539,6 +549,15 @@ def test_many_files_upload_with_their_fields_and_progress_and_a_failure_is_retri
         uploaded = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
         assert uploaded["crane-rota.md"].tags == ["harbour-ops"]  # the fields went with every file
         assert uploaded["broken.pdf"].attempt == 1
+        # the same bytes again: the row leads to the file already here, not to the skipped copy (issue 31:
+        # tagging from the copy's page tagged the copy)
+        (tmp_path / "berth-plan copy.md").write_bytes((tmp_path / "berth-plan.md").read_bytes())
+        browser.execute_script("document.getElementById('upload-file').value = ''")
+        _ready(browser, By.ID, "upload-file").send_keys(str(tmp_path / "berth-plan copy.md"))
+        _ready(browser, By.CSS_SELECTOR, "#upload-form button[type=submit]").click()
+        wait.until(lambda d: "already here: open it" in d.find_element(By.ID, "upload-list").text)
+        again = browser.find_element(By.LINK_TEXT, "already here: open it")
+        assert again.get_attribute("href").endswith("#/file/" + uploaded["berth-plan.md"].file_id)
     finally:
         server.shutdown()
 

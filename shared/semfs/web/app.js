@@ -551,7 +551,7 @@ async function loadFile(id) {
     if (v.change_summary) li.append(el("pre", v.change_summary, "muted"));
     return li;
   }));
-  preview(f);
+  preview(f, cite);
   similarTo(f, mine);
   const text = await api("GET", "/files/" + encodeURIComponent(id) + "/text").catch(() => ({ blocks: [] }));
   if (stale(mine)) return;
@@ -578,7 +578,7 @@ async function similarTo(f, mine) {
     return li;
   }) : [el("li", "No other file is like this one.", "muted")]));
 }
-async function preview(f) {
+async function preview(f, cite) {
   const box = $("preview"); box.replaceChildren();
   const inline = f.mime_type === "application/pdf" || /^image\/(png|jpeg|gif|webp)$/.test(f.mime_type);
   if (!inline) return;  // the extracted text beside it is the view of every other format
@@ -587,7 +587,9 @@ async function preview(f) {
   const url = link.url + (link.url.includes("?") ? "&" : "?") + "inline=1";
   if (f.mime_type === "application/pdf") {
     // the viewer opens on the page, without its thumbnail sidebar (half of a half-width pane)
-    const frame = el("iframe"); frame.src = url + "#navpanes=0&pagemode=none&view=FitH"; frame.title = "Preview of " + f.filename; box.append(frame);
+    // a citation opens the viewer on its page
+    const page = cite && cite.location && cite.location.page ? "page=" + encodeURIComponent(cite.location.page) + "&" : "";
+    const frame = el("iframe"); frame.src = url + "#" + page + "navpanes=0&pagemode=none&view=FitH"; frame.title = "Preview of " + f.filename; box.append(frame);
   } else {
     const img = el("img"); img.src = url; img.alt = "Preview of " + f.filename; box.append(img);
   }
@@ -937,10 +939,12 @@ function showResult(li, rec) {
   const stage = li.querySelector(".upload-stage"); const bar = li.querySelector("progress");
   li.dataset.state = rec.status === "indexed" ? "done" : "failed";
   bar.value = rec.status === "indexed" ? bar.max : 0;
-  const link = el("a", outcomeLabel(rec)); link.href = "#/file/" + encodeURIComponent(rec.file_id);
+  // a duplicate leads to the file already here (its tags, notes and versions are that file's, not the copy's)
+  const shown = rec.duplicate_of || rec.file_id;
+  const link = el("a", rec.duplicate_of ? "already here: open it" : outcomeLabel(rec)); link.href = "#/file/" + encodeURIComponent(shown);
   if (rec.outcome) link.title = rec.outcome;
   stage.replaceChildren(link);
-  if (rec.error) stage.append(" — " + rec.error);
+  if (rec.error && !rec.duplicate_of) stage.append(" — " + rec.error);
   if (rec.status === "failed") {
     const b = el("button", "Retry"); b.dataset.retry = rec.file_id;
     b.addEventListener("click", async () => {
