@@ -416,3 +416,22 @@ def test_notes_and_history_from_the_command_line(cli: CliRunner, tmp_path: Path)
     assert result.exit_code != 0 and "a note needs some text" in result.output
     result = cli.invoke(app, ["note", fid, "--remove", "n_nope"])
     assert result.exit_code != 0 and "no such note" in result.output
+
+
+def test_ls_opens_a_saved_view(cli: CliRunner, tmp_path: Path) -> None:
+    """A view saved on the web page (here straight into the store, as PUT /views does) lists from the CLI."""
+    from semfs.bootstrap import build_container
+    from semfs.config import Settings
+    from semfs.domain.models import SavedView
+
+    (tmp_path / "a.md").write_text("# Alpha\n\nAlpha notes.")
+    (tmp_path / "b.md").write_text("# Beta\n\nBeta notes.")
+    run(cli, "ingest", str(tmp_path / "a.md"), "--tag", "keep")
+    run(cli, "ingest", str(tmp_path / "b.md"))
+    c = build_container(Settings())
+    c.views.save("default", SavedView(name="Kept files", params={"tag": "keep", "sort": "name"}))
+    c.close()
+    listed = run(cli, "ls", "--view", "kept files")
+    assert "a.md" in listed and "b.md" not in listed
+    result = cli.invoke(app, ["ls", "--view", "Nope"])
+    assert result.exit_code == 2 and "no saved view 'Nope' (saved: Kept files)" in result.output

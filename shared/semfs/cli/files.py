@@ -458,6 +458,10 @@ def ls_cmd(
     ] = "newest",
     limit: Annotated[int, typer.Option("--limit", min=1, max=10_000, help="At most this many.")] = 50,
     all_versions: Annotated[bool, typer.Option("--all-versions", help="Older versions too.")] = False,
+    view: Annotated[
+        str | None,
+        typer.Option("--view", help="A saved view (the web page's Saved view): its filters and sort, under these."),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """List files (latest versions, newest first), with the same filters as search."""
@@ -467,13 +471,31 @@ def ls_cmd(
     from semfs.pipeline import names, vocabulary
     from semfs.ports.repository import RecordQuery
 
-    day_from, day_to = day(since, "--since"), day(until, "--until")
+    mime_type: str | None = None
+    source: str | None = source_type
     with opened(tenant) as c:
+        if view is not None:
+            saved = {v.name.casefold(): v for v in c.views.views(tenant)}.get(" ".join(view.split()).casefold())
+            if saved is None:
+                known = ", ".join(v.name for v in c.views.views(tenant)) or "none yet"
+                err.print(f"[red]no saved view {view!r} (saved: {known})[/red]")
+                raise typer.Exit(2)
+            p = saved.params
+            tag, source, thread, contact = (
+                tag or p.get("tag"),
+                source_type or p.get("source"),
+                thread or p.get("thread"),
+                contact or p.get("contact"),
+            )
+            since, until, mime_type = since or p.get("since"), until or p.get("until"), p.get("type")
+            sort = sort if sort != "newest" else p.get("sort", "newest")  # type: ignore[assignment]
+        day_from, day_to = day(since, "--since"), day(until, "--until")
         query = RecordQuery(
             tenant_id=tenant,
             statuses=[Status(status)] if status else [],
             tag=vocabulary.named(c, tenant, tag),
-            source_type=source_type,
+            source_type=source,
+            mime_type=mime_type,
             contact_id=names.contact_id(c, tenant, contact),
             thread_id=names.thread_id(c, tenant, thread),
             latest_only=not all_versions,
