@@ -81,8 +81,14 @@ def card_text(record: FileRecord) -> str:
     about it."""
     tags = ", ".join(record.all_tags)
     kind = KIND_WORDS.get(record.mime_type)
-    notes = "\n".join(f"Note: {n.text}" for n in record.notes)
-    return "\n".join(x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "", notes) if x)
+    return "\n".join(
+        x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "", notes_text(record)) if x
+    )
+
+
+def notes_text(record: FileRecord) -> str:
+    """People's notes on the file as text the indexes hold, one line each."""
+    return "\n".join(f"Note: {n.text}" for n in record.notes)
 
 
 def has_card(record: FileRecord) -> bool:
@@ -152,8 +158,8 @@ def build_docs(
         for i, ch in enumerate(chunks)
     ]
     if record.notes:  # found by their words among the chunks; by meaning through the card, which holds them
-        text = "\n".join(f"Note: {n.text}" for n in record.notes)
         keyword_only = {**common, "embedding_model": None}  # no vector: a model switch has nothing to stage
+        text = notes_text(record)
         docs.append(
             IndexDoc(chunk_id=notes_id(record.file_id), text=text, location=Location(section="Notes"), **keyword_only)
         )

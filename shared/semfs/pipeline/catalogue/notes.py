@@ -71,9 +71,8 @@ def history(c: Container, record: FileRecord) -> list[HistoryEntry]:
         entries.append(
             HistoryEntry(at=record.created_at, action="versioned", detail=f"version {record.version}, after {named}")
         )
-    done = next((t for t in (record.embedded_at,) if t is not None), None)
-    if record.status is Status.INDEXED and done is not None:
-        entries.append(HistoryEntry(at=done, action="processed", detail="searchable"))
+    if record.status is Status.INDEXED and record.embedded_at is not None:
+        entries.append(HistoryEntry(at=record.embedded_at, action="processed", detail="searchable"))
     elif record.outcome is not None and record.status in (Status.FAILED, Status.SKIPPED):
         entries.append(HistoryEntry(at=record.updated_at, action="processed", detail=record.outcome.value))
     entries += [HistoryEntry(at=a.at, action=a.action, detail=a.detail, by=a.by) for a in record.activity]
