@@ -237,6 +237,33 @@ def build_server(c: Container, tenant: str) -> MCPServer:
 
         return run("similar", go)
 
+    @server.tool(title="Note on a file")
+    def add_note(file_id: str, text: str, agent: str) -> dict[str, Any]:
+        """Leave a short note on a file (what you checked, what it is for, a caveat): people see it on the
+        file's page, signed with your agent name, and search finds the file by it. Plain text, at most 2,000
+        characters; for a longer text, save an artifact instead."""
+        from semfs.pipeline.catalogue.notes import add_note as run_add_note
+
+        def go() -> dict[str, Any]:
+            record(file_id)
+            if not agent.strip():
+                raise InvalidRequest("agent: say which agent writes the note")
+            noted = run_add_note(c, tenant, file_id, text, author=f"agent {' '.join(agent.split())[:80]}")
+            return {**_brief(noted), "notes": [n.model_dump(mode="json") for n in noted.notes]}
+
+        return run("add_note", go)
+
+    @server.tool(title="A file's history")
+    def history(file_id: str) -> dict[str, Any]:
+        """What happened to a file, oldest first: received (and from where), a new version of which file,
+        processed, then what people and agents did (tags, notes, trash, restore, version links), and who."""
+        from semfs.pipeline.catalogue.notes import history as run_history
+
+        def go() -> dict[str, Any]:
+            return {"entries": [e.model_dump(mode="json") for e in run_history(c, record(file_id))]}
+
+        return run("history", go)
+
     @server.tool(title="Save an artifact")
     def save_artifact(
         content: str,

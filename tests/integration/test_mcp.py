@@ -71,7 +71,8 @@ def test_the_tools_an_agent_sees_are_described_for_a_model(stocked: tuple[Contai
 
     tools = {t.name: t for t in asyncio.run(go())}
     assert set(tools) == {
-        "search", "ask", "context", "list_files", "read_file", "versions", "similar", "save_artifact"
+        "search", "ask", "context", "list_files", "read_file", "versions", "similar", "save_artifact", "add_note",
+        "history",
     }  # fmt: skip
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name  # enough for a model to choose
@@ -105,6 +106,8 @@ def test_another_tenants_file_is_not_found_and_never_shown(stocked: tuple[Contai
         ("similar", {"file_id": ids["theirs"]}),
         ("ask", {"question": "When is the launch date?", "file_id": ids["theirs"]}),
         ("save_artifact", {"content": "x", "filename": "x.md", "agent": "a", "run_id": "r", "derived_from": [ids["theirs"]]}),  # noqa: E501
+        ("add_note", {"file_id": ids["theirs"], "text": "mine now", "agent": "a"}),
+        ("history", {"file_id": ids["theirs"]}),
     ]:  # fmt: skip
         assert "no such file" in refused(call(c, T, tool, args)), tool
     assert ok(call(c, T, "search", {"query": "Globex launch date in March", "mode": "keyword"}))["results"] == []
@@ -258,3 +261,25 @@ def test_mcp_over_http_without_a_valid_key_is_refused_before_any_tool_runs(
             urllib.request.urlopen(request, timeout=CEILING_S)
         assert refused_.value.code == 401 and refused_.value.headers["WWW-Authenticate"].startswith("Bearer")
         assert json.loads(refused_.value.read())["error"]["code"] == "unauthorized"
+
+
+def test_an_agent_leaves_a_signed_note_people_see_and_search_finds(stocked: tuple[Container, dict[str, str]]) -> None:
+    """Issue 32: an agent annotates a file it used (what it checked); the note is signed with the agent, found by
+    search, and in the file's history; bad notes are tool errors with the API's rules."""
+    c, ids = stocked
+    noted = ok(
+        call(
+            c,
+            T,
+            "add_note",
+            {"file_id": ids["policy"], "text": "Checked the zeppelin clause for the audit", "agent": "audit-bot"},
+        )
+    )
+    assert noted["notes"][-1]["author"] == "agent audit-bot"
+    found = ok(call(c, T, "search", {"query": "zeppelin clause audit", "mode": "keyword"}))
+    assert [r["file_id"] for r in found["results"]][:1] == [ids["policy"]]
+    entries = ok(call(c, T, "history", {"file_id": ids["policy"]}))["entries"]
+    assert entries[0]["action"] == "received"
+    assert (entries[-1]["action"], entries[-1]["by"]) == ("noted", "agent audit-bot")
+    assert "some text" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "  ", "agent": "a"}))
+    assert "agent" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "x", "agent": " "}))
