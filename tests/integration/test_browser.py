@@ -1158,6 +1158,8 @@ def test_the_keyboard_searches_moves_through_a_list_opens_and_lists_its_keys(
         second = titles[1].text
         keys(Keys.ENTER)
         wait.until(lambda d: "#/file/" in d.current_url and d.find_element(By.ID, "file-title").text == second)
+        keys("g", "o")
+        wait.until(lambda d: "#/status" in d.current_url and d.find_element(By.ID, "view-status").is_displayed())
         keys("g", "s")
         wait.until(lambda d: "#/search" in d.current_url)
         keys("?")

@@ -1020,7 +1020,7 @@ checkKey().then(route);
 
 // ---- the keyboard: "/" search, j/k through a list, Enter opens, "g" then a letter goes to a view, "?" lists them.
 // Typing in a field is never taken for a shortcut; Esc leaves the field.
-const GO_TO = { d: "documents", s: "search", a: "ask", p: "problems", t: "trash" };
+const GO_TO = { d: "documents", s: "search", a: "ask", p: "problems", t: "trash", u: "upload", o: "status" };
 let awaitingView = false;
 function listLinks() {
   return [...document.querySelectorAll(".view:not(.hidden) a.doc-title, .view:not(.hidden) a.result-title")];
