@@ -1040,6 +1040,54 @@ def test_a_listing_is_saved_as_a_view_opened_from_the_list_and_deleted(library: 
         server.shutdown()
 
 
+def test_a_restore_that_answers_late_leaves_the_page_where_the_person_went(
+    library: tuple[Any, int], browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restore answered after the person opened another file went back to the list it was clicked from (a
+    CI run's busy browser lost the file view it had opened after Undo). Now the page stays where they went."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.domain.outcomes import Status
+    from semfs.pipeline.catalogue import trash
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
+    gone, other = by_name["note-05.md"], by_name["note-06.md"]
+    asked, release = threading.Event(), threading.Event()
+    real = trash.restore
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        asked.set()
+        assert release.wait(CEILING_S)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trash, "restore", held)
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{gone.file_id}")
+        wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 05")
+        browser.execute_script("window.confirm = () => true")
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "delete-file"))
+        wait.until(lambda d: c.repo.get("default", gone.file_id).status is Status.TRASHED)
+        browser.execute_script("arguments[0].click()", _ready(browser, By.ID, "notice-action"))  # Undo
+        assert asked.wait(CEILING_S)
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{other.file_id}")
+        wait.until(lambda d: d.find_element(By.ID, "file-title").text == "Note 06")
+        release.set()
+        wait.until(lambda d: "“note-05.md” is back." in d.find_element(By.ID, "notice").text)
+        assert c.repo.get("default", gone.file_id).status is Status.INDEXED
+        assert browser.current_url.endswith(f"#/file/{other.file_id}")
+        assert browser.find_element(By.ID, "view-file").is_displayed()
+    finally:
+        release.set()
+        server.shutdown()
+
+
 def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
     tmp_path: Path, shared_extractor: object, browser: Any
 ) -> None:

@@ -389,12 +389,14 @@ async function bulkDelete() {
   await loadDocs(new URLSearchParams(location.hash.split("?")[1] || ""));
 }
 async function restoreMany(rows, then) {
+  const from = location.hash;  // a person who went elsewhere meanwhile stays there
   let back = 0;
   for (const r of rows) {
     try { await api("POST", "/files/" + encodeURIComponent(r.id) + "/restore"); back += 1; }
     catch (err) { notice(String(err.message)); return; }
   }
   notice(back + " file(s) are back.");
+  if (location.hash !== from) return;
   if (then === "trash") loadTrash(); else if (location.hash.startsWith("#/documents")) loadDocs(new URLSearchParams(location.hash.split("?")[1] || "")); else go("documents");
 }
 $("bulk-delete").addEventListener("click", bulkDelete);
@@ -670,9 +672,11 @@ function problemItem(f) {
   return li;
 }
 async function restoreFile(id, name, then) {
+  const from = location.hash;  // a person who went elsewhere meanwhile stays there
   try {
     await api("POST", "/files/" + encodeURIComponent(id) + "/restore");
     notice("“" + name + "” is back.", ["Open it", () => openFile(id)]);
+    if (location.hash !== from) return;
     if (then === "trash") loadTrash(); else go(then || "documents");
   } catch (err) { notice(String(err.message)); }
 }
