@@ -313,7 +313,7 @@ async function loadViews(params) {
   if (stale(mine)) return;
   savedViews = data.views;
   const here = JSON.stringify(viewParams(params));
-  const current = savedViews.find((v) => JSON.stringify(Object.fromEntries(VIEW_KEYS.filter((k) => v.params[k]).map((k) => [k, v.params[k]]))) === here);
+  const current = savedViews.find((v) => JSON.stringify(viewParams(new URLSearchParams(v.params))) === here);
   $("view-pick").replaceChildren(el("option", savedViews.length ? "—" : "none saved yet"), ...savedViews.map((v) => {
     const o = el("option", v.name); o.value = v.name; return o;
   }));

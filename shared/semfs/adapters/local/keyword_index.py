@@ -177,7 +177,7 @@ class KeywordIndex:
                 if self._behind():
                     self._repair_soon()
             repair = self._repair
-        if repair is not None and (repaired or self._tv.searcher().num_docs == 0):
+        if repair is not None and repair.is_alive() and (repaired or self._tv.searcher().num_docs == 0):
             repair.join()
         with self._lock:
             gen = self._store.generation()
