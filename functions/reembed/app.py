@@ -1,4 +1,5 @@
-"""The maintenance passes: re-embed (switch when all files are done) or reconcile.
+"""The maintenance passes: re-embed (switch when all files are done) or reconcile; and, on an
+administrator's invocation alone, a tenant's erasure (``{"task": "purge_tenant", "tenant": T, "confirm": T}``).
 
 EventBridge Scheduler starts a pass. A pass runs until its invocation is nearly out of time, then, if
 work remains, queues its own continuation in the maintenance queue (the SQS event source brings it back
@@ -14,6 +15,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import continue_later, get_container, logger, metrics
+from semfs.pipeline.maintenance.purge import purge_tenant
 from semfs.pipeline.maintenance.reconcile import load_sweep, new_sweep, reconcile_pass, save_sweep
 from semfs.pipeline.maintenance.reembed import reembed
 
@@ -29,6 +31,11 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     budget_s = context.get_remaining_time_in_millis() / 1000 - MARGIN_S
     if event.get("task") == "reconcile":
         return reconcile_step(event, time.monotonic() + budget_s)
+    if event.get("task") == "purge_tenant":  # never scheduled: `aws lambda invoke` by an administrator
+        tenant = str(event.get("tenant") or "")
+        if not tenant or event.get("confirm") != tenant:
+            return {"error": "name the tenant twice, as tenant and confirm, to erase it"}
+        return {"tenant": tenant, **purge_tenant(get_container(), tenant)}
     progress = reembed(get_container(), limit=event.get("limit"), deadline=time.monotonic() + budget_s)
     metrics.add_metric(name="FilesReembedded", unit="Count", value=progress["done"])
     logger.info("re-embed pass", **progress)

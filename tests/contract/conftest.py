@@ -132,6 +132,9 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
         boto3.client("s3", region_name="eu-west-1").create_bucket(
             Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": "eu-west-1"}
         )
+        boto3.client("s3", region_name="eu-west-1").put_bucket_versioning(  # as template.yaml's bucket is
+            Bucket="semfs-test", VersioningConfiguration={"Status": "Enabled"}
+        )
         boto3.client("dynamodb", region_name="eu-west-1").create_table(**table_definition("semfs-files"))
         boto3.client("dynamodb", region_name="eu-west-1").create_table(**entity_table_definition("semfs-entities"))
         yield Settings(

@@ -35,6 +35,19 @@ def test_a_listing_resumes_after_a_key_and_says_each_size(blob_store: BlobStore)
     assert list(blob_store.list("uploads/", after="uploads/b/22")) == []
 
 
+def test_deleting_a_prefix_removes_every_key_under_it_and_nothing_beside_it(blob_store: BlobStore) -> None:
+    for key in ("derived/acme/f1/a", "derived/acme/f2/b", "derived/acme2/f1/a", "derived/acm"):
+        blob_store.put(key, b"x")
+    blob_store.put("derived/acme/f1/a", b"replaced")  # a second version where the store keeps versions
+    blob_store.delete("derived/acme/f2/b")  # deleted earlier: in S3 its version and marker remain
+    assert blob_store.delete_prefix("derived/acme/") >= 1  # (in S3: every version and marker, 4)
+    assert list(blob_store.list("derived/acme/")) == []
+    assert [k for k, _ in blob_store.list("derived/")] == ["derived/acm", "derived/acme2/f1/a"]
+    assert blob_store.delete_prefix("derived/acme/") == 0  # idempotent: no version of any of it is left
+    with pytest.raises(InvalidRequest):
+        blob_store.delete_prefix("derived/acme")  # a prefix that is not a folder would reach acme2's keys
+
+
 @pytest.mark.parametrize("key", ["", "/abs", "a/../b", "a//b", "./a"])
 def test_unsafe_keys_are_refused(blob_store: BlobStore, key: str) -> None:
     with pytest.raises(InvalidRequest):

@@ -139,6 +139,19 @@ def test_concurrent_writers_both_land(repository: FileRepository, request: pytes
     assert final.revision == 25
 
 
+def test_forgetting_a_tenant_erases_its_records_tombstones_and_counts_only(repository: FileRepository) -> None:
+    for r in (rec("f_1"), rec("f_2", deleted_at=utcnow(), status=Status.DELETED), rec("f_3", tenant="globex")):
+        repository.create(r)
+    assert repository.counts("acme")
+    assert repository.forget_tenant("acme") == 2
+    assert repository.forget_tenant("acme") == 0
+    assert repository.query(RecordQuery(tenant_id="acme", include_deleted=True)) == []
+    assert repository.counts("acme") == {} and repository.tenants() == ["globex"]
+    with pytest.raises(NotFound):
+        repository.get("acme", "f_1")
+    assert repository.get("globex", "f_3").file_id == "f_3"
+
+
 def test_query_filters_and_paginates(repository: FileRepository) -> None:
     for i in range(7):
         mime = "application/pdf" if i == 6 else "text/plain"

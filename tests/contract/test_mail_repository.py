@@ -69,3 +69,17 @@ def test_concurrent_writers_on_one_thread_and_contact_lose_nothing(mail_reposito
     assert len(thread.participants) == 17
     (contact,) = mail_repository.contacts("t1")
     assert contact.messages == 16
+
+
+def test_forgetting_a_tenant_erases_its_threads_and_contacts_only(mail_repository: MailRepository) -> None:
+    for tenant in ("t1", "t2"):
+        mail_repository.add_message(tenant, "th1", "<m1@x>", "Hi", "k", ["a@x"])
+        mail_repository.add_contact_message(tenant, JANE, "<m1@x>")
+    assert mail_repository.forget_tenant("t1") > 0
+    assert mail_repository.forget_tenant("t1") == 0
+    assert mail_repository.threads("t1") == [] and mail_repository.contacts("t1") == []
+    assert (
+        mail_repository.thread_of_message("t1", "<m1@x>") is None
+        and mail_repository.thread_of_subject("t1", "k") is None
+    )
+    assert [t.thread_id for t in mail_repository.threads("t2")] == ["th1"] and mail_repository.contacts("t2")

@@ -125,6 +125,19 @@ class TestIndexWriter:
         assert filled.keyword("acme", "invoice", ALL, 10) == []
         assert filled.file_ids("acme") == {"bike"}
 
+    def test_forgetting_a_tenant_leaves_no_document_of_it_and_every_other_tenants(self, filled: SearchIndex) -> None:
+        before = filled.file_ids("globex")
+        assert filled.forget_tenant("acme") == 3  # every document fill() gave acme
+        assert filled.forget_tenant("acme") == 0  # idempotent
+        assert filled.file_ids("acme") == set() and filled.keyword("acme", "invoice", ALL, 10) == []
+        assert filled.file_ids("globex") == before
+        assert [h.file_id for h in filled.keyword("globex", "invoice secrets", ALL, 10)] == ["sec"]
+
+    def test_a_forgotten_tenant_leaves_the_vector_leg(self, filled_vectors: SearchIndex) -> None:
+        filled_vectors.forget_tenant("acme")
+        assert filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10) == []
+        assert {h.file_id for h in filled_vectors.knn("globex", EMB.embed_query("invoice"), ALL, 10)} == {"sec"}
+
     def test_deleted_files_leave_the_vector_leg(self, filled_vectors: SearchIndex) -> None:
         filled_vectors.delete_file("acme", "inv")
         assert "inv" not in {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query("invoice"), ALL, 10)}

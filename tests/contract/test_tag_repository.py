@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from semfs.domain.models import SavedView
 from semfs.ports import TagRepository, ViewRepository
 
 pytestmark = pytest.mark.contract
@@ -57,3 +58,19 @@ def test_saved_views_are_each_tenants_own_replaced_by_name_and_deleted(view_repo
     assert [v.name for v in view_repository.views("t1")] == ["Board decks"]
     assert [v.name for v in view_repository.views("t2")] == ["Invoices"]
     assert view_repository.views("t3") == []
+
+
+def test_forgetting_a_tenant_erases_its_tags_aliases_and_views_only(
+    tag_repository: TagRepository, view_repository: ViewRepository
+) -> None:
+    for tenant in ("t1", "t2"):
+        tag_repository.record_uses(tenant, "f1", ["invoice"])
+        tag_repository.set_alias(tenant, "bill", "invoice")
+        view_repository.save(tenant, SavedView(name="Invoices", params={"tag": "invoice"}))
+    assert tag_repository.forget_tenant("t1") == 3 and view_repository.forget_tenant("t1") == 1
+    assert tag_repository.forget_tenant("t1") == view_repository.forget_tenant("t1") == 0
+    assert (
+        tag_repository.top("t1", 10) == [] and tag_repository.aliases("t1") == {} and view_repository.views("t1") == []
+    )
+    assert tag_repository.top("t2", 10) == ["invoice"] and tag_repository.aliases("t2") == {"bill": "invoice"}
+    assert [v.name for v in view_repository.views("t2")] == ["Invoices"]

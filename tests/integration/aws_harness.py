@@ -239,11 +239,34 @@ class Stack:
         return [e for page in pages for e in page["executions"]]
 
 
+def _announcing_delete_markers(real: Any) -> Any:
+    """S3 announces a delete marker to the bucket's notification targets (``s3:ObjectRemoved:
+    DeleteMarkerCreated``, part of ``s3:ObjectRemoved:*``); moto 5 sends nothing for one. In the versioned
+    bucket the template declares, a plain DELETE only makes a marker, so without this no removal under
+    uploads/ would reach ingest_upload here while it does in AWS."""
+    from types import SimpleNamespace
+
+    from moto.s3 import notifications
+
+    def delete_object(
+        self: Any, bucket_name: str, key_name: str, version_id: str | None = None, bypass: bool = False
+    ) -> Any:
+        done, meta = real(self, bucket_name, key_name, version_id, bypass)
+        if done and version_id is None and meta.get("delete-marker") == "true":
+            marker = SimpleNamespace(name=key_name, size=0, etag="", version_id=meta.get("version-id"))
+            event = notifications.S3NotificationEvent.OBJECT_REMOVED_DELETE_MARKER_CREATED_EVENT
+            notifications.send_event(self.account_id, event, self.get_bucket(bucket_name), marker)
+        return done, meta
+
+    return delete_object
+
+
 @pytest.fixture
 def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack]:
     import boto3
     from moto import mock_aws
     from moto.awslambda_simple.models import LambdaSimpleBackend
+    from moto.s3.models import S3Backend
 
     from semfs.adapters.aws.admission import gate_table_definition
     from semfs.adapters.aws.clients import _session_client
@@ -311,12 +334,15 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
 
     monkeypatch.setattr(BaseClient, "_make_api_call", serialised_call)
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", invoke)
+    monkeypatch.setattr(S3Backend, "delete_object", _announcing_delete_markers(S3Backend.delete_object))
     with (
         mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}),
         enforced(PHYSICAL) as enforcer,
     ):
         s3 = boto3.client("s3", region_name=REGION)
         s3.create_bucket(Bucket="semfs-test", CreateBucketConfiguration={"LocationConstraint": REGION})
+        # versioned, as template.yaml's bucket is: a plain delete there leaves every earlier version behind
+        s3.put_bucket_versioning(Bucket="semfs-test", VersioningConfiguration={"Status": "Enabled"})
         ddb = boto3.client("dynamodb", region_name=REGION)
         ddb.create_table(**table_definition("semfs-files"))
         ddb.create_table(**entity_table_definition("semfs-entities"))

@@ -115,6 +115,10 @@ def test_deleted_versions_and_abandoned_uploads_expire(template: dict[str, Any])
     assert expire.get("ExpiredObjectDeleteMarker") is True
     assert any(r.get("AbortIncompleteMultipartUpload", {}).get("DaysAfterInitiation") for r in rules)
     assert template["Parameters"]["NoncurrentVersionDays"]["Default"] == 30
+    # raw inbound mail is read once at arrival, and one message may hold several tenants' mail, so no tenant's
+    # erasure deletes it: a rule of its own expires it (before this rule it stayed for ever)
+    raw = next(r for r in rules if r.get("Prefix") == "inbound/raw/")
+    assert raw["Status"] == "Enabled" and raw["ExpirationInDays"] == {"Ref": "InboundMailDays"}
 
 
 def test_every_dead_letter_queue_and_failure_has_an_alarm(template: dict[str, Any]) -> None:
@@ -305,8 +309,9 @@ def test_the_api_is_throttled_and_the_llm_routes_more(template: dict[str, Any], 
 def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[str, Any]) -> None:
     """The CRUD policy templates granted Scan, DeleteItem and BatchWriteItem to functions that never call
     them. From the adapters' calls: a deleted file is a tombstone (no DeleteItem on the files table), only
-    maintenance walks every tenant (Scan), only mail writes a thread's items in batches, and only a tag
-    merge (the API, maintenance) deletes an alias item. Every call the AWS tests make is also checked
+    maintenance walks every tenant (Scan), only mail writes a thread's items in batches, only a tag
+    merge (the API, maintenance) deletes an alias item, and only a tenant's erasure (maintenance) finds and
+    deletes a tenant's records and entity items in batches. Every call the AWS tests make is also checked
     against these roles (iam_check.py)."""
 
     def grants(function: str, table: str) -> set[str]:
@@ -320,14 +325,18 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
 
     functions = _functions(translated)
     assert {f for f in functions if "dynamodb:Scan" in grants(f, "FilesTable")} == {"ReembedFunction"}
-    for action in ("dynamodb:DeleteItem", "dynamodb:BatchWriteItem"):
-        assert not any(action in grants(f, "FilesTable") for f in functions), action
-    assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "EntityTable")} == {"IngestEmailFunction"}
+    assert not any("dynamodb:DeleteItem" in grants(f, "FilesTable") for f in functions)
+    # only a tenant's erasure (the maintenance function, on an administrator's invocation) deletes records
+    assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "FilesTable")} == {"ReembedFunction"}
+    assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "EntityTable")} == {
+        "IngestEmailFunction",
+        "ReembedFunction",
+    }
     assert {f for f in functions if "dynamodb:DeleteItem" in grants(f, "EntityTable")} == {
         "SearchApiFunction",
         "ReembedFunction",
     }
-    assert not any("dynamodb:Scan" in grants(f, "EntityTable") for f in functions)
+    assert {f for f in functions if "dynamodb:Scan" in grants(f, "EntityTable")} == {"ReembedFunction"}
 
 
 def test_cors_lets_in_the_web_pages_origin_alone(template: dict[str, Any]) -> None:

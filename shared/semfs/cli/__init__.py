@@ -2,9 +2,9 @@
 
 Each module is one area of commands, each command a thin shell over a pipeline function: ``files``
 (ingest, ls, show, cat, get, versions, tag, rm, restore, trash), ``query`` (search, ask, context, contacts), ``tags``,
-``ops`` (status, the queue, maintenance, eval, the demo), ``serve`` and ``keys``. ``common`` holds the
-app, the consoles, the shared options and the container a command opens. Importing a module registers
-its commands, in the order ``semfs --help`` lists them.
+``ops`` (status, the queue, maintenance, a tenant's erasure, eval, the demo), ``serve`` and ``keys``.
+``common`` holds the app, the consoles, the shared options and the container a command opens. Importing a
+module registers its commands, in the order ``semfs --help`` lists them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,20 @@ __all__ = ["app", "main"]
 _HELP_ORDER = [
     *("ingest", "ls", "show", "cat", "get", "versions", "tag", "note", "history", "rm", "restore", "trash"),
     *("search", "similar", "ask", "context", "contacts"),
-    *("status", "retry", "cancel", "resume", "reindex", "reembed", "reconcile", "eval", "demo", "serve", "mcp"),
+    *(
+        "status",
+        "retry",
+        "cancel",
+        "resume",
+        "reindex",
+        "reembed",
+        "reconcile",
+        "purge-tenant",
+        "eval",
+        "demo",
+        "serve",
+        "mcp",
+    ),
 ]
 app.registered_commands.sort(
     key=lambda cmd: _HELP_ORDER.index(str(cmd.name or getattr(cmd.callback, "__name__", ""))),

@@ -140,6 +140,41 @@ def reconcile_cmd(
         out.print(f"{kind.replace('_', ' ')}: found {counts['found']}, fixed {counts['fixed']}")
 
 
+@app.command(name="purge-tenant")
+def purge_tenant_cmd(
+    tenant: Annotated[str, typer.Argument(help="The tenant whose every file, record and index entry goes.")],
+    yes: Annotated[
+        str | None, typer.Option("--yes", metavar="TENANT", help="The tenant's name again, to confirm.")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Erase a whole tenant: its files (every stored version), text, vectors, index entries, records,
+    threads, contacts, tags and saved views. There is no trash for this and no undo."""
+    from semfs.pipeline.maintenance.purge import purge_tenant
+
+    if yes != tenant:
+        err.print(
+            f"[red]this erases everything of tenant {tenant!r} for good: "
+            f"run it again with --yes {tenant} to confirm[/red]"
+        )
+        raise typer.Exit(2)
+    with opened() as c:
+        report = purge_tenant(c, tenant)
+    if as_json:
+        print(json.dumps({"tenant": tenant, **report}, indent=2))
+        return
+    out.print(
+        f"tenant {tenant} erased: {report['records']} record(s), {report['objects']} stored object(s), "
+        f"{report['index_documents']} index document(s), {report['mail_items']} mail item(s), "
+        f"{report['tag_items']} tag item(s), {report['saved_views']} saved view(s)"
+    )
+    if report["in_flight"]:
+        out.print(
+            f"[yellow]{report['in_flight']} of its files were being processed: once they end, run this "
+            "again to remove what they wrote after the purge[/yellow]"
+        )
+
+
 @app.command(name="resume")
 def resume_cmd() -> None:
     """Finish files a crash left mid-pipeline (every stage is idempotent, so they restart safely)."""

@@ -37,16 +37,18 @@ if TYPE_CHECKING:
 
 UPLOAD_PREFIX = "uploads/"  # a client's upload (S3: an object under uploads/{tenant}/ starts ingestion)
 INBOUND_PREFIX = "inbound/raw/"  # SES stores each received message here
+DERIVED_PREFIX = "derived/"  # what the stages made of a file: derived/{tenant}/{file}/…
+CONTENT_PREFIX = "content/"  # original bytes, stored once per tenant: content/{tenant}/…
 
 
 def derived_key(tenant_id: str, file_id: str, name: str) -> str:
     """Deterministic keys for stage artifacts, under a prefix that triggers nothing."""
-    return f"derived/{tenant_id}/{file_id}/{name}"
+    return f"{DERIVED_PREFIX}{tenant_id}/{file_id}/{name}"
 
 
 def content_key(tenant_id: str, sha256: str) -> str:
     """Content-addressed original bytes: identical bytes in a tenant are stored once."""
-    return f"content/{tenant_id}/{sha256[:2]}/{sha256}"
+    return f"{CONTENT_PREFIX}{tenant_id}/{sha256[:2]}/{sha256}"
 
 
 def load_document(c: Container, record: FileRecord) -> ExtractedDocument:

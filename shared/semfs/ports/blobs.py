@@ -24,6 +24,12 @@ class BlobStore(Protocol):
         """Remove ``key``; removing a missing key is not an error (idempotent)."""
         ...
 
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every key under ``prefix`` (which ends with ``/``), in S3 every version of each, also
+        of keys deleted earlier whose noncurrent versions remain; how many objects (versions) went.
+        For erasing a whole tenant. Idempotent."""
+        ...
+
     def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
         """A short-lived URL that downloads ``key`` as ``filename`` without other credentials
         (a presigned GET in S3, a signed link served by ``semfs serve`` locally). ``ref``

@@ -25,6 +25,11 @@ class IndexWriter(Protocol):
         """Remove every document of ``file_id``; returns how many went. Idempotent."""
         ...
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Remove every document of the tenant, and whatever the index keeps of them beyond its documents
+        where it can (segment files, vector graphs); returns how many documents went. Idempotent."""
+        ...
+
     def set_latest(
         self,
         tenant_id: str,

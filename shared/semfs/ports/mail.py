@@ -74,6 +74,10 @@ class MailRepository(Protocol):
         """Record a contact named on an upload (``--contact``) without counting a message. Idempotent."""
         ...
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's threads, messages and contacts; how many rows or items went. Idempotent."""
+        ...
+
     def threads(self, tenant_id: str) -> list[Thread]:
         """Every thread of the tenant (to resolve a subject typed by a person to its thread)."""
         ...

@@ -113,6 +113,11 @@ class FileRepository(Protocol):
         """Every tenant with at least one record (maintenance sweeps only)."""
         ...
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase every record of the tenant (tombstones too) and its counts; how many records went.
+        Only a tenant's purge calls it: a file's own deletion leaves a tombstone. Idempotent."""
+        ...
+
     def unfinished(self) -> list[FileRecord]:
         """Records in a non-terminal status, across tenants (for resume)."""
         ...

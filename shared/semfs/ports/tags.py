@@ -18,6 +18,10 @@ class TagRepository(Protocol):
         """The most used tags, most used first (ties by name)."""
         ...
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's tag counts and aliases; how many rows or items went. Idempotent."""
+        ...
+
     def aliases(self, tenant_id: str) -> dict[str, str]:
         """Merged-away tag → the tag it was merged into."""
         ...

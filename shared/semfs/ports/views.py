@@ -16,6 +16,10 @@ class ViewRepository(Protocol):
         """The tenant's views, by name."""
         ...
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's saved views; how many went. Idempotent."""
+        ...
+
     def delete(self, tenant_id: str, name: str) -> bool:
         """Remove the view of that name; whether there was one."""
         ...

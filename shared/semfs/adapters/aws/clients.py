@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -50,6 +51,21 @@ def paginate(call: Callable[..., Any], op: str, kwargs: dict[str, Any]) -> Itera
         if "LastEvaluatedKey" not in page:
             return
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def delete_keys(call: Callable[..., Any], table: str, keys: Sequence[dict[str, Any]]) -> int:
+    """Delete the items with these keys, 25 a request (``BatchWriteItem``'s limit), sending again what
+    DynamoDB left unprocessed (throttled) with a growing pause; how many were sent."""
+    for i in range(0, len(keys), 25):
+        pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": k}} for k in keys[i : i + 25]]}
+        for attempt in range(10):
+            pending = call("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+            time.sleep(min(0.05 * 2**attempt, 5))
+        else:
+            raise RetryableError(f"dynamodb batch delete: {len(pending.get(table, []))} item(s) still unprocessed")
+    return len(keys)
 
 
 def client(settings: Settings, service: str) -> Any:

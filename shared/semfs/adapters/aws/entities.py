@@ -34,7 +34,7 @@ from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Outcome
 from semfs.ports.mail import Contact, Person, Thread
 
-from .clients import client, error_code, is_retryable, paginate, retryable
+from .clients import client, delete_keys, error_code, is_retryable, paginate, retryable
 
 META = "#"
 
@@ -135,6 +135,23 @@ class _EntityTable:
                 # TransactionConflict: another writer touched the same item at the same moment
                 time.sleep(random.uniform(0, 0.05 * 2**attempt))
         raise RetryableError("a counted write kept conflicting")
+
+    def _forget(self, exact: Sequence[str], prefixes: Sequence[str]) -> int:
+        """Delete every item whose pk is one of ``exact`` or starts with one of ``prefixes`` (a tenant's
+        erasure: an administrator's rare operation, so one scan of the table rather than an index kept
+        for it); items deleted."""
+        conditions = [f"pk = :e{i}" for i in range(len(exact))] + [
+            f"begins_with(pk, :p{i})" for i in range(len(prefixes))
+        ]
+        values = {f":e{i}": _s(v) for i, v in enumerate(exact)} | {f":p{i}": _s(v) for i, v in enumerate(prefixes)}
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "ProjectionExpression": "pk, sk",
+            "FilterExpression": " OR ".join(conditions),
+            "ExpressionAttributeValues": values,
+        }
+        keys = [{"pk": i["pk"], "sk": i["sk"]} for i in paginate(self._call, "scan", kwargs)]
+        return delete_keys(self._call, self._table, keys)
 
 
 class DynamoMailRepository(_EntityTable):
@@ -237,6 +254,11 @@ class DynamoMailRepository(_EntityTable):
     def contacts(self, tenant_id: str) -> list[Contact]:
         return [_contact(tenant_id, item) for item in self._query(f"C#{tenant_id}")]
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's threads, messages and contacts; how many items went."""
+        t = tenant_id
+        return self._forget([f"TL#{t}", f"C#{t}"], [f"T#{t}#", f"M#{t}#", f"S#{t}#", f"CM#{t}#"])
+
 
 def _contact(tenant_id: str, item: dict[str, Any]) -> Contact:
     return Contact(
@@ -273,6 +295,10 @@ class DynamoTagRepository(_EntityTable):
         self._call("delete_item", TableName=self._table, Key={"pk": _s(pk), "sk": _s(target)})
         self._put({"pk": _s(pk), "sk": _s(source), "target": _s(target)})
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's tag counts and aliases; how many items went."""
+        return self._forget([f"V#{tenant_id}", f"A#{tenant_id}"], [f"VU#{tenant_id}#"])
+
 
 class DynamoViewRepository(_EntityTable):
     """ViewRepository on DynamoDB: one item per view (see module docstring); a tenant's are one query."""
@@ -288,3 +314,7 @@ class DynamoViewRepository(_EntityTable):
         key = {"pk": _s(f"SV#{tenant_id}"), "sk": _s(name)}
         gone = self._call("delete_item", TableName=self._table, Key=key, ReturnValues="ALL_OLD")
         return bool(gone.get("Attributes"))
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's saved views; how many items went."""
+        return self._forget([f"SV#{tenant_id}"], [])

@@ -483,9 +483,18 @@ class OpenSearchIndex:
             self.replace_file(tenant_id, file_id, docs)
 
     def delete_file(self, tenant_id: str, file_id: str) -> int:
+        return self._delete_scope(tenant_id, file_id=file_id)
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Every document of the tenant in every model's index, by id in bulk (Serverless has no
+        delete_by_query). A deleted document stays in its Lucene segment until a merge expunges it:
+        the domain's own merges do that; nothing here forces one."""
+        return self._delete_scope(tenant_id)
+
+    def _delete_scope(self, tenant_id: str, **terms: str) -> int:
         if not self._exists(create=False):
             return 0  # nothing was ever indexed
-        pairs = [p.partition("\x1f") for p in self._ids(tenant_id, file_id=file_id)]
+        pairs = [p.partition("\x1f") for p in self._ids(tenant_id, **terms)]
         if pairs:
             self._bulk_ops([({"delete": {"_index": index, "_id": doc_id}}, None) for index, _, doc_id in pairs])
         return len({doc_id for index, _, doc_id in pairs if index == self._active_index()})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -74,29 +74,44 @@ class S3BlobStore:
         """Every version of ``key`` and its delete markers: in a versioned bucket a plain delete only
         adds a marker, and the bytes stay as a noncurrent version (until the lifecycle rule expires
         them, ``NoncurrentVersionDays``)."""
+        key = self._check(key)
+        self._delete_versions(key, lambda k: k == key)  # the prefix also lists longer keys
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Every version and delete marker of every key under ``prefix`` (a tenant's erasure): keys whose
+        current version was deleted already still hold noncurrent versions, so the listing is of versions,
+        not of objects. Returns how many versions went."""
+        if not prefix.endswith("/"):
+            raise InvalidRequest(f"a prefix to delete ends with '/': {prefix!r}")
+        self._check(prefix.rstrip("/"))
+        return self._delete_versions(prefix, lambda k: k.startswith(prefix))
+
+    def _delete_versions(self, prefix: str, wanted: Callable[[str], bool]) -> int:
         from botocore.exceptions import ClientError
 
-        key = self._check(key)
+        gone = 0
         try:
-            pages = self._s3.get_paginator("list_object_versions").paginate(Bucket=self._bucket, Prefix=key)
-            versions = [
-                {"Key": v["Key"], "VersionId": v["VersionId"]}
-                for page in pages
-                for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
-                if v["Key"] == key  # the prefix also lists longer keys
-            ]
-            for i in range(0, len(versions), 1000):  # DeleteObjects takes 1,000 at a time
-                answer = self._s3.delete_objects(
-                    Bucket=self._bucket, Delete={"Objects": versions[i : i + 1000], "Quiet": True}
-                )
-                if answer.get("Errors"):
-                    error = answer["Errors"][0]
-                    raise PermanentError(
-                        f"s3 delete failed: {error.get('Code')} ({len(answer['Errors'])} versions)",
-                        outcome=Outcome.FAILED_INTERNAL,
+            pages = self._s3.get_paginator("list_object_versions").paginate(Bucket=self._bucket, Prefix=prefix)
+            for page in pages:  # a page at a time: a tenant's prefix may hold millions of versions
+                versions = [
+                    {"Key": v["Key"], "VersionId": v["VersionId"]}
+                    for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+                    if wanted(v["Key"])
+                ]
+                for i in range(0, len(versions), 1000):  # DeleteObjects takes 1,000 at a time
+                    answer = self._s3.delete_objects(
+                        Bucket=self._bucket, Delete={"Objects": versions[i : i + 1000], "Quiet": True}
                     )
+                    if answer.get("Errors"):
+                        error = answer["Errors"][0]
+                        raise PermanentError(
+                            f"s3 delete failed: {error.get('Code')} ({len(answer['Errors'])} versions)",
+                            outcome=Outcome.FAILED_INTERNAL,
+                        )
+                gone += len(versions)
         except ClientError as e:
             raise self._fail(e, "s3 delete failed") from e
+        return gone
 
     def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
         disposition = f"attachment; filename*=UTF-8''{quote(filename)}"

@@ -8,6 +8,7 @@ import hmac
 import json
 import os
 import secrets
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -86,6 +87,17 @@ class LocalBlobStore:
 
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Every file under the folder ``prefix`` names (it ends with ``/``); how many went."""
+        if not prefix.endswith("/"):
+            raise InvalidRequest(f"a prefix to delete ends with '/': {prefix!r}")
+        folder = self._path(prefix.rstrip("/"))
+        if not folder.is_dir():
+            return 0
+        gone = sum(1 for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".tmp-"))
+        shutil.rmtree(folder, ignore_errors=True)
+        return gone
 
     def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
         # walk only the folder the prefix names (a file's derived/ folder, not every file of every tenant)

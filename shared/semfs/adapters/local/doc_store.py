@@ -305,6 +305,19 @@ class DocStore:
             [("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))], tenants=[tenant_id]
         )
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Every document of the tenant (and, by trigger, its staged vectors), with the freed pages
+        overwritten (``secure_delete``: an erased tenant's text and vectors do not linger in the file) and
+        the write-ahead log checkpointed and truncated (its frames hold the pages as they were); rows removed."""
+        conn = self.conn()
+        conn.execute("PRAGMA secure_delete=ON")
+        try:
+            gone = self.write([("DELETE FROM docs WHERE tenant_id = ?", (tenant_id,))], tenants=[tenant_id])
+        finally:
+            conn.execute("PRAGMA secure_delete=OFF")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
+
     def set_latest(self, tenant_id: str, lineage_id: str, latest_file_id: str | None) -> list[sqlite3.Row]:
         """Flag ``latest_file_id``'s documents as the lineage's latest and the others' not (in place,
         nothing rewritten); the lineage's rows as they now are."""

@@ -264,6 +264,18 @@ class KeywordIndex:
             if not self._batching() or time.monotonic() - self._last_commit > _BATCH_COMMIT_S:
                 self._commit_held()
 
+    def erase(self) -> None:
+        """Drop every document and the segment files that held them (a tenant's erasure: a deleted
+        document stays in its segment until a merge, and a dropped segment's files until a collection)."""
+        self.sync([], [], all_docs=True)
+        with self._lock:
+            self._commit_held()
+            writer = self._writer()
+            try:
+                writer.garbage_collect_files()
+            finally:
+                writer.wait_merging_threads()
+
     def commit(self) -> None:
         """Commit what a batch deferred."""
         with self._lock:
@@ -349,6 +361,11 @@ class TenantKeywords:
             if previous is not None and previous is not index:
                 previous.commit()
             index.sync(keys, mine, all_docs=all_docs)
+
+    def erase(self, tenant_id: str) -> None:
+        """Drop every document of the tenant and the files that held them."""
+        self.open([tenant_id])
+        self.of(tenant_id).erase()
 
     @contextmanager
     def batch(self) -> Iterator[None]:

@@ -73,6 +73,14 @@ class LocalSearchIndex:
         self.vectors.after_write([tenant_id])
         return n
 
+    def forget_tenant(self, tenant_id: str) -> int:
+        self._open_keywords([tenant_id])
+        n = self.store.forget_tenant(tenant_id)
+        self.keywords.erase(tenant_id)
+        self.card_keywords.erase(tenant_id)
+        self.vectors.drop_tenant(tenant_id)
+        return n
+
     def set_latest(
         self,
         tenant_id: str,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from semfs.ports.mail import Contact, Person, Thread
 
-from .sqlite_util import SqliteConnections
+from .sqlite_util import SqliteConnections, forget_tenant
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (
@@ -169,3 +169,11 @@ class SqliteMailRepository:
 
     def contacts(self, tenant_id: str) -> list[Contact]:
         return self._contacts(tenant_id)
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's threads, messages and contacts; how many rows went."""
+        return forget_tenant(
+            self._db.get(),
+            ("threads", "thread_messages", "thread_participants", "thread_subjects", "contacts", "contact_messages"),
+            tenant_id,
+        )

@@ -12,7 +12,7 @@ from semfs.domain.outcomes import TERMINAL_STATUSES
 from semfs.domain.scope import After, AnyOf, Not, RecordClause, Term
 from semfs.ports.repository import RecordQuery
 
-from .sqlite_util import SqliteConnections
+from .sqlite_util import SqliteConnections, forget_tenant
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
@@ -290,3 +290,7 @@ class SqliteFileRepository:
             .fetchall()
         )
         return _load(rows)
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's records; how many rows went."""
+        return forget_tenant(self._db.get(), ("files",), tenant_id)

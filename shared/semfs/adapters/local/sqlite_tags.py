@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .sqlite_util import SqliteConnections
+from .sqlite_util import SqliteConnections, forget_tenant
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tag_uses (
@@ -68,3 +68,7 @@ class SqliteTagRepository:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's tag counts and aliases; how many rows went."""
+        return forget_tenant(self._db.get(), ("tag_uses", "tag_counts", "tag_aliases"), tenant_id)

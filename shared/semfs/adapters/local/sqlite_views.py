@@ -6,7 +6,7 @@ from pathlib import Path
 
 from semfs.domain.models import SavedView
 
-from .sqlite_util import SqliteConnections
+from .sqlite_util import SqliteConnections, forget_tenant
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS saved_views (
@@ -35,3 +35,7 @@ class SqliteViewRepository:
     def delete(self, tenant_id: str, name: str) -> bool:
         gone = self._db.get().execute("DELETE FROM saved_views WHERE tenant_id = ? AND name = ?", (tenant_id, name))
         return bool(gone.rowcount)
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's saved views; how many rows went."""
+        return forget_tenant(self._db.get(), ("saved_views",), tenant_id)

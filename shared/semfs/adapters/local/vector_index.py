@@ -370,6 +370,22 @@ class VectorIndex:
             with suppress(FileNotFoundError):
                 (self._dir / old).unlink()  # processes that mapped it keep their mapping until they look again
 
+    def drop_tenant(self, tenant_id: str) -> None:
+        """Forget the tenant's graph files of every model (its documents are gone from SQLite: a graph
+        keeps the vectors of removed rows until it is rebuilt, so an erasure removes the files)."""
+        self.join_builds()  # a build that read the tenant's rows before they went must not publish after
+        conn = self._conn()
+        files = [r[0] for r in conn.execute("SELECT file FROM vector_files WHERE tenant_id = ?", (tenant_id,))]
+        conn.execute("DELETE FROM vector_files WHERE tenant_id = ?", (tenant_id,))
+        with self._lock:
+            for key in [k for k in self._parts if k[1] == tenant_id]:
+                del self._parts[key]
+            for key in [k for k in self._writable if k[1] == tenant_id]:
+                del self._writable[key]
+        for f in files:
+            with suppress(FileNotFoundError):
+                (self._dir / f).unlink()
+
     def drop_all(self) -> None:
         """Forget every file: the store was cleared, or its vectors replaced by another model's
         (the write that did so bumped the vector epoch, so other processes look again too)."""
