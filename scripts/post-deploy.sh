@@ -5,6 +5,10 @@
 #    CloudFormation cannot make it so): until then inbound mail is silently dropped. Another
 #    application's active rule set is never replaced unless SEMFS_REPLACE_RULE_SET=1 says so.
 # 2. Checks the LLM key: a secret still holding the stack's placeholder (or nothing) is an error.
+# 3. Uploads the web page (shared/semfs/web, the files semfs serve serves) to the stack's web bucket with
+#    its configuration (static/config.json: the API's URL, the hosted UI's endpoints, the client id), and
+#    asks CloudFront to drop its cached copies. With your own OIDC issuer (JwtIssuer), set SEMFS_WEB_CLIENT_ID,
+#    SEMFS_WEB_AUTHORIZE_URL, SEMFS_WEB_TOKEN_URL (and SEMFS_WEB_LOGOUT_URL) for the page's sign-in.
 # Exits 1 when a step needs someone's action, after saying which and how.
 set -euo pipefail
 stack="${1:?usage: scripts/post-deploy.sh STACK_NAME [REGION]}"
@@ -43,5 +47,41 @@ if [ -z "$key" ] || [ "$key" = "None" ] || [ "$key" = "$PLACEHOLDER" ]; then
   status=1
 else
   echo "LLM key: set in $secret"
+fi
+web_bucket="$(output WebBucketName)"
+if [ -n "$web_bucket" ] && [ "$web_bucket" != "None" ]; then
+  web="$(cd "$(dirname "$0")/.." && pwd)/shared/semfs/web"
+  sign_in="$(output SignInUrl)"
+  if [ -n "$sign_in" ] && [ "$sign_in" != "None" ]; then  # the stack's user pool and its hosted UI
+    client="$(output UserPoolClientId)"
+    authorize="$sign_in/oauth2/authorize" token="$sign_in/oauth2/token" logout="$sign_in/logout"
+  else
+    client="${SEMFS_WEB_CLIENT_ID:-}" authorize="${SEMFS_WEB_AUTHORIZE_URL:-}"
+    token="${SEMFS_WEB_TOKEN_URL:-}" logout="${SEMFS_WEB_LOGOUT_URL:-}"
+  fi
+  if [ -z "$client" ] || [ -z "$authorize" ] || [ -z "$token" ]; then
+    echo "web page: NOT uploaded. With your own OIDC issuer, say how the page signs people in:" >&2
+    echo "  SEMFS_WEB_CLIENT_ID=… SEMFS_WEB_AUTHORIZE_URL=… SEMFS_WEB_TOKEN_URL=… $0 $stack $region" >&2
+    status=1
+  else
+    config="$(mktemp)"
+    trap 'rm -f "$config"' EXIT
+    printf '{"api": "%s", "uploads": "presigned", "auth": {"client_id": "%s", "scope": "openid email", "authorize_url": "%s", "token_url": "%s", "logout_url": "%s"}}\n' \
+      "$(output ApiUrl)" "$client" "$authorize" "$token" "$logout" > "$config"
+    put() {  # file, key, content type, cache control
+      aws s3 cp "$1" "s3://$web_bucket/$2" --region "$region" --content-type "$3" --cache-control "$4" --only-show-errors
+    }
+    put "$web/index.html" index.html "text/html; charset=utf-8" no-cache
+    put "$web/app.js" static/app.js "text/javascript; charset=utf-8" no-cache
+    put "$web/style.css" static/style.css "text/css; charset=utf-8" no-cache
+    put "$web/favicon.svg" static/favicon.svg image/svg+xml max-age=86400
+    put "$web/favicon.svg" favicon.ico image/svg+xml max-age=86400
+    put "$config" static/config.json application/json no-store
+    aws cloudfront create-invalidation --distribution-id "$(output WebDistributionId)" --paths "/*" \
+      --query Invalidation.Id --output text > /dev/null
+    echo "web page: $(output WebUrl) (sign in with a user from scripts/add-user.sh)"
+  fi
+else
+  echo "web page: not hosted by this stack (HostWebApp=false)"
 fi
 exit "$status"

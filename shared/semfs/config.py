@@ -273,6 +273,9 @@ class HttpSettings(_Group):
     connection_limit: int = _env("http_connection_limit", default=1000, gt=0)
     # one budget for all the outbound calls of a request (semfs/deadlines.py); inside API Gateway's 30 s
     request_deadline_s: float = _env("request_deadline_s", default=25, gt=0)
+    # the web page's configuration (docs/deploy.md: where its API is, how people sign in, how uploads go),
+    # served at /static/config.json; without it the page calls this host and asks for an API key
+    web_config: Path | None = _env("web_config", default=None)
 
 
 _GROUPS: dict[str, type[_Group]] = {

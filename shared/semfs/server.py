@@ -236,6 +236,11 @@ def make_wsgi_app(
             return _download(path.removeprefix("/download/"), inline="inline=1" in query.split("&"))
         if static_dir is not None and method == "GET" and path == "/favicon.ico":
             path = "/static/favicon.svg"  # browsers ask for it before any key is known: no auth, no 401
+        if static_dir is not None and method == "GET" and path == "/static/config.json":
+            config = container.settings.http.web_config
+            if config is None or not config.is_file():  # the page then calls this host and asks for a key
+                return _json_error(404, "not_found", "no web configuration (SEMFS_WEB_CONFIG)")
+            return 200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], config.read_bytes()
         if static_dir is not None and method == "GET" and (path == "/" or path.startswith("/static/")):
             target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
             if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():

@@ -194,7 +194,14 @@ case "$1 $2" in
       *OpenAIKeySecret*) echo arn:secret ;;
       *UserPoolId*) echo "${FAKE_POOL:-None}" ;;
       *UserPoolClientId*) echo client-1 ;;
+      *WebBucketName*) echo "${FAKE_WEB_BUCKET:-None}" ;;
+      *SignInUrl*) echo "${FAKE_SIGN_IN:-None}" ;;
+      *WebDistributionId*) echo E2DIST ;;
+      *WebUrl*) echo https://d111.cloudfront.net/ ;;
+      *ApiUrl*) echo https://api1.execute-api.eu-west-1.amazonaws.com ;;
     esac ;;
+  "s3 cp") case "$4" in */static/config.json) cp "$3" "$FAKE_LOG.config" ;; esac ;;
+  "cloudfront create-invalidation") echo I1 ;;
   "cognito-idp admin-create-user" | "cognito-idp admin-set-user-password") ;;
   "ses describe-active-receipt-rule-set") echo "${FAKE_ACTIVE:-None}" ;;
   "ses set-active-receipt-rule-set") ;;
@@ -239,6 +246,43 @@ def test_post_deploy_refuses_the_placeholder_key(tmp_path: Path) -> None:
     assert code == 1 and "NOT set" in out
     code, out, _ = _post_deploy(tmp_path, key="sk-live-123")
     assert code == 0 and "LLM key: set" in out and "sk-live-123" not in out
+
+
+def test_post_deploy_uploads_the_web_page_with_the_configuration_it_signs_in_with(tmp_path: Path) -> None:
+    """The page the stack hosts is the one semfs serve serves, with a configuration naming the API and the
+    hosted UI's endpoints; CloudFront's cached copies are dropped. No page is uploaded without a sign-in."""
+    hosted = "https://semfs-1234.auth.eu-west-1.amazoncognito.com"
+    code, out, calls = _post_deploy(tmp_path, key="sk-1", web_bucket="semfs-web-1", sign_in=hosted)
+    assert code == 0, out
+    copied = {c.split()[3].removeprefix("s3://semfs-web-1/"): c for c in calls if c.startswith("s3 cp")}
+    assert set(copied) == {
+        "index.html",
+        "static/app.js",
+        "static/style.css",
+        "static/favicon.svg",
+        "favicon.ico",
+        "static/config.json",
+    }
+    assert copied["index.html"].split()[2].endswith("shared/semfs/web/index.html")
+    assert "--content-type text/javascript; charset=utf-8" in copied["static/app.js"]
+    assert "--cache-control no-store" in copied["static/config.json"]
+    config = json.loads((tmp_path / "calls.log.config").read_text())
+    assert config == {
+        "api": "https://api1.execute-api.eu-west-1.amazonaws.com",
+        "uploads": "presigned",
+        "auth": {
+            "client_id": "client-1",
+            "scope": "openid email",
+            "authorize_url": f"{hosted}/oauth2/authorize",
+            "token_url": f"{hosted}/oauth2/token",
+            "logout_url": f"{hosted}/logout",
+        },
+    }
+    assert any(c.startswith("cloudfront create-invalidation --distribution-id E2DIST") for c in calls)
+    assert "web page: https://d111.cloudfront.net/" in out
+    # a stack with its own OIDC issuer: nothing uploaded until the page's sign-in is named
+    code, out, calls = _post_deploy(tmp_path, key="sk-1", web_bucket="semfs-web-1")
+    assert code == 1 and "web page: NOT uploaded" in out and not any(c.startswith("s3 cp") for c in calls)
 
 
 def test_post_deploy_never_replaces_another_applications_rule_set_unasked(tmp_path: Path) -> None:
@@ -341,16 +385,67 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
 
 def test_cors_lets_in_the_web_pages_origin_alone(template: dict[str, Any]) -> None:
     """No CORS meant a web page on its own origin could call neither the API nor the bucket's presigned
-    upload; '*' would let any site's script use a signed-in person's token. One configured origin, or none."""
+    upload; '*' would let any site's script use a signed-in person's token. One origin: the page the stack
+    hosts, or the one WebOrigin names instead; none when there is no page."""
     api = template["Resources"]["HttpApi"]["Properties"]["CorsConfiguration"]
     bucket = template["Resources"]["Bucket"]["Properties"]["CorsConfiguration"]
+    page = {"Fn::If": ["HasWebOrigin", {"Ref": "WebOrigin"}, {"Fn::Sub": "https://${WebDistribution.DomainName}"}]}
     for cors in (api, bucket):
-        assert cors["Fn::If"][0] == "HasWebOrigin" and cors["Fn::If"][2] == {"Ref": "AWS::NoValue"}
-    assert api["Fn::If"][1]["AllowOrigins"] == [{"Ref": "WebOrigin"}]
-    assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedOrigins"] == [{"Ref": "WebOrigin"}]
+        assert cors["Fn::If"][0] == "AllowBrowsers" and cors["Fn::If"][2] == {"Ref": "AWS::NoValue"}
+    assert template["Conditions"]["AllowBrowsers"] == {
+        "Fn::Or": [{"Condition": "HostWeb"}, {"Condition": "HasWebOrigin"}]
+    }
+    assert api["Fn::If"][1]["AllowOrigins"] == [page]
+    assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedOrigins"] == [page]
     assert bucket["Fn::If"][1]["CorsRules"][0]["AllowedMethods"] == ["POST"]  # presigned POST uploads only
     assert template["Parameters"]["WebOrigin"]["Default"] == ""
     assert template["Parameters"]["WebOrigin"]["AllowedPattern"].startswith("^(https://")  # never "*"
+
+
+def test_the_web_page_is_served_privately_through_cloudfront(template: dict[str, Any]) -> None:
+    """Issue 28.5: nothing hosted web/. The page is now in a bucket nobody may read but the stack's own
+    distribution (origin access control signs its requests; the bucket policy names the distribution), over
+    HTTPS only, with the managed security-headers policy; no website endpoint, no public access."""
+    resources = template["Resources"]
+    bucket = resources["WebBucket"]
+    assert bucket["Condition"] == "HostWeb" and "WebsiteConfiguration" not in bucket["Properties"]
+    assert set(bucket["Properties"]["PublicAccessBlockConfiguration"].values()) == {True}
+    oac = resources["WebOriginAccessControl"]["Properties"]["OriginAccessControlConfig"]
+    assert (oac["OriginAccessControlOriginType"], oac["SigningBehavior"], oac["SigningProtocol"]) == (
+        "s3",
+        "always",
+        "sigv4",
+    )
+    dist = resources["WebDistribution"]["Properties"]["DistributionConfig"]
+    (origin,) = dist["Origins"]
+    assert origin["DomainName"] == {"Fn::GetAtt": ["WebBucket", "RegionalDomainName"]}
+    assert origin["OriginAccessControlId"] == {"Fn::GetAtt": ["WebOriginAccessControl", "Id"]}
+    assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # OAC, not the legacy identity
+    behaviour = dist["DefaultCacheBehavior"]
+    assert behaviour["ViewerProtocolPolicy"] == "redirect-to-https" and behaviour["AllowedMethods"] == ["GET", "HEAD"]
+    assert behaviour["ResponseHeadersPolicyId"] == "67f7725c-6f97-4210-82d7-5512b31e9d03"  # SecurityHeadersPolicy
+    statements = resources["WebBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    (allow,) = [st for st in statements if st["Effect"] == "Allow"]
+    assert allow["Principal"] == {"Service": "cloudfront.amazonaws.com"} and allow["Action"] == "s3:GetObject"
+    assert "${WebDistribution}" in allow["Condition"]["StringEquals"]["AWS:SourceArn"]["Fn::Sub"]
+    assert any(st["Effect"] == "Deny" and "aws:SecureTransport" in json.dumps(st) for st in statements)
+
+
+def test_the_page_signs_in_through_the_hosted_ui_with_the_code_flow_only(template: dict[str, Any]) -> None:
+    """A public client (no secret in a page) that may use the authorization code flow alone (the page adds
+    PKCE), never the implicit flow, and is sent back to the page's own address only."""
+    client = template["Resources"]["UserPoolClient"]["Properties"]
+    assert client["GenerateSecret"] is False
+    assert client["AllowedOAuthFlows"] == {"Fn::If": ["WebSignIn", ["code"], {"Ref": "AWS::NoValue"}]}
+    assert client["AllowedOAuthScopes"]["Fn::If"][1] == ["openid", "email"]
+    page = {
+        "Fn::If": ["HasWebOrigin", {"Fn::Sub": "${WebOrigin}/"}, {"Fn::Sub": "https://${WebDistribution.DomainName}/"}]
+    }
+    assert client["CallbackURLs"]["Fn::If"][1] == [page] and client["LogoutURLs"]["Fn::If"][1] == [page]
+    domain = template["Resources"]["UserPoolDomain"]
+    assert domain["Condition"] == "WebSignIn" and "StackId" in json.dumps(domain["Properties"]["Domain"])
+    assert template["Conditions"]["WebSignIn"]["Fn::And"][0] == {"Condition": "CreateUserPool"}
+    assert {"WebUrl", "WebBucketName", "WebDistributionId", "SignInUrl"} <= set(template["Outputs"])
 
 
 def test_every_feature_switch_is_a_parameter_that_reaches_every_function(

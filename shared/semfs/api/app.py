@@ -30,7 +30,7 @@ from semfs.api import request
 from semfs.api.models import FileFilters
 from semfs.api.resolver import ConcurrentResolver
 from semfs.api.routes import ROUTERS
-from semfs.api.routes.upload import UPLOAD_BODY
+from semfs.api.routes.upload import UPLOAD_BODY, UPLOAD_QUERY
 from semfs.domain.errors import Busy, RequestError, RetryableError, SemfsError
 
 app = ConcurrentResolver(enable_validation=True)  # many requests at once on the local host's threads
@@ -38,7 +38,10 @@ for router in (request.router, *ROUTERS):
     app.include_router(router)
 
 # query parameters a route reads from the event itself rather than as a declared parameter
-READ_BY_ROUTE: dict[str, frozenset[str]] = {"/files": frozenset({"filename"}), "/docs": frozenset({"format"})}
+READ_BY_ROUTE: dict[str, frozenset[str]] = {
+    "/files": frozenset({"filename", "sha256"}),
+    "/docs": frozenset({"format"}),
+}
 
 
 def _declared_query(route: Any) -> set[str]:
@@ -154,6 +157,8 @@ def openapi_document(uploads_in_body: bool = True) -> dict[str, Any]:
     schema = app.get_openapi_schema(**OPENAPI)
     document: dict[str, Any] = json.loads(schema.model_dump_json(by_alias=True, exclude_none=True))
     document["paths"]["/files"]["post"]["requestBody"] = {**UPLOAD_BODY, "required": uploads_in_body}
+    if not uploads_in_body:  # AWS: the presigned POST's parameters
+        document["paths"]["/files"]["post"]["parameters"] = UPLOAD_QUERY
     for path in PUBLIC_ROUTES:
         for op in document["paths"][path].values():
             op["security"] = []  # no credentials needed

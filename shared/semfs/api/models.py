@@ -245,6 +245,10 @@ class UploadTarget(BaseModel):
     url: str
     fields: dict[str, str]
     expires_in: int
+    file_id: str | None = Field(
+        default=None, description="With ?sha256=: the id the file will have once the bucket's notice is read."
+    )
+    status_url: str | None = Field(default=None, description="With ?sha256=: poll it (404 until it arrives).")
 
 
 class FileList(BaseModel):

@@ -6,21 +6,38 @@ let currentFile = null;
 let pendingCite = null;
 const PAGE = 20;
 
-function key() { return localStorage.getItem("semfs-key") || ""; }
-const REFUSED = "This key was refused: it may have been revoked or mistyped. Sign in with a key from whoever runs semfs.";
+// Where the API is and how people sign in. A page hosted apart from its API (AWS: CloudFront, the file
+// written by scripts/post-deploy.sh) reads /static/config.json: {api, uploads: "presigned", auth: {client_id,
+// scope, authorize_url, token_url, logout_url}}. Without one (semfs serve) the API is this origin and people sign in with a key.
+let config = {};
+async function loadConfig() {
+  try {
+    const res = await fetch("/static/config.json", { cache: "no-store" });
+    config = res.ok ? await res.json() : {};
+  } catch (err) { config = {}; }
+  document.body.classList.toggle("provider-sign-in", Boolean(config.auth));
+  document.body.classList.toggle("presigned-uploads", config.uploads === "presigned");
+}
+const apiUrl = (path) => (config.api || "") + path;
+// a key typed by the person (kept until they sign out), or the ID token the sign-in gave (this tab only)
+function key() { return (config.auth ? sessionStorage.getItem("semfs-token") : localStorage.getItem("semfs-key")) || ""; }
+const REFUSED_KEY = "This key was refused: it may have been revoked or mistyped. Sign in with a key from whoever runs semfs.";
+const ENDED = "Your sign-in has ended or was refused. Sign in again.";
+const refusedSentence = () => (config.auth ? ENDED : REFUSED_KEY);
 async function api(method, path, body, raw) {
   const headers = { Authorization: "Bearer " + key() };
   let payload = raw;
   if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   let res;
-  try { res = await fetch(path, { method, headers, body: payload }); }
+  try { res = await fetch(apiUrl(path), { method, headers, body: payload }); }
   catch (err) { throw new Error("semfs is not answering (" + err.message + ")"); }
   const data = await res.json().catch(() => ({}));
-  if (res.status === 401) signedOut(REFUSED);
+  // a credential refused says so; with none yet, the sign-in's own sentence (if any) stays
+  if (res.status === 401) signedOut(key() ? refusedSentence() : $("signin-error").textContent);
   if (!res.ok) {
     // people read the server's sentence, not a status code (the code stays on the error for the page's logic)
     const said = (data.error && data.error.message) || data.message;
-    const err = new Error(res.status === 401 ? REFUSED
+    const err = new Error(res.status === 401 ? refusedSentence()
       : said ? said.charAt(0).toUpperCase() + said.slice(1)
       : res.status >= 500 ? "semfs could not do this just now (it answered " + res.status + "). Try again in a moment."
       : "semfs refused this request (" + res.status + ").");
@@ -81,7 +98,7 @@ function signedOut(message) {
   document.body.classList.add("signed-out");
 }
 async function checkKey() {
-  if (!key()) { signedOut(""); return false; }
+  if (!key()) { signedOut($("signin-error").textContent); return false; }  // (a failed sign-in's sentence stays)
   try {
     const data = await api("GET", "/status");
     $("signin").classList.add("hidden"); $("signin-error").textContent = "";
@@ -96,8 +113,48 @@ async function checkKey() {
     return false;
   }
 }
+// ---- signing in through the organisation's identity provider (Cognito's hosted UI, or the configured OIDC
+// issuer): the authorization code flow with PKCE (RFC 7636), as a public client: no secret in the page.
+// The verifier stays in this tab (sessionStorage) and only its SHA-256 travels to the provider; the state
+// ties the answer to this request. The ID token it gives is what the API's JWT authorizer checks.
+const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const redirectUri = () => location.origin + "/";
+async function startSignIn() {
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const state = b64url(crypto.getRandomValues(new Uint8Array(16)));
+  const challenge = b64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  sessionStorage.setItem("semfs-pkce", JSON.stringify({ verifier, state, back: location.hash }));
+  const query = new URLSearchParams({
+    response_type: "code", client_id: config.auth.client_id, redirect_uri: redirectUri(),
+    scope: config.auth.scope || "openid email", state, code_challenge: challenge, code_challenge_method: "S256",
+  });
+  location.assign(config.auth.authorize_url + "?" + query);
+}
+async function finishSignIn() {  // the provider sent the person back with ?code=…&state=… (or ?error=…)
+  const answer = new URLSearchParams(location.search);
+  if (!config.auth || !(answer.has("code") || answer.has("error"))) return;
+  const saved = JSON.parse(sessionStorage.getItem("semfs-pkce") || "null");
+  sessionStorage.removeItem("semfs-pkce");
+  history.replaceState(null, "", location.pathname + ((saved && saved.back) || ""));  // the code is single-use
+  if (answer.has("error") || !saved || answer.get("state") !== saved.state) {
+    signedOut("Sign-in did not finish" + (answer.get("error") === "access_denied" ? ": access was refused." : ". Try again."));
+    return;
+  }
+  try {
+    const res = await fetch(config.auth.token_url, {
+      method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: config.auth.client_id,
+        code: answer.get("code"), redirect_uri: redirectUri(), code_verifier: saved.verifier }),
+    });
+    const tokens = await res.json().catch(() => ({}));
+    if (!res.ok || !tokens.id_token) throw new Error(tokens.error || String(res.status));
+    sessionStorage.setItem("semfs-token", tokens.id_token);
+  } catch (err) { signedOut("Sign-in did not finish (" + err.message + "). Try again."); }
+}
+$("sign-in-here").addEventListener("click", () => startSignIn());
 $("key-form").addEventListener("submit", async (e) => {
   e.preventDefault();
+  if (config.auth) { await startSignIn(); return; }
   const typed = $("api-key").value.trim(); if (!typed) return;
   localStorage.setItem("semfs-key", typed); $("api-key").value = "";
   if (await checkKey()) route(); else localStorage.removeItem("semfs-key");
@@ -118,7 +175,16 @@ async function loadCapabilities() {
   $("mode").title = off("semantic") ? "semantic search is switched off on this server: keyword search only" : "";
   $("similar-heading").classList.toggle("hidden", off("semantic")); $("file-similar").classList.toggle("hidden", off("semantic"));
 }
-$("sign-out").addEventListener("click", () => { localStorage.removeItem("semfs-key"); signedOut(""); });
+$("sign-out").addEventListener("click", () => {
+  if (config.auth) {  // the provider's session ends too, or its next sign-in would not ask
+    sessionStorage.removeItem("semfs-token");
+    const query = new URLSearchParams({ client_id: config.auth.client_id, logout_uri: redirectUri() });
+    if (config.auth.logout_url) { location.assign(config.auth.logout_url + "?" + query); return; }
+    signedOut("");
+    return;
+  }
+  localStorage.removeItem("semfs-key"); signedOut("");
+});
 
 // ---- views and the URL: every view has an address (#/documents?sort=name&page=2, #/file/<id>, …),
 // so links can be shared and back/forward work
@@ -913,8 +979,51 @@ function uploadRow(name) {
   li.append(el("span", name, "upload-name"), bar, el("span", "waiting", "upload-stage"));
   $("upload-list").prepend(li); return li;
 }
+const pause = (ms) => new Promise((ok) => setTimeout(ok, ms));
+// AWS: the bytes go straight to the bucket through a presigned POST (the API takes at most a few MB), and the
+// bucket's notice starts ingestion. The file's id follows from its identity (tenant, key, SHA-256), so the
+// page asks for it with the key's SHA-256 and waits until the record exists; tags are added to it then.
+async function sendDirect(file, stage) {
+  stage.textContent = "reading…";
+  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+  const sha256 = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const target = await api("POST", "/files?" + new URLSearchParams({ filename: file.name, sha256 }));
+  const form = new FormData();
+  for (const [field, value] of Object.entries(target.fields)) form.append(field, value);
+  form.append("file", file, file.name);  // S3 reads every field after "file" as part of the file: last
+  stage.textContent = "uploading…";
+  let res;
+  try { res = await fetch(target.url, { method: "POST", body: form }); }
+  catch (err) { throw new Error("the file store is not answering (" + err.message + ")"); }
+  if (!res.ok) throw new Error(res.status === 400 ? "the file store refused it (too large, or the link expired)" : "the file store refused it (" + res.status + ")");
+  stage.textContent = "sent: waiting for semfs to receive it…";
+  for (let tries = 0; ; tries += 1) {
+    try {
+      let rec = await api("GET", "/files/" + encodeURIComponent(target.file_id));
+      const tags = $("upload-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
+      if (tags.length) rec = await api("PATCH", "/files/" + encodeURIComponent(rec.file_id), { add_tags: tags });
+      return rec;
+    } catch (err) {
+      if (err.status !== 404) throw err;
+      if (tries >= 300) throw new Error("sent, but semfs has not received it yet: it will be in Documents once it has");
+    }
+    await pause(1000);
+  }
+}
 async function uploadOne(file, li) {
   const stage = li.querySelector(".upload-stage"); const bar = li.querySelector("progress");
+  if (config.uploads === "presigned") {
+    try {
+      let rec = await sendDirect(file, stage);
+      while (!FINAL.includes(rec.status)) {
+        bar.value = Math.max(0, STAGES.indexOf(rec.status)); stage.textContent = rec.status + "…";
+        await pause(1000);
+        rec = await api("GET", "/files/" + encodeURIComponent(rec.file_id));
+      }
+      showResult(li, rec);
+    } catch (err) { li.dataset.state = "failed"; stage.textContent = String(err.message); bar.value = 0; }
+    return;
+  }
   const form = new FormData(); form.append("file", file, file.name);
   for (const [field, id] of [["tags", "upload-tags"], ["thread_id", "upload-thread"], ["contact_ids", "upload-contacts"],
                              ["previous_version_id", "upload-previous"]]) {
@@ -1020,7 +1129,7 @@ async function renderStatus() {
   }));
 }
 
-checkKey().then(route);
+loadConfig().then(finishSignIn).then(checkKey).then(route);
 
 // ---- the keyboard: "/" search, j/k through a list, Enter opens, "g" then a letter goes to a view, "?" lists them.
 // Typing in a field is never taken for a shortcut; Esc leaves the field.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -20,6 +21,7 @@ from semfs.api.models import (
 from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
 from semfs.domain.errors import NotFound
 from semfs.domain.features import require
+from semfs.domain.ids import file_id_for
 from semfs.pipeline import names
 
 if TYPE_CHECKING:
@@ -63,6 +65,25 @@ UPLOAD_BODY: dict[str, Any] = {
 }
 
 
+UPLOAD_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "filename",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string", "maxLength": 255},
+        "description": "The file's name (the key's last part).",
+    },
+    {
+        "name": "sha256",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "description": "The bytes' SHA-256: the answer then names the file_id the upload will have, to poll.",
+    },
+]
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
 @router.post(
     "/files",
     summary="Upload a file",
@@ -97,6 +118,12 @@ def upload() -> Response[str]:
     filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
     target = c.blobs.presign_upload(tenant, filename, c.settings.limits.max_file_bytes, 900)
     if target is not None:  # the client sends the bytes to the store itself
+        sha = (event.query_string_parameters or {}).get("sha256")
+        if sha is not None:  # the id its ingestion will give it (identity: tenant, source, key, bytes)
+            if not SHA256.fullmatch(sha):
+                raise BadRequestError("sha256 is the bytes' SHA-256 in 64 lowercase hex digits")
+            file_id = file_id_for(tenant, "upload", f"s3:{target['key']}", sha)
+            target |= {"file_id": file_id, "status_url": f"/files/{file_id}"}
         return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
     fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
