@@ -200,6 +200,50 @@ def test_counts_follow_every_change_of_status_or_outcome(repository: FileReposit
     ]
 
 
+def test_the_status_index_holds_only_files_in_flight_and_older_items_still_filter(aws_settings: object) -> None:
+    """Issue 28: by_status was keyed on the status of every record, so every file ever indexed sat under one
+    key ("indexed") and every write of one went to it; by_model was keyed on the embedding model and read by
+    nothing. Now only a record in flight carries the index's key, and items written before that (the status
+    under "status" alone) are still found by a status filter."""
+    import boto3
+
+    from semfs.adapters.aws.dynamodb import DynamoFileRepository, _item, table_definition
+    from semfs.config import Settings
+
+    assert isinstance(aws_settings, Settings)
+    assert {g["IndexName"] for g in table_definition("t")["GlobalSecondaryIndexes"]} == {
+        "by_tenant",
+        "by_lineage",
+        "by_sha",
+        "by_name",
+        "by_status",
+        "by_tenant_created",
+    }
+    ddb = boto3.client("dynamodb", region_name="eu-west-1")
+    repo = DynamoFileRepository(aws_settings)
+    repo.create(rec("f_1", status=Status.INDEXED, outcome=Outcome.OK))
+    repo.create(rec("f_2", status=Status.RECEIVED))
+    repo.create(rec("f_3", status=Status.FAILED, outcome=Outcome.FAILED_PARSE))
+    in_index = ddb.scan(TableName="semfs-files", IndexName="by_status")["Items"]
+    assert [i["file_id"]["S"] for i in in_index] == ["f_2"]
+    update(repo, "acme", "f_2", lambda r: r.evolve(status=Status.INDEXED, outcome=Outcome.OK))
+    assert ddb.scan(TableName="semfs-files", IndexName="by_status")["Items"] == []  # it left when it finished
+    # an item as an earlier version wrote it: the status under "status", no "state"
+    legacy = _item(rec("f_4", status=Status.INDEXED, outcome=Outcome.OK))
+    legacy["status"] = legacy.pop("state")
+    ddb.put_item(TableName="semfs-files", Item=legacy)
+    assert {r.file_id for r in repo.query(RecordQuery(tenant_id="acme", statuses=[Status.INDEXED]))} == {
+        "f_1",
+        "f_2",
+        "f_4",
+    }
+    both = repo.query(RecordQuery(tenant_id="acme", statuses=[Status.FAILED, Status.INDEXED]))
+    assert {r.file_id for r in both} == {"f_1", "f_2", "f_3", "f_4"}
+    assert [r.file_id for r in repo.query(RecordQuery(tenant_id="acme", statuses=[Status.FAILED]))] == ["f_3"]
+    repo.create(rec("f_5", status=Status.EMBEDDING))
+    assert [r.file_id for r in repo.unfinished()] == ["f_5"]
+
+
 def test_counts_of_a_table_from_before_the_counts_item(aws_settings: object) -> None:
     """An upgraded deployment has records and no counts item: the first call counts them once."""
     import boto3

@@ -10,9 +10,14 @@ statements: Allow statements with IAM wildcards on actions and resources. A call
 allow raises ``AccessDenied`` as AWS would, and is recorded, so a handler that swallows the error
 still fails the test.
 
-What it cannot see, said plainly: IAM conditions (none of semfs's statements use one), resource
-policies (the bucket's TLS-only policy, the domain's access policy), SCPs and permission boundaries,
-and calls made by the services themselves (S3 → SQS notifications, Step Functions → Lambda).
+A call to the search domain must also pass the domain's access policy, a resource policy: its Allow
+statements' actions and resources, and their ``ArnLike aws:PrincipalArn`` condition evaluated against the
+function's role ARN as IAM forms it (``arn:aws:iam::<account>:role<Path><name>``, the path from the role the
+translator renders).
+
+What it cannot see, said plainly: IAM conditions in identity policies (none of semfs's statements use one),
+the other resource policies (the bucket's TLS-only policy), SCPs and permission boundaries, and calls made by
+the services themselves (S3 → SQS notifications, Step Functions → Lambda).
 """
 
 from __future__ import annotations
@@ -179,6 +184,49 @@ def function_grants(names_json: str) -> dict[str, list[tuple[list[str], list[str
     return grants
 
 
+@cache
+def role_arns(names_json: str) -> dict[str, str]:
+    """Per handler folder: its role's ARN as IAM forms it, path included (the name is CloudFormation's)."""
+    names = Names(json.loads(names_json))
+    template = translated_template()
+    arns: dict[str, str] = {}
+    for logical, fn in template["Resources"].items():
+        if fn["Type"] != "AWS::Lambda::Function" or "Role" not in fn["Properties"]:
+            continue
+        role = fn["Properties"]["Role"]["Fn::GetAtt"][0]
+        path = (render(template["Resources"][role]["Properties"].get("Path", "/"), names) or ["/"])[0]
+        arns[_code_folders()[logical]] = f"arn:aws:iam::{ACCOUNT}:role{path}semfs-{role}-0TESTSUFFIX"
+    return arns
+
+
+@cache
+def domain_statements(names_json: str) -> list[tuple[list[str], list[str], list[str] | None]]:
+    """The search domain's access policy: its Allow statements as (actions, resources, the principal ARN
+    patterns its ``ArnLike aws:PrincipalArn`` condition admits, or None for no such condition)."""
+    names = Names(json.loads(names_json))
+    policy = translated_template()["Resources"]["SearchDomain"]["Properties"]["AccessPolicies"]
+    found: list[tuple[list[str], list[str], list[str] | None]] = []
+    for st in statements(policy):
+        if st["Effect"] != "Allow":
+            continue
+        condition = st.get("Condition", {})
+        unknown = set(condition) - {"ArnLike"} or set(condition.get("ArnLike", {})) - {"aws:PrincipalArn"}
+        assert not unknown, f"the domain policy's condition {unknown} is not evaluated here: teach iam_check.py"
+        patterns = render(condition["ArnLike"]["aws:PrincipalArn"], names) if condition else None
+        found.append(([a.lower() for a in _as_list(st["Action"])], render(st.get("Resource", "*"), names), patterns))
+    return found
+
+
+def domain_allows(names_json: str, principal: str, action: str, resource: str) -> bool:
+    """Whether the domain's access policy admits ``principal`` sending ``action`` to ``resource``."""
+    return any(
+        any(fnmatch.fnmatchcase(action.lower(), a) for a in actions)
+        and any(fnmatch.fnmatchcase(resource, r) for r in resources)
+        and (patterns is None or any(fnmatch.fnmatchcase(principal, p) for p in patterns))
+        for actions, resources, patterns in domain_statements(names_json)
+    )
+
+
 def allowed(grants: list[tuple[list[str], list[str]]], action: str, resource: str) -> bool:
     action = action.lower()
     return any(
@@ -282,10 +330,16 @@ class Enforcer:
         grants = function_grants(json.dumps(self.names.physical, sort_keys=True)).get(function)
         if grants is None:
             return f"{function}: no such function in template.yaml"
+        names = json.dumps(self.names.physical, sort_keys=True)
         for action, resource in pairs:
             self.checked += 1
             if not allowed(grants, action, resource):
                 message = f"{function} may not {action} on {resource}"
+                self.denied.append(message)
+                return message
+            role = role_arns(names)[function]
+            if action.startswith("es:") and not domain_allows(names, role, action, resource):
+                message = f"the search domain's access policy refuses {function} ({role}) {action} on {resource}"
                 self.denied.append(message)
                 return message
         return None

@@ -674,6 +674,23 @@ def test_a_call_outside_the_functions_role_is_denied(aws_stack: Stack) -> None:
     aws_stack.iam.denied.clear()  # expected here; anywhere else a denial fails the test
 
 
+def test_the_search_domain_admits_this_stacks_function_roles_and_no_one_else(aws_stack: Stack) -> None:
+    """Issue 28: the domain's access policy let the whole account in. It now admits the roles under this
+    stack's path alone (RolePath on every function), and the harness checks each search call against it as
+    well as against the function's own role."""
+    from tests.integration.iam_check import ACCOUNT, DOMAIN, REGION, domain_allows, role_arns
+
+    names = json.dumps(aws_stack.iam.names.physical, sort_keys=True)
+    index = f"arn:aws:es:{REGION}:{ACCOUNT}:domain/{DOMAIN}/semfs-chunks/_search"
+    roles = role_arns(names)
+    assert set(roles) == set(aws_stack.handlers) and all("/semfs/semfs/" in arn for arn in roles.values())
+    assert all(domain_allows(names, arn, "es:ESHttpPost", index) for arn in roles.values())
+    for outsider in (f"arn:aws:iam::{ACCOUNT}:role/another-app", f"arn:aws:iam::{ACCOUNT}:role/semfs/other-stack/x"):
+        assert not domain_allows(names, outsider, "es:ESHttpPost", index), outsider
+    # and the calls the tests make pass both: a search under the API's role reaches the domain
+    assert search(aws_stack, "anything")["results"] == [] and not aws_stack.iam.denied
+
+
 def test_the_api_deletes_a_file_under_its_own_role(aws_stack: Stack) -> None:
     """DELETE /files/{id}: the search API's role must cover the index delete and the FileDeleted event."""
     upload(aws_stack, KEY, TERMS)

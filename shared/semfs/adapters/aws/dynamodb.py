@@ -2,7 +2,7 @@
 
 One item per file version: ``file_id`` is the key, the full record is a JSON attribute, and the
 attributes the pipeline and API look up by are projected into global secondary indexes
-(by tenant, lineage, content hash, name + thread, status, embedding model). Every write after the
+(by tenant, lineage, content hash, name + thread, and the status of files in flight). Every write after the
 create is a put conditional on the ``revision`` it was read at, so a concurrent writer's fields are
 never lost to a whole-item overwrite (the loser gets ``Conflict`` and re-applies its change).
 
@@ -34,13 +34,12 @@ log = get_logger(__name__)
 SEP = "#"
 COUNTS = "~counts#"  # the file_id of a tenant's counts item (record ids are "f_…")
 COUNTED = "counted"  # set on the counts item once it holds every record (the first full count)
-GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_MODEL, GSI_CREATED = (
+GSI_TENANT, GSI_LINEAGE, GSI_SHA, GSI_NAME, GSI_STATUS, GSI_CREATED = (
     "by_tenant",
     "by_lineage",
     "by_sha",
     "by_name",
-    "by_status",
-    "by_model",
+    "by_status",  # sparse: only records in flight carry its key (tens, not every file of every tenant)
     "by_tenant_created",
 )
 
@@ -52,7 +51,7 @@ def _item(r: FileRecord) -> dict[str, Any]:
         "lineage_key": {"S": f"{r.tenant_id}{SEP}{r.lineage_id}"},
         "version": {"N": str(r.version)},
         "sha_key": {"S": f"{r.tenant_id}{SEP}{r.sha256}"},
-        "status": {"S": r.status.value},
+        "state": {"S": r.status.value},  # what filters read (items written before it: "status", see _status)
         "created_at": {"S": r.created_at.isoformat()},
         "updated_at": {"S": r.updated_at.isoformat()},
         "is_latest": {"N": str(int(r.is_latest))},
@@ -60,8 +59,8 @@ def _item(r: FileRecord) -> dict[str, Any]:
         "revision": {"N": str(r.revision)},
         "data": {"S": r.model_dump_json()},
     }
-    if r.embedding_model:
-        item["embedding_model"] = {"S": r.embedding_model}
+    if r.status not in TERMINAL_STATUSES:  # sparse: by_status holds the files in flight, not every file ever
+        item["status"] = {"S": r.status.value}
     if r.version_key:  # sparse: only files that can have implicit versions are in by_name
         item["name_key"] = {"S": f"{r.tenant_id}{SEP}{r.version_key}"}
     return item
@@ -94,9 +93,11 @@ def _tally(records: Iterator[FileRecord]) -> dict[tuple[str, str | None], int]:
 
 
 # record fields the item carries as attributes of its own (name, DynamoDB type): DynamoDB filters on
-# these; the other fields live only in the record's JSON and are checked on each record read
+# these; the other fields live only in the record's JSON and are checked on each record read. A record's
+# status is "state" (every item) and, while it is in flight, also "status", the key of the sparse by_status
+# index; an item written before "state" existed has "status" alone, so a status filter reads either
 _ATTRIBUTES = {
-    "status": ("status", "S"),
+    "status": ("state", "S"),
     "latest": ("is_latest", "N"),
     "deleted": ("deleted", "N"),
     "created": ("created_at", "S"),
@@ -120,6 +121,28 @@ def _value(field: str, value: str | bool) -> dict[str, str]:
     return {"N": str(int(value))} if isinstance(value, bool) else {_ATTRIBUTES[field][1]: value}
 
 
+def _status_condition(c: RecordClause, name: str, v: str, names: dict[str, str], values: dict[str, Any]) -> str:
+    """A status clause on ``state``, or on ``status`` for an item written before ``state`` existed."""
+    old = f"{name}o"
+    names[old] = "status"
+    clause = c.term if isinstance(c, Not) else c
+    if isinstance(clause, Term):
+        values[v] = {"S": clause.value}
+        test = f"({name} = {v} OR (attribute_not_exists({name}) AND {old} = {v}))"
+    elif isinstance(clause, AnyOf):
+        keys = [f"{v}_{j}" for j in range(len(clause.values))]
+        values.update({k: {"S": x} for k, x in zip(keys, clause.values, strict=True)})
+        listed = ", ".join(keys)
+        test = f"({name} IN ({listed}) OR (attribute_not_exists({name}) AND {old} IN ({listed})))"
+    else:
+        raise ValueError(f"a status clause compiles as equality or membership, not {type(clause).__name__}")
+    return f"NOT {test}" if isinstance(c, Not) else test
+
+
+def _status(item: dict[str, Any]) -> str:
+    return str((item.get("state") or item["status"])["S"])
+
+
 def compile_record_query(clauses: Sequence[RecordClause], *, cursor_in_key: bool) -> CompiledQuery:
     """Compile a record query's clauses; the first is the tenant, the partition key of both indexes."""
     tenant, *others = clauses
@@ -135,6 +158,9 @@ def compile_record_query(clauses: Sequence[RecordClause], *, cursor_in_key: bool
             continue
         name, v = f"#a{i}", f":v{i}"
         names[name] = _ATTRIBUTES[field][0]  # by placeholder: "status" is a reserved word
+        if field == "status":
+            conds.append(_status_condition(c, name, v, names, values))
+            continue
         if isinstance(c, After) and cursor_in_key:
             key += f" AND {name} > {v}"
             values[v] = _value(field, c.value)
@@ -273,7 +299,7 @@ class DynamoFileRepository:
     def find_latest(self, tenant_id: str, version_key: str) -> FileRecord | None:
         key = f"{tenant_id}{SEP}{version_key}"
         for item in self._query(GSI_NAME, "name_key = :k", {":k": {"S": key}}, forward=False):
-            if item["deleted"]["N"] == "0" and item["status"]["S"] != Status.SKIPPED.value:
+            if item["deleted"]["N"] == "0" and _status(item) != Status.SKIPPED.value:
                 return _record(item)
         return None
 
@@ -452,7 +478,6 @@ def table_definition(name: str) -> dict[str, Any]:
         "name_key": "S",
         "status": "S",
         "created_at": "S",
-        "embedding_model": "S",
     }
     return {
         "TableName": name,
@@ -465,7 +490,6 @@ def table_definition(name: str) -> dict[str, Any]:
             gsi(GSI_SHA, "sha_key", "created_at"),
             gsi(GSI_NAME, "name_key", "version"),
             gsi(GSI_STATUS, "status", "created_at"),
-            gsi(GSI_MODEL, "embedding_model", "file_id"),
             gsi(GSI_CREATED, "tenant_id", "created_at"),
         ],
     }
