@@ -167,6 +167,35 @@ def test_generic_words_are_no_tags() -> None:
     assert not any(is_generic(t) for t in ["invoice", "python-version", "e-bike", "acme-corp"])
 
 
+def test_a_tag_reads_as_words() -> None:
+    """Tags judged by hand on 30 files of /usr/share/doc and /usr/share/man (issue 30): a signature's
+    base64, an option list's fragments and calendar words were tags."""
+    from semfs.domain.tags import is_generic, is_word_like
+
+    assert not any(is_word_like(t) for t in ["fbjxssrern05kpbcrrfzou4r3dcgqf", "1v-h-1p", "a-b-c9"])
+    assert all(is_word_like(t) for t in ["tlsv1", "card32", "git-push", "sha256", "e-bike", "q3-financials"])
+    assert all(is_generic(t) for t in ["november", "returns", "fixed", "void", "currently"])
+    assert not any(is_generic(t) for t in ["return-code", "git-push", "setgid-bit"])
+
+
+def test_a_title_made_of_the_file_name_gives_no_tags() -> None:
+    """A release note titled from its path ("Doc git RelNotes 1.7.9.1") tagged every one of them
+    ``doc-git-relnotes``: the path is not what the text is about. A title the text gives still counts."""
+    from semfs.adapters.local.extractive_enricher import enrich_extractively
+    from semfs.domain.models import Block, ExtractedDocument
+    from semfs.ports import EnrichInput
+
+    body = "git push now refuses a stale branch. git merge records the merged tag. git push reports progress."
+    doc = ExtractedDocument(blocks=[Block(kind="paragraph", text=body)])
+    named = enrich_extractively(EnrichInput(filename="doc__git__RelNotes__1.7.9.1.txt", document=doc))
+    assert named.title == "Doc git RelNotes 1.7.9.1"
+    assert not any(part in tag for tag in named.auto_tags for part in ("doc", "relnotes")), named.auto_tags
+    assert "git-push" in named.auto_tags
+    titled = ExtractedDocument(blocks=[Block(kind="heading", text="Submodule fixes", level=1), *doc.blocks])
+    own = enrich_extractively(EnrichInput(filename="notes.txt", document=titled))
+    assert own.title == "Submodule fixes" and "submodule-fixes" in own.auto_tags
+
+
 def test_request_errors_are_a_family_of_their_own_with_a_status_each() -> None:
     """A caller's request that cannot be done is no file's outcome: each leaf has its own request
     outcome and HTTP status (a 4xx; 503 for a feature switched off), and none of them is a family the

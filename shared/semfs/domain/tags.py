@@ -22,8 +22,28 @@ GENERIC = frozenset(
     output input result results total totals amount level levels set sets first second third last next
     previous following above below end start top bottom left right new old true false none null yes
     help usage error errors test tests function functions method methods class object string different
-    various several other same such whole full main general common simple basic""".split()
+    various several other same such whole full main general common simple basic
+    returns return give gives given found find finds need needs needed write writes perform performs
+    currently added adds fixed fixes failed fails broken enable enables enabled disable disables disabled
+    print prints load loads include includes ignore ignores required require requires work works
+    contains contain specified specify check checks exit generated generate support supports supported
+    allow allows allowed using used uses make makes made get gets set sets run runs called call calls
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
+    sunday mon tue wed thu fri sat sun able instead additional longer current create creates created
+    void define typedef const struct macro int char bool ctxt ptr""".split()
 )
+
+
+def is_word_like(slug: str) -> bool:
+    """Whether a slug reads as words: no part is a run of letters and digits too long to be a word (a hash,
+    a key, base64: ``fbjxssrern05kpbcrrf``), and at least half the parts are longer than two characters
+    (``1v-h-1p`` is not)."""
+    parts = slug.split("-")
+    for part in parts:
+        if len(part) >= 10 and any(ch.isdigit() for ch in part) and any(ch.isalpha() for ch in part):
+            return False
+    return sum(len(part) > 2 for part in parts) * 2 >= len(parts)
 
 
 def slugify(text: str) -> str:

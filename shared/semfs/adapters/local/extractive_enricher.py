@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from semfs.domain.enrichment import strip_links, unsafe
 from semfs.domain.errors import EnrichmentFailed
 from semfs.domain.models import Enrichment
-from semfs.domain.tags import is_generic, slugify
+from semfs.domain.tags import is_generic, is_word_like, slugify
 from semfs.domain.text import STOPWORDS, sentences, title_from_filename, words
 from semfs.ports.enricher import EnrichInput
 
@@ -186,9 +186,13 @@ def enrich_extractively(item: EnrichInput) -> Enrichment:
     pool = _sentence_pool(item)
     summary = _summary(pool) or f"{title}."
     body = strip_links("\n".join(b.text for b in item.document.blocks)[:200_000])
-    tags = [slugify(p) for p in keyphrases(f"{title}. {title}. {body}", k=16)]
-    tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t)][:10]
-    if len(tags) < 5:
+    # a title the document gave counts twice; one made of the file's name or path says nothing the text
+    # does ("doc-git-relnotes" on every release note), so it is left out of the tags
+    own_title = title != title_from_filename(item.filename)[:MAX_TITLE]
+    text = f"{title}. {title}. {body}" if own_title else body
+    tags = [slugify(p) for p in keyphrases(text, k=16)]
+    tags = [t for t in dict.fromkeys(tags) if t and not is_generic(t) and is_word_like(t)][:10]
+    if len(tags) < 5 and own_title:
         extra = (slugify(w) for w in words(title) if w.lower() not in STOPWORDS)
         tags.extend(t for t in extra if t and t not in tags and len(t) > 2 and not is_generic(t))
     return Enrichment(title=title, summary=summary, auto_tags=tags[:10])
