@@ -11,6 +11,7 @@ they name. It reads for search, not for layout: each line once, in linear time.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from semfs.domain.models import Block, ExtractedDocument, Location
 
@@ -88,8 +89,10 @@ def _arguments(rest: str) -> list[str]:
 
 
 def looks_like_man(head: bytes) -> bool:
-    """A page's first lines hold ``.TH`` (man) or ``.Dd``/``.Dt`` (mdoc), after its comments."""
-    return any(line.startswith((b".TH ", b".Dd", b".Dt ")) for line in head.splitlines()[:40])
+    """A page's first lines hold ``.TH`` (man) or ``.Dd``/``.Dt`` (mdoc), after its comments and, in a page
+    pod2man wrote, its preamble of macro definitions (about 70 lines: dpkg's and debconf's pages)."""
+    lines = head.splitlines()[:400]
+    return any(line.startswith((b".TH ", b".Dd", b".Dt ")) for line in lines)
 
 
 def extract_man(text: str) -> ExtractedDocument:
@@ -137,6 +140,8 @@ def extract_man(text: str) -> ExtractedDocument:
                         Block(kind="heading", text=heading, level=2 if name in ("SH", "Sh") else 3,
                               location=Location(paragraph=len(blocks) + 1))
                     )  # fmt: skip
+            elif name == "Nd":  # mdoc's one-line description, which it renders after a dash
+                paragraph.append("— " + " ".join(args))
             elif name in _SPACED:
                 paragraph.append(" ".join(args))
             elif name in _ALTERNATING:
@@ -154,4 +159,16 @@ def extract_man(text: str) -> ExtractedDocument:
         if not line.strip():
             flush()
     flush()
-    return ExtractedDocument(blocks=blocks, title=title)
+    return ExtractedDocument(blocks=blocks, title=_name_line(blocks) or title)
+
+
+def _name_line(blocks: list[Block]) -> str | None:
+    """The NAME section's line, the page's own one-line title: ``deb-symbols - Debian's extended shared
+    library information file`` (man) or ``node`` + ``.Nd`` (mdoc), with the dash a reader expects."""
+    for heading, body in pairwise(blocks):
+        if heading.kind == "heading" and heading.text.strip().upper() == "NAME" and body.kind == "paragraph":
+            line = " ".join(body.text.split())
+            if " - " in line or " — " in line:
+                return line.replace(" - ", " — ", 1)[:120]
+            return None
+    return None
