@@ -283,6 +283,55 @@ def _xlsx(build: object) -> bytes:
     return buf.getvalue()
 
 
+def test_xlsx_text_boxes_shapes_and_smartart_drawn_over_a_sheet_are_read() -> None:
+    """Issue 29: openpyxl reads cells only, so a note typed in a text box ("Reviewed by finance") and a
+    SmartArt process drawn over the sheet were lost. The drawing part is written here by hand, as Excel
+    writes it: the sheet's relationship to a drawing, shapes with txBody paragraphs, a diagramData part."""
+    import zipfile
+
+    base = _xlsx(lambda wb: wb.active.append(["Region", "Sales"]) or wb.active.append(["North", 10]))
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    drawing = (
+        '<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><xdr:twoCellAnchor><xdr:sp>'
+        "<xdr:txBody><a:p><a:r><a:t>Reviewed by </a:t></a:r><a:r><a:t>finance</a:t></a:r></a:p>"
+        "<a:p><a:r><a:t>Figures exclude the Berlin depot</a:t></a:r></a:p></xdr:txBody>"
+        "</xdr:sp></xdr:twoCellAnchor></xdr:wsDr>"
+    )
+    smart_art = (
+        '<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>'
+        + "".join(f"<dgm:pt><dgm:t><a:p><a:r><a:t>{w}</a:t></a:r></a:p></dgm:t></dgm:pt>" for w in ("Plan", "Ship"))
+        + "</dgm:ptLst></dgm:dataModel>"
+    )
+
+    def rels(rid_type: str, target: str) -> str:
+        return (
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId9" Type="{rel}/{rid_type}" Target="{target}"/></Relationships>'
+        )
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "[Content_Types].xml":
+                data = data.replace(
+                    b"</Types>",
+                    b'<Override PartName="/xl/drawings/drawing1.xml" '
+                    b'ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/></Types>',
+                )
+            dst.writestr(item, data)
+        dst.writestr("xl/worksheets/_rels/sheet1.xml.rels", rels("drawing", "../drawings/drawing1.xml"))
+        dst.writestr("xl/drawings/drawing1.xml", drawing)
+        dst.writestr("xl/drawings/_rels/drawing1.xml.rels", rels("diagramData", "../diagrams/data1.xml"))
+        dst.writestr("xl/diagrams/data1.xml", smart_art)
+    text = extract_file(out.getvalue(), "sales.xlsx", LIMITS).document.text
+    assert "North | 10" in text
+    assert "Reviewed by finance\nFigures exclude the Berlin depot" in text
+    assert "Plan" in text and "Ship" in text
+
+
 def test_xlsx_shows_values_as_the_sheet_formats_them_with_comments_and_headers() -> None:
     import datetime as dt
 

@@ -309,7 +309,7 @@ _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
     import openpyxl
 
-    from semfs.extractors.ooxml import Package, chart_text, sheet_comments, sheet_header_footer
+    from semfs.extractors.ooxml import Package, chart_text, drawing_texts, sheet_comments, sheet_header_footer
 
     try:
         wb = openpyxl.load_workbook(BytesIO(data), read_only=True, data_only=True)
@@ -331,6 +331,8 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
         for chart in pkg.charts_of(part):
             text = budget.take(chart_text(pkg.zip.read(chart)) if chart in pkg.names else "")
             blocks.append(Block(kind="table", text=text, location=Location(sheet=sheet)))
+        for shown in drawing_texts(pkg, part):  # text boxes, shapes and SmartArt drawn over the cells
+            blocks.append(Block(kind="paragraph", text=budget.take(shown), location=Location(sheet=sheet)))
 
     try:
         for ws in [*wb.worksheets, *wb.chartsheets]:

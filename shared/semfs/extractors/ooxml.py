@@ -265,3 +265,23 @@ def diagram_texts(pkg: Package, part: str) -> list[str]:
             texts = [] if root is None else [normalise(t.text or "") for t in root.iter(f"{_A}t")]
             out.extend(t for t in texts if t)
     return out
+
+
+_XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
+
+
+def drawing_texts(pkg: Package, sheet_part: str) -> list[str]:
+    """What a sheet's drawing shows besides charts: the text of each shape and text box (a paragraph a
+    line), then its SmartArt. openpyxl reads cells only, so a note typed into a text box was lost."""
+    out: list[str] = []
+    for kind, target in pkg.rels(sheet_part).values():
+        if kind != "drawing":
+            continue
+        root = pkg.read(target)
+        for shape in [] if root is None else root.iter(f"{_XDR}sp"):
+            lines = [normalise("".join(t.text or "" for t in p.iter(f"{_A}t"))) for p in shape.iter(f"{_A}p")]
+            text = "\n".join(line for line in lines if line)
+            if text:
+                out.append(text)
+        out.extend(diagram_texts(pkg, target))
+    return out
