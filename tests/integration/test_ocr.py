@@ -60,6 +60,25 @@ def test_small_print_survives(tmp_path: Path) -> None:
     assert sum(w in read for w in words) / len(words) >= 0.6, read
 
 
+def test_small_print_on_a_large_page_is_read_enlarged() -> None:
+    """Upscaling was chosen by the image's size, so 9 px print on a full-size page was read as it was: a
+    quarter of its words. Now a page whose words come out under ~16 px tall is read again enlarged until
+    they are about 28 px (at most 3x), and the reading with more characters read confidently is kept."""
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    words = "quarterly freight report lists every pallet shipped from Rotterdam customs delays grew".split()
+    image = Image.new("L", (1700, 2200), 255)
+    draw = ImageDraw.Draw(image)
+    for i in range(20):
+        draw.text((80, 100 + i * 15), " ".join(words), fill=0, font=ImageFont.load_default(size=9))
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    read = set(TesseractOcr().recognise(out.getvalue(), 1).text.split())
+    assert sum(w in read for w in words) / len(words) >= 0.9, read
+
+
 @pytest.fixture
 def ocr_container(tmp_path: Path, shared_extractor: object) -> Container:
     return build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
