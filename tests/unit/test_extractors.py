@@ -697,6 +697,29 @@ def test_a_man_page_pod2man_wrote_and_an_mdoc_page_are_read_with_their_name_line
     assert page.kind == "man" and page.document.title == "node — server-side JavaScript runtime"
 
 
+def test_terminal_formatted_text_and_non_latin_man_pages_are_text() -> None:
+    """The last files of /usr/share/man and /usr/share/doc that a person opens with less but semfs called
+    binary: man-db's manual as nroff wrote it for a terminal (ANSI bold and underline, overstrikes: 2 % of
+    its bytes are control codes), and Japanese and Russian man pages, whose troff requests between the
+    words made charset-normalizer judge valid UTF-8 as chaos (18 of 305 non-English pages)."""
+    import gzip
+
+    terminal = (
+        "\x1b[1mman-db - the database cached manual pager suite\x1b[0m\n\n"
+        + "\x1b[4mColin\x1b[24m \x1b[4mWatson\x1b[24m maintains the m\bma\ban\bn pages.\n" * 30
+    ).encode()
+    out = extract_file(gzip.compress(terminal), "manual.txt.gz", LIMITS)
+    assert out.document.title == "man-db - the database cached manual pager suite"
+    assert "Colin Watson maintains the man pages." in out.document.text
+    assert "\x1b" not in out.document.text and "\x08" not in out.document.text
+    japanese = '.TH VIM 1 "2021 Jun 13"\n.SH 名前\nvim \\- Vi IMproved, プログラマのテキストエディタ\n.SH 書式\n' + (
+        '.TP\n\\-t {tag}\n編集するファイルとカーソルの初期位置を "tag" で指定します。\n.B \\-\\-\n'
+        "\\fB:ta\\fP コマンドを参照してください。\n" * 60
+    )
+    page = extract_file(gzip.compress(japanese.encode()), "vim.1.gz", LIMITS)
+    assert page.kind == "man" and "コマンドを参照してください" in page.document.text
+
+
 def test_troff_cannot_read_the_servers_files() -> None:
     """troff's .so and .cf include any file the process can read (in Lambda /proc/self/environ holds its
     credentials): the reader runs no request, so nothing of /etc reaches the text."""

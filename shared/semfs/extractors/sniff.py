@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from semfs.domain.errors import FileRejected, FileSkipped
 from semfs.domain.outcomes import Outcome
+from semfs.extractors.text import TERMINAL_FORMATTING
 from semfs.extractors.troff import looks_like_man
 
 TEXT_KINDS = {
@@ -111,6 +112,19 @@ def _image_magic(head: bytes) -> FileKind | None:
 
 
 _CONTROL = frozenset(range(0x00, 0x09)) | frozenset(range(0x0E, 0x20)) | {0x7F}
+_TERMINAL = re.compile(TERMINAL_FORMATTING.encode())
+
+
+def _utf8(head: bytes) -> bool:
+    """Valid UTF-8, allowing a character the 8 KB cut split at the end."""
+    for cut in range(4):
+        try:
+            (head[: len(head) - cut] if cut else head).decode("utf-8")
+            return True
+        except UnicodeDecodeError as e:
+            if e.start < len(head) - 4:
+                return False
+    return False
 
 
 def looks_binary(data: bytes) -> bool:
@@ -121,10 +135,11 @@ def looks_binary(data: bytes) -> bool:
         return False  # UTF-16 text has NULs; only a BOM lets it through
     if b"\x00" in head:
         return True
-    if sum(1 for b in head if b in _CONTROL) > len(head) / 100:
-        return True
-    if head.isascii():
-        return False
+    if sum(1 for b in _TERMINAL.sub(b"", head) if b in _CONTROL) > len(head) / 100:
+        return True  # (a terminal's formatting, ANSI colours and overstrikes, is text: nroff/grotty output)
+    if head.isascii() or _utf8(head):
+        return False  # (valid UTF-8 with non-ASCII in it is text: random bytes almost never are; charset-
+        # normalizer judged Japanese and Russian man pages, troff requests between the words, as chaos)
     from charset_normalizer import from_bytes
 
     best = from_bytes(head).best()

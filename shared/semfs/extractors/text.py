@@ -487,6 +487,12 @@ def extract_epub(data: bytes) -> ExtractedDocument:
     return ExtractedDocument(blocks=blocks, title=(titles[0][0] if titles else None) or None)
 
 
+# a page formatted for a terminal (man, grotty) keeps its bold, underline and colour as ANSI codes and
+# overstrikes: the words a reader sees are what remains
+TERMINAL_FORMATTING = r"\x1b\[[0-9;]*[A-Za-z]|[^\x08]\x08"  # ANSI SGR and cursor codes; "X\bX" overstrikes
+_TERMINAL = re.compile(TERMINAL_FORMATTING)
+
+
 def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocument:
     if kind == "xml":
         return extract_xml(data)
@@ -517,4 +523,4 @@ def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocumen
         case _:
             if PurePosixPath(filename).suffix.lower() == ".jsonl":
                 return extract_code(text)
-            return extract_plain(text)
+            return extract_plain(_TERMINAL.sub("", text) if "\x1b" in text or "\x08" in text else text)
