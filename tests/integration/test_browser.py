@@ -494,6 +494,16 @@ def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], brows
         wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == 20)
         assert browser.execute_script(wide) <= 0
+        # the facets come before the list, folded behind one line (they came after twenty file cards)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#facets details.facets-fold"))
+        fold = browser.find_element(By.CSS_SELECTOR, "#facets details.facets-fold")
+        first_card = browser.find_element(By.CSS_SELECTOR, "#docs-table tbody tr")
+        assert fold.get_attribute("open") is None and fold.rect["y"] < first_card.rect["y"]
+        fold.find_element(By.TAG_NAME, "summary").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#facets .facet-value")[0].is_displayed())
+        assert browser.execute_script(wide) <= 0
+        _shot(browser, "phone-documents-facets")
+        fold.find_element(By.TAG_NAME, "summary").click()
         _shot(browser, "phone-documents")
         browser.find_elements(By.CSS_SELECTOR, "#docs-table .doc-title")[0].click()
         wait.until(lambda d: d.find_element(By.ID, "file-title").text)

@@ -315,8 +315,14 @@ async function loadDocs(params) {
 }
 const FACETS = [["tag", "Tags", "tag"], ["type", "Type", "type"], ["source", "Source", "source"],
                 ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"], ["month", "Added", "month"]];
+// On a phone the facets come first, folded behind one line (before, they came after twenty file cards);
+// on a wider screen they are a column beside the list, open.
 function renderFacets(data) {
-  const box = $("facets"); box.replaceChildren();
+  const outer = $("facets"); const before = outer.querySelector("details"); outer.replaceChildren();
+  const fold = el("details", null, "facets-fold");
+  fold.open = before ? before.open : !matchMedia("(max-width: 700px)").matches;  // ("Show more" keeps it open)
+  const summary = el("summary", "Narrow by tag, type, source or date"); fold.append(summary);
+  const box = el("div"); fold.append(box);
   for (const [field, title, param] of FACETS) {
     const values = data[field] || [];
     if (!values.length || (values.length === 1 && docsFilters[param])) continue;
@@ -344,6 +350,7 @@ function renderFacets(data) {
     box.append(b);
   }
   if (data.capped) box.append(el("p", "counted over the first 10,000 files", "muted"));
+  if (box.childElementCount) outer.append(fold);
   for (const [field, list] of [["thread", "thread-names"], ["contact", "contact-names"]]) {  // names to type
     $(list).replaceChildren(...(data[field] || []).map((v) => { const o = el("option"); o.value = v.label; return o; }));
   }
