@@ -987,6 +987,50 @@ def test_pptx_master_text_and_notes_outside_the_notes_box() -> None:
     assert "Click to edit" not in joined
 
 
+def test_pptx_notes_master_text_is_read_once_without_its_placeholders() -> None:
+    """Issue 29: the notes master's own text (what every printed notes page shows: "Internal: do not forward
+    these notes") was lost; its placeholders (the template's "Click to edit…") stay out, and a deck without
+    notes pages gets nothing from it. python-pptx cannot add a text box to a master: it is moved there."""
+    import copy
+
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    def deck(notes: bool) -> bytes:
+        prs = Presentation()
+        slide = prs.slides.add_slide(prs.slide_layouts[1])
+        slide.shapes.title.text = "Q3 plan"
+        if notes:
+            slide.notes_slide.notes_text_frame.text = "Say the numbers slowly."
+        scratch = prs.slides.add_slide(prs.slide_layouts[6])
+        box = scratch.shapes.add_textbox(Inches(1), Inches(1), Inches(3), Inches(1))
+        box.text_frame.text = "Internal: do not forward these notes"
+        prs.notes_master.shapes._spTree.append(copy.deepcopy(box._element))
+        prs.slides._sldIdLst.remove(list(prs.slides._sldIdLst)[-1])
+        out = io.BytesIO()
+        prs.save(out)
+        return out.getvalue()
+
+    text = extract_file(deck(notes=True), "deck.pptx", LIMITS).document.text
+    assert text.count("Internal: do not forward these notes") == 1 and "Speaker notes: Say the numbers" in text
+    assert "Click to edit" not in text
+    assert "do not forward" not in extract_file(deck(notes=False), "deck.pptx", LIMITS).document.text
+
+
+def test_rtf_text_boxes_are_read_once_and_their_shape_properties_not_at_all() -> None:
+    """Issue 29: striprtf drops a shape's group whole, so a text box's words (Word and LibreOffice write
+    them in \\shptxt inside \\shp) were lost; its \\shprslt copy for old readers must not double them, and
+    the shape's properties (\\sp: "shapeType 202") are no text."""
+    rtf = (
+        r"{\rtf1\ansi Body text.\par{\shp{\*\shpinst\shpleft0{\sp{\sn shapeType}{\sv 202}}"
+        r"{\shptxt \pard Boxed note: call Rotterdam first.\par}}{\shprslt {\*\do\dobxcolumn{\dptxbx"
+        r"{\pard Boxed note: call Rotterdam first.\par}}}}}After.\par}"
+    )
+    text = extract_file(rtf.encode(), "memo.rtf", LIMITS).document.text
+    assert text.count("Boxed note: call Rotterdam first.") == 1 and "Body text." in text and "After." in text
+    assert "shapeType" not in text and "202" not in text
+
+
 def test_rtf_footnotes_headers_comments_and_emoji_are_read() -> None:
     """striprtf drops the footnote, header, footer and annotation destinations, and decodes an emoji's two
     \\u surrogates as two characters, which became U+FFFD twice."""

@@ -508,6 +508,17 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
     if masters and budget.left > 0:
         text = budget.take(normalise("\n".join(masters)))
         blocks.append(Block(kind="notes", text=f"On every slide: {text}", location=Location(slide=1)))
+    # and what every notes page shows from the notes master (printed handouts: "Internal: do not forward"),
+    # when the deck has notes pages and a notes master of its own (python-pptx would make a default one)
+    has_notes_master = any(kind == "notesMaster" for kind, _ in pkg.rels("ppt/presentation.xml").values())
+    if budget.left > 0 and has_notes_master and any(slide.has_notes_slide for slide in prs.slides):
+        notes_master = list(dict.fromkeys(
+            t for t in _shape_texts([s for s in prs.notes_master.shapes if not s.is_placeholder], None)
+            if not _is_page_furniture(t)
+        ))  # fmt: skip
+        if notes_master:
+            text = budget.take(normalise("\n".join(notes_master)))
+            blocks.append(Block(kind="notes", text=f"On every notes page: {text}", location=Location(slide=1)))
     dated = _dated(prs.core_properties)
     return ExtractedDocument(
         blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated, document_date=dated

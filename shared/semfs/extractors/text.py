@@ -89,13 +89,15 @@ def extract_code(text: str) -> ExtractedDocument:
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
-# destinations whose text a reader sees but striprtf skips: footnotes, headers and footers, comments
-_RTF_READ = re.compile(r"(?:\\\*)?\\(?:footnote|header[lrf]?|footer[lrf]?|annotation)(?![A-Za-z])")
+# destinations whose text a reader sees but striprtf skips: footnotes, headers and footers, comments, and
+# text boxes (a shape's \shptxt, inside \shp and \shpinst; its \shprslt, the copy for old readers, stays
+# skipped, as do the shape's properties, \sp)
+_RTF_READ = re.compile(r"(?:\\\*)?\\(?:footnote|header[lrf]?|footer[lrf]?|annotation|shp|shpinst|shptxt)(?![A-Za-z])")
 
 
 def extract_rtf(text: str) -> ExtractedDocument:
     """RTF's text without its control words (striprtf), never the raw markup. Footnotes, headers,
-    footers and comments are read as paragraphs of their own (striprtf drops those destinations), and a
+    footers, comments and text boxes are read as paragraphs of their own (striprtf drops those), and a
     character beyond the BMP (an emoji, written as two \\u surrogates) is one character, not two U+FFFD."""
     from striprtf.striprtf import rtf_to_text
 
