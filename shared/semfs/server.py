@@ -29,6 +29,7 @@ from semfs.domain.errors import Busy, Disabled, NotFound, RetryableError
 from semfs.http_host import HttpServer, error_body, serve
 from semfs.observability import get_logger
 from semfs.pipeline.intake.mail import ingest_mail, tenant_for, tenants_for
+from semfs.ports.blobs import INLINE_TYPES
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -172,11 +173,6 @@ def to_event(
     }
 
 
-# what the web page may show inline (``?inline=1``): formats a browser displays without running anything of
-# the file's. HTML, SVG and the rest are only ever downloaded.
-INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"})
-
-
 def make_wsgi_app(
     container: Container,
     keys: ApiKeys,
@@ -238,9 +234,10 @@ def make_wsgi_app(
             path = "/static/favicon.svg"  # browsers ask for it before any key is known: no auth, no 401
         if static_dir is not None and method == "GET" and path == "/static/config.json":
             config = container.settings.http.web_config
-            if config is None or not config.is_file():  # the page then calls this host and asks for a key
-                return _json_error(404, "not_found", "no web configuration (SEMFS_WEB_CONFIG)")
-            return 200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], config.read_bytes()
+            # none configured: an empty one (the page calls this host and asks for a key), not a 404 in the
+            # console of every page load
+            body = config.read_bytes() if config is not None and config.is_file() else b"{}"
+            return 200, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body
         if static_dir is not None and method == "GET" and (path == "/" or path.startswith("/static/")):
             target = static_dir / ("index.html" if path == "/" else path.removeprefix("/static/"))
             if target.resolve().is_relative_to(static_dir.resolve()) and target.is_file():

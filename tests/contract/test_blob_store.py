@@ -67,6 +67,33 @@ def test_download_urls_are_short_lived_links(blob_store: BlobStore) -> None:
     assert "abc" in url or "/download/" in url
 
 
+def test_an_s3_preview_link_is_signed_to_show_inline_and_anything_else_downloads(aws_settings: object) -> None:
+    """The web page made a preview link by adding ``inline=1`` to the download link: in S3 that parameter is
+    outside the SigV4 signature, so every preview was refused (and a plain presigned GET says "attachment"
+    anyway). The link is now signed with the response headers a preview needs, for the types a browser shows
+    without running anything; any other type is an attachment whatever is asked."""
+    import requests
+
+    from semfs.adapters.aws.s3 import S3BlobStore
+
+    store = S3BlobStore(aws_settings)  # type: ignore[arg-type]
+    store.put("content/acme/ab/pdf", b"%PDF-1.4 preview")
+    shown = requests.get(
+        store.download_url("content/acme/ab/pdf", "Q3 report.pdf", 300, inline_type="application/pdf"), timeout=30
+    )
+    assert shown.status_code == 200 and shown.content == b"%PDF-1.4 preview"
+    assert shown.headers["Content-Type"] == "application/pdf"
+    assert (
+        shown.headers["Content-Disposition"].startswith("inline;")
+        and "Q3%20report.pdf" in shown.headers["Content-Disposition"]
+    )
+    saved = requests.get(
+        store.download_url("content/acme/ab/pdf", "page.html", 300, inline_type="text/html"), timeout=30
+    )
+    assert saved.headers["Content-Disposition"].startswith("attachment;")
+    assert saved.headers["Content-Type"] == "application/octet-stream"
+
+
 def test_s3_presigned_post_is_scoped_to_the_tenant_and_size(aws_settings: object) -> None:
     from semfs.adapters.aws.s3 import S3BlobStore
 

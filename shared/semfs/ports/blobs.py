@@ -3,6 +3,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+# what a browser may show inline (the web page's preview): formats it displays without running anything of
+# the file's. HTML, SVG and the rest are only ever downloaded.
+INLINE_TYPES = frozenset({"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"})
+
 
 class BlobStore(Protocol):
     """Bytes by key. Keys are ``/``-separated, relative, and never contain ``..``."""
@@ -30,11 +34,14 @@ class BlobStore(Protocol):
         For erasing a whole tenant. Idempotent."""
         ...
 
-    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
+    def download_url(
+        self, key: str, filename: str, expires_s: int, ref: str | None = None, inline_type: str | None = None
+    ) -> str:
         """A short-lived URL that downloads ``key`` as ``filename`` without other credentials
         (a presigned GET in S3, a signed link served by ``semfs serve`` locally). ``ref``
         (``tenant/file_id``) is signed into a local link so the host can refuse it once the file is
-        deleted; an S3 link works until it expires."""
+        deleted; an S3 link works until it expires. ``inline_type`` (one of ``INLINE_TYPES``): a link the
+        browser shows as that type instead of saving it (the web page's preview)."""
         ...
 
     def open_download(self, token: str) -> tuple[str, bytes, str | None]:

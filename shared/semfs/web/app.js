@@ -657,9 +657,10 @@ async function preview(f, cite) {
   const box = $("preview"); box.replaceChildren();
   const inline = f.mime_type === "application/pdf" || /^image\/(png|jpeg|gif|webp)$/.test(f.mime_type);
   if (!inline) return;  // the extracted text beside it is the view of every other format
-  const link = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/download").catch(() => null);
+  // a link made to be shown (in S3 the signature covers it: a parameter added to it afterwards breaks it)
+  const link = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/download?inline=true").catch(() => null);
   if (!link || !currentFile || currentFile.file_id !== f.file_id) return;
-  const url = link.url + (link.url.includes("?") ? "&" : "?") + "inline=1";
+  const url = link.url;
   if (f.mime_type === "application/pdf") {
     // the viewer opens on the page, without its thumbnail sidebar (half of a half-width pane)
     // a citation opens the viewer on its page

@@ -431,7 +431,9 @@ class DynamoFileRepository:
             try:
                 return getattr(self._ddb, op)(**kwargs)
             except ClientError as e:
-                raise retryable(e, f"dynamodb {op}") if is_retryable(e) else e from e
+                if is_retryable(e):
+                    raise retryable(e, f"dynamodb {op}") from e
+                raise
             except BotoCoreError as e:
                 raise retryable(e, f"dynamodb {op}") from e
 

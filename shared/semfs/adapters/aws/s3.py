@@ -11,6 +11,7 @@ from urllib.parse import quote
 from semfs.config import Settings
 from semfs.domain.errors import InvalidRequest, NotFound, PermanentError
 from semfs.domain.outcomes import Outcome
+from semfs.ports.blobs import INLINE_TYPES
 
 from .clients import client, error_code, is_retryable, retryable
 
@@ -113,13 +114,16 @@ class S3BlobStore:
             raise self._fail(e, "s3 delete failed") from e
         return gone
 
-    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
-        disposition = f"attachment; filename*=UTF-8''{quote(filename)}"
-        url: str = self._s3.generate_presigned_url(
-            "get_object",
-            ExpiresIn=expires_s,
-            Params={"Bucket": self._bucket, "Key": self._check(key), "ResponseContentDisposition": disposition},
-        )
+    def download_url(
+        self, key: str, filename: str, expires_s: int, ref: str | None = None, inline_type: str | None = None
+    ) -> str:
+        # the response headers are part of what is signed: a link is made to show inline, never changed
+        # into one afterwards (an added query parameter breaks a SigV4 signature)
+        shown = inline_type in INLINE_TYPES
+        disposition = f"{'inline' if shown else 'attachment'}; filename*=UTF-8''{quote(filename)}"
+        params = {"Bucket": self._bucket, "Key": self._check(key), "ResponseContentDisposition": disposition}
+        params["ResponseContentType"] = inline_type if shown and inline_type else "application/octet-stream"
+        url: str = self._s3.generate_presigned_url("get_object", ExpiresIn=expires_s, Params=params)
         return url
 
     def open_download(self, token: str) -> tuple[str, bytes, str | None]:

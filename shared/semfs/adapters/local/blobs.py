@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.ports.blobs import INLINE_TYPES
 
 
 class LocalBlobStore:
@@ -33,11 +34,14 @@ class LocalBlobStore:
             path.chmod(0o600)
         return path.read_bytes()
 
-    def download_url(self, key: str, filename: str, expires_s: int, ref: str | None = None) -> str:
+    def download_url(
+        self, key: str, filename: str, expires_s: int, ref: str | None = None, inline_type: str | None = None
+    ) -> str:
         claims = {"k": self._check(key), "f": filename, "e": int(time.time()) + expires_s, "r": ref}
         body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
         mac = hmac.new(self._secret(), body.encode(), hashlib.sha256).hexdigest()
-        return f"{self._base_url}/download/{body}.{mac}"
+        # (the host shows inline only the types it allows, whatever the link asks)
+        return f"{self._base_url}/download/{body}.{mac}" + ("?inline=1" if inline_type in INLINE_TYPES else "")
 
     def open_download(self, token: str) -> tuple[str, bytes, str | None]:
         """(filename, bytes, ref) for a link made by ``download_url``; ``NotFound`` if forged or expired."""

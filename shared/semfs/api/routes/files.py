@@ -56,6 +56,7 @@ from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
 from semfs.pipeline.documents import load_document
+from semfs.ports.blobs import INLINE_TYPES
 from semfs.ports.repository import RecordQuery
 
 router = new_router()
@@ -217,12 +218,19 @@ def similar_files(
 
 
 @router.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
-def download(file_id: str) -> Download:
+def download(
+    file_id: str,
+    inline: Annotated[
+        bool, Query(description="A link the browser shows (PDF, PNG, JPEG, GIF, WebP, plain text) instead of saving")
+    ] = False,
+) -> Download:
     record = record_in_tenant(file_id)
     if not record.blob_key:
         raise NotFoundError("the original was not stored")
     ref = f"{record.tenant_id}/{record.file_id}"
-    return Download(url=container().blobs.download_url(record.blob_key, record.filename, 300, ref), expires_in=300)
+    shown = record.mime_type if inline and record.mime_type in INLINE_TYPES else None
+    url = container().blobs.download_url(record.blob_key, record.filename, 300, ref, inline_type=shown)
+    return Download(url=url, expires_in=300)
 
 
 @router.patch("/files/<file_id>", summary="Add or remove manual tags", responses=ok(FileOut))

@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
-from semfs.domain.outcomes import TERMINAL_STATUSES
 from semfs.observability import get_logger
 from semfs.pipeline.documents import CONTENT_PREFIX, DERIVED_PREFIX, UPLOAD_PREFIX
 
@@ -45,7 +44,7 @@ def purge_tenant(c: Container, tenant_id: str) -> dict[str, int]:
     clash = sorted(t for t in tenants if t != tenant_id and t.startswith((f"{tenant_id}#", f"{tenant_id}/")))
     if clash:
         raise InvalidRequest(f"tenant {tenant_id!r} cannot be purged apart from {clash[0]!r}: their keys overlap")
-    in_flight = [r for r in c.repo.unfinished() if r.tenant_id == tenant_id and r.status not in TERMINAL_STATUSES]
+    in_flight = [r for r in c.repo.unfinished() if r.tenant_id == tenant_id]
     report = {"queued_cancelled": 0}
     for job in c.jobs.jobs(tenant_id, ("queued",)):
         report["queued_cancelled"] += c.jobs.cancel(tenant_id, job.file_id)
