@@ -38,6 +38,21 @@ def test_without_a_vector_the_words_alone_decide_and_their_floor_applies() -> No
     assert all_words.relevance > WEAK
 
 
+def test_the_multilingual_model_has_a_calibration_of_its_own() -> None:
+    """multilingual-e5 had none: its relevance rested on the words alone, so a cross-language answer (no
+    word shared) was as weak as nonsense. Its cosines crowd high (unrelated texts at 0.7-0.8), so the same
+    cosine means far less than MiniLM's. It has no floor (one cost 0.018-0.044 nDCG@10 on the fixture
+    questions): nonsense is marked weak, not left out."""
+    e5 = "multilingual-e5-small-q4"
+    assert e5 in CALIBRATIONS and CALIBRATIONS[e5].floor == 0.0
+    unrelated = judge(Evidence(cosine=0.78, coverage=0.0), e5)
+    answer = judge(Evidence(cosine=0.90, coverage=0.75), e5)
+    across_languages = judge(Evidence(cosine=0.92, coverage=0.0), e5)
+    assert unrelated.relevance < 0.01 and answer.relevance > WEAK
+    assert across_languages.relevance > judge(Evidence(cosine=None, coverage=0.0), e5).relevance
+    assert judge(Evidence(cosine=0.78, coverage=0.0), DEFAULT).relevance > unrelated.relevance
+
+
 def test_a_model_without_a_calibration_weighs_words_and_leaves_nothing_out() -> None:
     # its cosines mean nothing known: relevance rests on the words, and no floor drops what its vectors found
     j = judge(Evidence(cosine=0.95, coverage=0.0), "text-embedding-3-small")
