@@ -117,14 +117,11 @@ _TERMINAL = re.compile(TERMINAL_FORMATTING.encode())
 
 def _utf8(head: bytes) -> bool:
     """Valid UTF-8, allowing a character the 8 KB cut split at the end."""
-    for cut in range(4):
-        try:
-            (head[: len(head) - cut] if cut else head).decode("utf-8")
-            return True
-        except UnicodeDecodeError as e:
-            if e.start < len(head) - 4:
-                return False
-    return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.reason == "unexpected end of data" and e.start >= len(head) - 3
+    return True
 
 
 def looks_binary(data: bytes) -> bool:

@@ -28,7 +28,7 @@ from semfs.domain.scope import After, AnyOf, Not, RecordClause, Term, matches
 from semfs.observability import get_logger
 from semfs.ports.repository import RecordQuery
 
-from .clients import client, delete_keys, error_code, is_retryable, paginate, retryable
+from .clients import call, client, delete_keys, error_code, is_retryable, paginate, retryable
 
 log = get_logger(__name__)
 SEP = "#"
@@ -425,17 +425,9 @@ class DynamoFileRepository:
 
     def forget_tenant(self, tenant_id: str) -> int:
         """Erase the tenant's records (tombstones too) and its counts item; how many records went."""
-        from botocore.exceptions import BotoCoreError, ClientError
 
         def batch(op: str, **kwargs: Any) -> Any:  # BatchWriteItem names its table inside the request
-            try:
-                return getattr(self._ddb, op)(**kwargs)
-            except ClientError as e:
-                if is_retryable(e):
-                    raise retryable(e, f"dynamodb {op}") from e
-                raise
-            except BotoCoreError as e:
-                raise retryable(e, f"dynamodb {op}") from e
+            return call(self._settings, "dynamodb", op, f"dynamodb {op}", **kwargs)
 
         keys = [{"file_id": i["file_id"]} for i in self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}})]
         delete_keys(batch, self._table, [*keys, {"file_id": {"S": f"{COUNTS}{tenant_id}"}}])

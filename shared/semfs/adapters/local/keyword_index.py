@@ -363,8 +363,7 @@ class TenantKeywords:
             index.sync(keys, mine, all_docs=all_docs)
 
     def erase(self, tenant_id: str) -> None:
-        """Drop every document of the tenant and the files that held them."""
-        self.open([tenant_id])
+        """Drop every document of the tenant and the files that held them (opened first by the caller)."""
         self.of(tenant_id).erase()
 
     @contextmanager

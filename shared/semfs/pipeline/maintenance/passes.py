@@ -1,0 +1,80 @@
+"""One invocation of the maintenance function, whatever started it: a re-embed pass (the schedule, or its own
+continuation), a reconcile pass (likewise), or a tenant's erasure (an administrator's ``aws lambda invoke`` with
+``{"task": "purge_tenant", "tenant": T, "confirm": T}``, never scheduled).
+
+A pass runs until its deadline, then says whether work remains and with which task to go on
+(``Pass.continue_with``); the host queues that (in AWS the maintenance queue brings it back), so a model change or
+a sweep over a million files goes on pass after pass instead of stopping at the first 900 s. A re-embed pass
+resumes from what is staged (``reembed.py``); a reconcile pass from its sweep, kept in the blob store between
+passes (``reconcile.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from semfs.observability import get_logger
+from semfs.pipeline.maintenance.purge import purge_tenant
+from semfs.pipeline.maintenance.reconcile import load_sweep, new_sweep, reconcile_pass, save_sweep
+from semfs.pipeline.maintenance.reembed import reembed
+
+if TYPE_CHECKING:
+    from semfs.ports import Container
+
+log = get_logger(__name__)
+
+
+@dataclass
+class Pass:
+    """What one pass did (``report``, the invocation's answer), the task to queue for the next pass when
+    work remains, and the counts to publish as metrics."""
+
+    report: dict[str, Any]
+    continue_with: dict[str, Any] | None = None
+    metrics: dict[str, int] = field(default_factory=dict)
+
+
+def maintenance_pass(c: Container, task: dict[str, Any], deadline: float) -> Pass:
+    """Run the pass ``task`` names (``reembed`` when it names none) until ``deadline`` (monotonic)."""
+    match task.get("task"):
+        case "reconcile":
+            return _reconcile(c, task, deadline)
+        case "purge_tenant":
+            return _purge(c, task)
+        case _:
+            return _reembed(c, task, deadline)
+
+
+def _reembed(c: Container, task: dict[str, Any], deadline: float) -> Pass:
+    progress = reembed(c, limit=task.get("limit"), deadline=deadline)
+    log.info("re-embed pass", **progress)
+    done = Pass(progress, metrics={"FilesReembedded": progress["done"]})
+    # every pass gets further (a page of the walk at least), so a walk not at its end goes on
+    if progress["remaining"] is None or (progress["remaining"] and progress["done"]) or progress.get("following"):
+        done.continue_with = {"task": "reembed", **({"limit": task["limit"]} if task.get("limit") else {})}
+        progress["continued"] = True
+    return done
+
+
+def _reconcile(c: Container, task: dict[str, Any], deadline: float) -> Pass:
+    """A new sweep, or the saved one a continuation names."""
+    sweep = reconcile_pass(c, load_sweep(c, task["sweep"]) if task.get("sweep") else new_sweep(c), deadline)
+    report: dict[str, Any] = sweep.report()
+    if sweep.phase != "done":
+        return Pass(
+            {**report, "continued": True, "phase": sweep.phase},
+            continue_with={"task": "reconcile", "sweep": save_sweep(c, sweep)},
+            metrics={"ReconcilePassesContinued": 1},
+        )
+    if task.get("sweep"):
+        c.blobs.delete(task["sweep"])
+    log.info("reconcile sweep done", passes=sweep.passes)
+    return Pass(report, metrics={"DriftFound": sum(v["found"] for v in report.values())})
+
+
+def _purge(c: Container, task: dict[str, Any]) -> Pass:
+    tenant = str(task.get("tenant") or "")
+    if not tenant or task.get("confirm") != tenant:
+        return Pass({"error": "name the tenant twice, as tenant and confirm, to erase it"})
+    return Pass({"tenant": tenant, **purge_tenant(c, tenant)})
