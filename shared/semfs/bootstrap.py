@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         ChatModel,
         Embedder,
         Enricher,
+        EntityRepository,
         EventPublisher,
         Extractor,
         FileRepository,
@@ -154,6 +155,7 @@ class _Backend:
     mail: MailRepository
     tags: TagRepository
     views: ViewRepository
+    entities: EntityRepository
     jobs: JobQueue
     index: SearchIndex
     embedder: Embedder
@@ -176,6 +178,7 @@ def _local_backend(
     from semfs.adapters.local.blobs import LocalBlobStore
     from semfs.adapters.local.recording_events import LogEventPublisher
     from semfs.adapters.local.search_index import LocalSearchIndex
+    from semfs.adapters.local.sqlite_entities import SqliteEntityRepository
     from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
     from semfs.adapters.local.sqlite_mail import SqliteMailRepository
     from semfs.adapters.local.sqlite_repository import SqliteFileRepository
@@ -198,6 +201,7 @@ def _local_backend(
         mail=SqliteMailRepository(settings.records_db),
         tags=SqliteTagRepository(settings.records_db),
         views=SqliteViewRepository(settings.records_db),
+        entities=SqliteEntityRepository(settings.records_db),
         jobs=jobs,
         index=LocalSearchIndex(settings.index_db),
         embedder=embedder or _embedder(settings),
@@ -214,7 +218,12 @@ def _aws_backend(
     settings: Settings, embedder: Embedder | None, extractor: Extractor | None, events: EventPublisher | None
 ) -> _Backend:
     from semfs.adapters.aws.dynamodb import DynamoFileRepository
-    from semfs.adapters.aws.entities import DynamoMailRepository, DynamoTagRepository, DynamoViewRepository
+    from semfs.adapters.aws.entities import (
+        DynamoEntityRepository,
+        DynamoMailRepository,
+        DynamoTagRepository,
+        DynamoViewRepository,
+    )
     from semfs.adapters.aws.eventbridge import EventBridgePublisher
     from semfs.adapters.aws.jobs import RecordJobs
     from semfs.adapters.aws.opensearch import OpenSearchIndex
@@ -249,6 +258,7 @@ def _aws_backend(
         mail=DynamoMailRepository(settings),
         tags=DynamoTagRepository(settings),
         views=DynamoViewRepository(settings),
+        entities=DynamoEntityRepository(settings),
         jobs=RecordJobs(repo),
         index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
         embedder=embedder,
@@ -318,6 +328,7 @@ def build_container(
         mail=backend.mail,
         tags=backend.tags,
         views=backend.views,
+        entities=backend.entities,
         jobs=backend.jobs,
         index=backend.index,
         embedder=backend.embedder,

@@ -152,6 +152,8 @@ class FeatureSettings(_Group):
     - ask: questions get ``no_answer`` with the reason.
     - mail: the SMTP listener is not started (``semfs serve``); in AWS a message SES delivered meanwhile
       is kept under ``inbound/`` and skipped.
+    - entities: no entities are found in new files, and a message's entities do not order an agent's
+      context; what was found before stays, and the entity pages and filters still read it.
     - mcp: ``semfs mcp`` refuses to start.
     """
 
@@ -160,6 +162,7 @@ class FeatureSettings(_Group):
     semantic: bool = _env("enable_semantic", default=True)
     ask: bool = _env("enable_ask", default=True)
     mail: bool = _env("enable_mail", default=True)
+    entities: bool = _env("enable_entities", default=True)
     mcp: bool = _env("enable_mcp", default=True)
 
 
@@ -246,6 +249,9 @@ class MailSettings(_Group):
     min_inline_image_bytes: int = _env("mail_min_inline_image_bytes", default=20_000)  # smaller: logos
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525
+    # phone numbers written without a country code, in mail and in files' text, are read as this region's
+    # (an ISO 3166 code); a number with a "+" is read as written
+    phone_region: str = "US"
 
     @property
     def mailbox_tenants(self) -> dict[str, str]:

@@ -17,7 +17,15 @@ from semfs.adapters.local.sqlite_mail import SqliteMailRepository
 from semfs.adapters.local.sqlite_repository import SqliteFileRepository
 from semfs.adapters.local.sqlite_tags import SqliteTagRepository
 from semfs.config import Settings
-from semfs.ports import BlobStore, FileRepository, MailRepository, SearchIndex, TagRepository, ViewRepository
+from semfs.ports import (
+    BlobStore,
+    EntityRepository,
+    FileRepository,
+    MailRepository,
+    SearchIndex,
+    TagRepository,
+    ViewRepository,
+)
 
 BLOB_STORES: dict[str, Callable[[Path], BlobStore]] = {"local": lambda p: LocalBlobStore(p / "blobs")}
 REPOSITORIES: dict[str, Callable[[Path], FileRepository]] = {"sqlite": lambda p: SqliteFileRepository(p / "r.db")}
@@ -65,6 +73,17 @@ def view_repository(request: pytest.FixtureRequest, tmp_path: Path) -> ViewRepos
     from semfs.adapters.aws.entities import DynamoViewRepository
 
     return DynamoViewRepository(request.getfixturevalue("aws_settings"))
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def entity_repository(request: pytest.FixtureRequest, tmp_path: Path) -> EntityRepository:
+    if request.param == "sqlite":
+        from semfs.adapters.local.sqlite_entities import SqliteEntityRepository
+
+        return SqliteEntityRepository(tmp_path / "r.db")
+    from semfs.adapters.aws.entities import DynamoEntityRepository
+
+    return DynamoEntityRepository(request.getfixturevalue("aws_settings"))
 
 
 @pytest.fixture(params=["local", "opensearch"])

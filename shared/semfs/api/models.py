@@ -29,6 +29,9 @@ from semfs.domain.results import (
     Answer,
     BriefingItem,
     Capabilities,
+    EntityInfo,
+    EntityMention,
+    EntityPage,
     FacetCounts,
     HistoryEntry,
     MergeSuggestion,
@@ -148,6 +151,7 @@ class FileFilters(BaseModel):
     mime_type: str | None = None
     thread_id: str | None = None
     contact_id: str | None = None
+    entity: str | None = Field(default=None, max_length=200, description="An entity id, or its name as written")
     status: Status | None = None
     since: IsoDate | None = None
     until: IsoDate | None = None
@@ -205,6 +209,9 @@ class FileOut(BaseModel):
     tags: list[str] = Field(default_factory=list)
     tag_labels: dict[str, str] = Field(default_factory=dict)
     auto_tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(
+        default_factory=list, description="Entity ids the text names, most mentioned first (GET /files/{id}/entities)"
+    )
     change_summary: str | None = None
     notes: list[Note] = Field(default_factory=list, description="People's notes on this version, oldest first")
     activity: list[Activity] = Field(
@@ -370,3 +377,15 @@ class JobsOut(QueueView):
 
 class CapabilitiesOut(Capabilities):
     """What this server does now: each feature on, or off and why."""
+
+
+class EntityList(BaseModel):
+    entities: list[EntityInfo]
+
+
+class EntityOut(EntityPage):
+    """One entity's page."""
+
+
+class FileEntities(BaseModel):
+    entities: list[EntityMention]

@@ -166,7 +166,8 @@ def purge_tenant_cmd(
     out.print(
         f"tenant {tenant} erased: {report['records']} record(s), {report['objects']} stored object(s), "
         f"{report['index_documents']} index document(s), {report['mail_items']} mail item(s), "
-        f"{report['tag_items']} tag item(s), {report['saved_views']} saved view(s)"
+        f"{report['tag_items']} tag item(s), {report['saved_views']} saved view(s), "
+        f"{report['entity_items']} entity item(s)"
     )
     if report["in_flight"]:
         out.print(

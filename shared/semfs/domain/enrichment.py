@@ -16,7 +16,7 @@ import unicodedata
 from typing import Any
 
 from semfs.domain.errors import EnrichmentFailed
-from semfs.domain.models import Enrichment
+from semfs.domain.models import Enrichment, EntityCandidate
 from semfs.domain.tags import is_generic, is_valid_tag, slugify
 from semfs.domain.text import title_from_filename
 
@@ -247,7 +247,7 @@ def document_words(text: str) -> set[str]:
 
 def validate_enrichment(raw: Any, document_text: str) -> Enrichment:
     """The model's answer as an ``Enrichment``, or ``EnrichmentFailed`` (see module docstring)."""
-    if not isinstance(raw, dict) or set(raw) - {"title", "summary", "tags"} or {"title", "summary", "tags"} - set(raw):
+    if not isinstance(raw, dict) or set(raw) - {*_REQUIRED, "entities"} or _REQUIRED - set(raw):
         raise EnrichmentFailed("the model's answer does not match the schema")
     title = _text(raw["title"], "title", MAX_TITLE)
     summary = _text(raw["summary"], "summary", MAX_SUMMARY)
@@ -263,7 +263,24 @@ def validate_enrichment(raw: Any, document_text: str) -> Enrichment:
             continue
         if all(part in words or part.isdigit() for part in slug.split("-")):
             tags.append(slug)  # only words the document uses: an injected "attacker-evil-example" is not one
-    return Enrichment(title=title, summary=summary, auto_tags=tags[:MAX_TAGS])
+    return Enrichment(title=title, summary=summary, auto_tags=tags[:MAX_TAGS], entities=_candidates(raw))
+
+
+_REQUIRED = frozenset({"title", "summary", "tags"})
+MAX_CANDIDATES = 200
+
+
+def _candidates(raw: dict[str, Any]) -> list[EntityCandidate]:
+    """The model's entities as candidates, the malformed ones left out: whether each occurs in the
+    document is ``domain.entities.located``'s to decide."""
+    items = raw.get("entities")
+    if not isinstance(items, list):
+        return []
+    return [
+        EntityCandidate(kind=i["kind"], text=i["text"][:200])
+        for i in items[:MAX_CANDIDATES]
+        if isinstance(i, dict) and isinstance(i.get("kind"), str) and isinstance(i.get("text"), str)
+    ]
 
 
 def minimal_enrichment(filename: str) -> Enrichment:

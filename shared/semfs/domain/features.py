@@ -13,8 +13,8 @@ from typing import Literal
 from semfs.config import Settings
 from semfs.domain.errors import Disabled
 
-Feature = Literal["ingest", "ocr", "llm", "semantic", "ask", "mail", "mcp"]
-FEATURES: tuple[Feature, ...] = ("ingest", "ocr", "llm", "semantic", "ask", "mail", "mcp")
+Feature = Literal["ingest", "ocr", "llm", "semantic", "ask", "mail", "entities", "mcp"]
+FEATURES: tuple[Feature, ...] = ("ingest", "ocr", "llm", "semantic", "ask", "mail", "entities", "mcp")
 
 # what is off, said to the caller: the variable that turns it back on is named for whoever runs semfs
 OFF: dict[Feature, str] = {
@@ -24,6 +24,7 @@ OFF: dict[Feature, str] = {
     "semantic": "semantic search is switched off on this server (SEMFS_ENABLE_SEMANTIC=false)",
     "ask": "answers are switched off on this server (SEMFS_ENABLE_ASK=false)",
     "mail": "mail intake is switched off on this server (SEMFS_ENABLE_MAIL=false)",
+    "entities": "entities are switched off on this server (SEMFS_ENABLE_ENTITIES=false): none are found in new files",
     "mcp": "the MCP server is switched off here (SEMFS_ENABLE_MCP=false)",
 }
 

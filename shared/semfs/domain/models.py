@@ -93,11 +93,19 @@ class Chunk(Frozen):
     tokens: int
 
 
+class EntityCandidate(Frozen):
+    """An entity an LLM says a document names; kept only where the text holds it (``domain/entities.py``)."""
+
+    kind: str
+    text: str
+
+
 class Enrichment(Frozen):
     title: str
     summary: str
     auto_tags: list[str]
     fallback: bool = False
+    entities: list[EntityCandidate] = Field(default_factory=list)  # the LLM's; the extractive enricher names none
 
 
 class StageTiming(Frozen):
@@ -181,6 +189,9 @@ class FileRecord(Frozen):
     tags: list[str] = Field(default_factory=list)  # manual tags, as slugs
     tag_labels: dict[str, str] = Field(default_factory=dict)  # slug → the label as typed, where it differs
     auto_tags: list[str] = Field(default_factory=list)
+    # the entities the text names (``domain/entities.py`` ids, most mentioned first, at most
+    # MAX_FILE_ENTITIES): for facets and filters; every mention is in the entity store
+    entities: list[str] = Field(default_factory=list)
     change_summary: str | None = None
     notes: list[Note] = Field(default_factory=list)  # oldest first, at most NOTES_MAX
     activity: list[Activity] = Field(default_factory=list)  # oldest first, the newest ACTIVITY_MAX kept
@@ -333,6 +344,8 @@ class SearchFilters(Frozen):
     date_to: IsoDate | None = None
     include_history: StrictBool = False  # (0, "yes" and "on" were read as booleans)
     file_ids: list[str] = Field(default_factory=list)
+    # files naming this entity: its id ("organisation:acme") or as a person writes it ("Acme Corp")
+    entity: str | None = Field(default=None, max_length=200)
 
 
 class SearchRequest(Frozen):

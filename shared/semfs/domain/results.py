@@ -51,6 +51,7 @@ class BriefingItem(Frozen):
     score: float
     relevance: float = 0.0  # calibrated, as a search result's (``domain/relevance.py``)
     why: str
+    entities: list[str] = Field(default_factory=list, description="What the message names that this file names too")
 
 
 class FacetValue(Frozen):
@@ -68,6 +69,7 @@ class FacetCounts(Frozen):
     thread: list[FacetValue]
     contact: list[FacetValue]
     month: list[FacetValue]
+    entity: list[FacetValue] = Field(default_factory=list, description="People, organisations, … the files name")
     more: dict[str, int] = Field(default_factory=dict, description="Per facet: how many values were left out")
 
 
@@ -127,6 +129,7 @@ class Capabilities(Frozen):
     semantic: Capability
     ask: Capability
     mail: Capability
+    entities: Capability
     mcp: Capability
     answers: Literal["llm", "extractive"] = Field(description="how an answer is written when ask is on")
 
@@ -141,3 +144,62 @@ class HistoryEntry(Frozen):
     )
     detail: str = ""
     by: str | None = None
+
+
+class EntityInfo(Frozen):
+    """An entity of the tenant's files (``domain/entities.py``)."""
+
+    entity_id: str = Field(description="kind:key, e.g. organisation:acme, identifier:INV-2024-0042")
+    kind: Literal["person", "organisation", "email", "phone", "money", "date", "identifier"]
+    label: str = Field(description="How the files write it most often")
+    files: int = Field(description="Stored files that name it (every version counted)")
+    detail: str | None = Field(default=None, description="What an identifier is: invoice, order, iban, …")
+    contact_id: str | None = Field(default=None, description="The contact it is, or whose organisation it is")
+
+
+class EntityMention(Frozen):
+    """An entity as one file names it."""
+
+    entity_id: str
+    kind: str
+    label: str
+    mentions: int
+    location: str = Field(description="Where the file first names it: page 2, sheet Q3, …")
+    detail: str | None = None
+    contact_id: str | None = None
+
+
+class EntityFile(Frozen):
+    """A file that names an entity."""
+
+    file_id: str
+    filename: str
+    title: str | None
+    came_from: str
+    mentions: int
+    location: str
+    thread_id: str | None = None
+    created_at: datetime
+
+
+class EntityContact(Frozen):
+    contact_id: str
+    email: str
+    name: str
+    organisation: str | None = None
+
+
+class EntityThread(Frozen):
+    thread_id: str
+    subject: str
+    files: int
+
+
+class EntityPage(Frozen):
+    """One entity: what it is, its contact, the files that name it (latest versions, not trashed), and the
+    mail threads those files came in."""
+
+    entity: EntityInfo
+    contact: EntityContact | None = None
+    files: list[EntityFile]
+    threads: list[EntityThread]

@@ -23,7 +23,7 @@ Field = Literal["tenant", "latest", "tag", "source_type", "contact", "thread", "
 # what a record query filters on file records
 RecordField = Literal[
     "tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id",
-    "status", "lineage", "source_key", "deleted", "outcome",
+    "status", "lineage", "source_key", "deleted", "outcome", "entity",
 ]  # fmt: skip
 
 # The ``IndexDoc`` attribute each field filters: the column (SQLite) or document field (OpenSearch) of
@@ -130,6 +130,7 @@ RECORD_VALUES: dict[str, Callable[[FileRecord], object]] = {
     "mime": lambda r: r.mime_type,
     "tag": lambda r: (*r.tags, *r.auto_tags),  # a person's tags and the enricher's alike
     "contact": lambda r: tuple(r.contact_ids),
+    "entity": lambda r: tuple(r.entities),
     "source_key": lambda r: r.source_key,
     "latest": lambda r: r.is_latest,
     "deleted": lambda r: r.deleted_at is not None,

@@ -30,6 +30,7 @@ def capabilities(c: Container) -> Capabilities:
         semantic=switch("semantic"),
         ask=switch("ask"),
         mail=switch("mail", None if s.mail.mailbox_tenants else "no mailbox is configured (SEMFS_MAILBOXES)"),
+        entities=switch("entities"),
         mcp=switch("mcp"),
         answers="llm" if c.answerer.method == "llm" else "extractive",
     )

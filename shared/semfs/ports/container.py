@@ -16,6 +16,7 @@ from semfs.ports.blobs import BlobStore
 from semfs.ports.callbacks import JobWaits
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher
+from semfs.ports.entities import EntityRepository
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex
@@ -39,6 +40,7 @@ class Container:
     mail: MailRepository
     tags: TagRepository
     views: ViewRepository
+    entities: EntityRepository  # the people, organisations, amounts… named in each file
     index: SearchIndex
     embedder: Embedder
     enricher: Enricher

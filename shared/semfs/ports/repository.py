@@ -22,6 +22,7 @@ class RecordQuery:
     mime_type: str | None = None
     tag: str | None = None
     contact_id: str | None = None
+    entity: str | None = None  # an entity id (``domain/entities.py``) the file names
     source_key: str | None = None
     latest_only: bool = False
     include_deleted: bool = False
@@ -47,6 +48,7 @@ class RecordQuery:
                 ("mime", self.mime_type),
                 ("tag", self.tag),
                 ("contact", self.contact_id),
+                ("entity", self.entity),
                 ("source_key", self.source_key),
             ],
             latest_only=self.latest_only,

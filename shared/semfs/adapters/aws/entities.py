@@ -14,6 +14,12 @@ contacts (``DynamoMailRepository``), the tag vocabulary and aliases (``DynamoTag
 | a file a tag is on | ``VU#{tenant}#{tag}`` | ``{file}`` |
 | alias | ``A#{tenant}`` | ``{source}`` (``target``) |
 | saved view (``DynamoViewRepository``) | ``SV#{tenant}`` | ``{name}`` (``data``: the view as JSON) |
+| entity named in files (``DynamoEntityRepository``; ``files`` counter) | ``N#{tenant}`` | ``{kind}:{key}`` |
+| a file naming an entity | ``NF#{tenant}#{entity}`` | ``{file}`` |
+| an entity a file names | ``FN#{tenant}#{file}`` | ``{entity}`` |
+
+The three entity items serve the three reads: the files of an entity (one query of ``NF#``), the
+entities of a file (``FN#``), a tenant's entities by kind (``N#`` with ``begins_with(sk, "{kind}:")``).
 
 Nothing is read-modified-written: membership items are plain idempotent puts, and a contact's counter
 (and a tag's) moves only in the same transaction that creates its (contact, message) — or (tag, file) —
@@ -29,9 +35,11 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from semfs.config import Settings
+from semfs.domain.entities import EntityKind, FileEntity
 from semfs.domain.errors import PermanentError, RetryableError
 from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Outcome
+from semfs.ports.entities import EntitySummary, FileMention
 from semfs.ports.mail import Contact, Person, Thread
 
 from .clients import client, delete_keys, error_code, is_retryable, paginate, retryable
@@ -109,20 +117,28 @@ class _EntityTable:
             if error_code(e) != "ConditionalCheckFailedException":
                 raise
 
-    def _count_once(self, member: dict[str, Any], update: dict[str, Any], counter: str) -> None:
+    def _count_once(
+        self, member: dict[str, Any], update: dict[str, Any], counter: str, *, also: Sequence[dict[str, Any]] = ()
+    ) -> None:
         """Create ``member`` (a (thing, message/file) item) and run ``update`` with ``ADD counter 1`` in one
-        transaction; if ``member`` existed, only ``update`` runs. Retries transaction conflicts."""
+        transaction (with the ``also`` writes); if ``member`` existed, only ``update`` runs. Retries
+        transaction conflicts."""
+        put = {"Put": {"TableName": self._table, "Item": member, "ConditionExpression": "attribute_not_exists(pk)"}}
+        self._counted(put, update, counter, 1, also)
+
+    def _counted(
+        self, write: dict[str, Any], update: dict[str, Any], counter: str, by: int, also: Sequence[dict[str, Any]]
+    ) -> None:
         from botocore.exceptions import ClientError
 
-        put = {"Put": {"TableName": self._table, "Item": member, "ConditionExpression": "attribute_not_exists(pk)"}}
         add = {
             **update,
             "UpdateExpression": f"{update['UpdateExpression']} ADD {counter} :one".strip(),
-            "ExpressionAttributeValues": {**update.get("ExpressionAttributeValues", {}), ":one": {"N": "1"}},
+            "ExpressionAttributeValues": {**update.get("ExpressionAttributeValues", {}), ":one": {"N": str(by)}},
         }
         for attempt in range(8):
             try:
-                self._call("transact_write_items", TransactItems=[put, {"Update": add}])
+                self._call("transact_write_items", TransactItems=[write, {"Update": add}, *also])
                 return
             except ClientError as e:
                 if error_code(e) != "TransactionCanceledException":
@@ -131,6 +147,10 @@ class _EntityTable:
                 if reasons and reasons[0] == "ConditionalCheckFailed":
                     if update.get("UpdateExpression"):
                         self._call("update_item", **update)  # counted before: only the other attributes
+                    for other in also:  # and the plain writes beside it, which need no count
+                        self._call("put_item", **other["Put"]) if "Put" in other else self._call(
+                            "delete_item", **other["Delete"]
+                        )
                     return
                 # TransactionConflict: another writer touched the same item at the same moment
                 time.sleep(random.uniform(0, 0.05 * 2**attempt))
@@ -318,3 +338,121 @@ class DynamoViewRepository(_EntityTable):
     def forget_tenant(self, tenant_id: str) -> int:
         """Erase the tenant's saved views; how many items went."""
         return self._forget([f"SV#{tenant_id}"], [])
+
+
+class DynamoEntityRepository(_EntityTable):
+    """EntityRepository on DynamoDB (see module docstring): an entity's ``files`` count moves in the
+    transaction that creates or deletes its (entity, file) item under a condition, so a retried stage
+    counts nothing twice; the (file, entity) item is written beside it."""
+
+    def replace_file(self, tenant_id: str, file_id: str, entities: Sequence[FileEntity]) -> None:
+        t = tenant_id
+        held = {i["sk"]["S"] for i in self._query(f"FN#{t}#{file_id}")}
+        wanted = {e.entity_id: e for e in entities}
+        for gone in held - wanted.keys():
+            delete = {
+                "Delete": {
+                    "TableName": self._table,
+                    "Key": {"pk": _s(f"NF#{t}#{gone}"), "sk": _s(file_id)},
+                    "ConditionExpression": "attribute_exists(pk)",
+                }
+            }
+            mine = {"Delete": {"TableName": self._table, "Key": {"pk": _s(f"FN#{t}#{file_id}"), "sk": _s(gone)}}}
+            counter = {"TableName": self._table, "Key": {"pk": _s(f"N#{t}"), "sk": _s(gone)}, "UpdateExpression": ""}
+            self._counted(delete, counter, "files", -1, [mine])
+        for e in wanted.values():
+            data = _entity_data(e)
+            of_file = {"pk": _s(f"FN#{t}#{file_id}"), "sk": _s(e.entity_id), **data}
+            member = {"pk": _s(f"NF#{t}#{e.entity_id}"), "sk": _s(file_id), **data}
+            sets = ["#label = if_not_exists(#label, :label)", "#kind = :kind"]
+            values: dict[str, Any] = {":label": _s(e.label), ":kind": _s(e.kind)}
+            for name in ("detail", "contact_id"):
+                if getattr(e, name):
+                    sets.append(f"#{name} = :{name}")
+                    values[f":{name}"] = _s(getattr(e, name))
+            counter = {
+                "TableName": self._table,
+                "Key": {"pk": _s(f"N#{t}"), "sk": _s(e.entity_id)},
+                "UpdateExpression": "SET " + ", ".join(sets),
+                "ExpressionAttributeNames": {
+                    f"#{n}": n for n in ("label", "kind", "detail", "contact_id") if f"#{n}" in " ".join(sets)
+                },
+                "ExpressionAttributeValues": values,
+            }
+            if e.entity_id in held:  # counted before: the mention's figures may have moved
+                self._put(member)
+                self._put(of_file)
+                self._call("update_item", **counter)
+            else:
+                also = [{"Put": {"TableName": self._table, "Item": of_file}}]
+                self._count_once(member, counter, "files", also=also)
+
+    def of_file(self, tenant_id: str, file_id: str) -> list[FileEntity]:
+        items = [_file_entity(i) for i in self._query(f"FN#{tenant_id}#{file_id}")]
+        return sorted(items, key=lambda e: (-e.mentions, e.entity_id))
+
+    def files(self, tenant_id: str, entity_id: str, limit: int = 500) -> list[FileMention]:
+        found = [
+            FileMention(
+                file_id=i["sk"]["S"],
+                label=i["label"]["S"],
+                mentions=int(i["mentions"]["N"]),
+                location=i["location"]["S"],
+            )
+            for i in self._query(f"NF#{tenant_id}#{entity_id}")
+        ]
+        return sorted(found, key=lambda m: (-m.mentions, m.file_id))[:limit]
+
+    def get(self, tenant_id: str, entity_id: str) -> EntitySummary | None:
+        item = self._get(f"N#{tenant_id}", entity_id)
+        summary = _entity_summary(item) if item else None
+        return summary if summary and summary.files > 0 else None
+
+    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntitySummary]:
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :kind)" if kind else ""),
+            "ExpressionAttributeValues": {":pk": _s(f"N#{tenant_id}")} | ({":kind": _s(f"{kind}:")} if kind else {}),
+        }
+        found = [s for s in map(_entity_summary, paginate(self._call, "query", kwargs)) if s.files > 0]
+        return sorted(found, key=lambda s: (-s.files, s.label))[:limit]
+
+    def forget_tenant(self, tenant_id: str) -> int:
+        """Erase the tenant's entities; how many items went."""
+        return self._forget([f"N#{tenant_id}"], [f"NF#{tenant_id}#", f"FN#{tenant_id}#"])
+
+
+def _entity_data(e: FileEntity) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "kind": _s(e.kind),
+        "label": _s(e.label),
+        "mentions": {"N": str(e.mentions)},
+        "location": _s(e.location),
+    }
+    for name in ("detail", "contact_id"):
+        if getattr(e, name):
+            data[name] = _s(getattr(e, name))
+    return data
+
+
+def _file_entity(item: dict[str, Any]) -> FileEntity:
+    return FileEntity(
+        entity_id=item["sk"]["S"],
+        kind=item["kind"]["S"],
+        label=item["label"]["S"],
+        mentions=int(item["mentions"]["N"]),
+        location=item["location"]["S"],
+        detail=item.get("detail", {}).get("S"),
+        contact_id=item.get("contact_id", {}).get("S"),
+    )
+
+
+def _entity_summary(item: dict[str, Any]) -> EntitySummary:
+    return EntitySummary(
+        entity_id=item["sk"]["S"],
+        kind=item["kind"]["S"],
+        label=item["label"]["S"],
+        files=int(item.get("files", {}).get("N", "0")),
+        detail=item.get("detail", {}).get("S"),
+        contact_id=item.get("contact_id", {}).get("S"),
+    )

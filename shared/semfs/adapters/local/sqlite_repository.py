@@ -107,7 +107,7 @@ _RECORD_SQL = {
     "file_id": "file_id",
 }
 # list-valued fields: JSON arrays, searched with json_each (a tag is a person's or the enricher's)
-_RECORD_LISTS = {"tag": ("$.tags", "$.auto_tags"), "contact": ("$.contact_ids",)}
+_RECORD_LISTS = {"tag": ("$.tags", "$.auto_tags"), "contact": ("$.contact_ids",), "entity": ("$.entities",)}
 
 
 def compile_record_sql(clauses: Sequence[RecordClause]) -> tuple[str, list[object]]:

@@ -56,6 +56,7 @@ from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
 from semfs.pipeline.documents import load_document
+from semfs.pipeline.entities import entity_named
 from semfs.ports.blobs import INLINE_TYPES
 from semfs.ports.repository import RecordQuery
 
@@ -89,6 +90,7 @@ def _file_query(filters: FileFilters) -> RecordQuery | None:
         mime_type=filters.mime_type,
         thread_id=names.thread_id(c, tenant, filters.thread_id),
         contact_id=names.contact_id(c, tenant, filters.contact_id),
+        entity=entity_named(c, tenant, filters.entity),
         latest_only=not filters.include_history,
         exclude_duplicates=not filters.include_duplicates,
         created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,

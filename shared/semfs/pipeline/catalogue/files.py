@@ -16,6 +16,7 @@ from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline import names
 from semfs.pipeline.catalogue import trash
 from semfs.pipeline.documents import index_record
+from semfs.pipeline.entities import labels as entity_labels
 from semfs.pipeline.record_update import update
 from semfs.ports.repository import RecordQuery
 
@@ -50,7 +51,8 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     them (``capped`` then says so)."""
     from dataclasses import replace
 
-    counters: dict[str, Counter[str]] = {k: Counter() for k in ("tag", "type", "source", "thread", "contact", "month")}
+    kinds = ("tag", "type", "source", "thread", "contact", "month", "entity")
+    counters: dict[str, Counter[str]] = {k: Counter() for k in kinds}
     subjects: dict[str, str | None] = {}
     seen = 0
     page = replace(query, order="id", limit=500, offset=0, after=None)
@@ -65,6 +67,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
                 subjects.setdefault(r.thread_id, names.record_subject(r))  # an upload's thread has no mail thread
             counters["contact"].update(list(dict.fromkeys(r.contact_ids)))
             counters["month"][r.created_at.strftime("%Y-%m")] += 1
+            counters["entity"].update(r.entities)
         seen += min(len(records), FACET_CAP - seen)
         if len(records) < 500:
             break
@@ -72,7 +75,12 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     top_threads = {t: subjects.get(t) for t, _ in counters["thread"].most_common(top)}
     top_contacts = [k for k, _ in counters["contact"].most_common(top)]
     thread_names, people = names.labels(c, query.tenant_id, top_threads, top_contacts)
-    named: dict[str, dict[str, str]] = {"thread": thread_names, "contact": people}
+    top_entities = [k for k, _ in counters["entity"].most_common(top)]
+    named: dict[str, dict[str, str]] = {
+        "thread": thread_names,
+        "contact": people,
+        "entity": entity_labels(c, query.tenant_id, top_entities),
+    }
     values: dict[str, list[FacetValue]] = {}
     more = {name: len(counter) - top for name, counter in counters.items() if len(counter) > top}
     for name, counter in counters.items():

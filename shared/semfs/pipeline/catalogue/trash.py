@@ -169,11 +169,12 @@ def expired(c: Container, tenant_id: str, older_than_days: float | None = None) 
 
 def erase(c: Container, record: FileRecord) -> None:
     """What a deleted file stored goes (in S3 every version of it): its extracted text, chunks and
-    vectors; its original bytes unless a live record of the tenant holds the same bytes (they are stored
-    once a tenant); and the uploaded object it came from (``trash.purge`` calls it: a trashed file keeps
-    all of it until then)."""
+    vectors; the entities it named; its original bytes unless a live record of the tenant holds the same
+    bytes (they are stored once a tenant); and the uploaded object it came from (``trash.purge`` calls
+    it: a trashed file keeps all of it until then)."""
     for key, _ in list(c.blobs.list(derived_key(record.tenant_id, record.file_id, ""))):
         c.blobs.delete(key)
+    c.entities.replace_file(record.tenant_id, record.file_id, [])  # the entities it named forget it
     if record.blob_key:
         shared = c.repo.find_by_sha256(record.tenant_id, record.sha256)
         if not any(r.deleted_at is None and r.blob_key == record.blob_key for r in shared):

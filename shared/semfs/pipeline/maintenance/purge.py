@@ -55,6 +55,7 @@ def purge_tenant(c: Container, tenant_id: str) -> dict[str, int]:
     report["mail_items"] = c.mail.forget_tenant(tenant_id)
     report["tag_items"] = c.tags.forget_tenant(tenant_id)
     report["saved_views"] = c.views.forget_tenant(tenant_id)
+    report["entity_items"] = c.entities.forget_tenant(tenant_id)
     report["records"] = c.repo.forget_tenant(tenant_id)
     report["in_flight"] = len(in_flight)
     log.info("tenant purged", tenant_id=tenant_id, **report)

@@ -20,6 +20,7 @@ from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
+from semfs.pipeline.entities import named_in
 from semfs.pipeline.query.search import highlight, keyword_text, retrieve
 
 if TYPE_CHECKING:
@@ -91,20 +92,40 @@ def ask(
 def context(
     c: Container, tenant: str, subject: str, body: str, filters: SearchFilters | None = None, limit: int = 5
 ) -> list[BriefingItem]:
-    """A briefing for an agent's prompt: the files relevant to a message, and why each matched."""
+    """A briefing for an agent's prompt: the files relevant to a message, and why each matched. The files
+    that name what the message names (its invoice number, the organisation, the people: entities the
+    tenant's files are known to name) come first, most of them named first, each saying which."""
     text = " ".join(f"{subject}\n{body}".split())[:2000]
     if len(text) < MIN_QUERY_CHARS:
         return []
-    found = retrieve(c, tenant, text, "hybrid", filters or SearchFilters(), limit)
-    docs = found.docs
+    filters = filters or SearchFilters()
+    named = named_in(c, tenant, f"{subject}\n{body}")
+    naming: dict[str, list[str]] = {}  # file id → the labels of the message's entities it names
+    for entity in named:
+        for m in c.entities.files(tenant, entity.entity_id, limit=50):
+            naming.setdefault(m.file_id, []).append(entity.label)
+    found = retrieve(c, tenant, text, "hybrid", filters, limit)
+    ranked = list(found.files)
+    relevance, docs = dict(found.relevance), dict(found.docs)
+    if naming:  # ranked by the message's words among themselves, whether or not they reached the floor
+        ids = [f for f in naming if not filters.file_ids or f in filters.file_ids]
+        scoped = filters.model_copy(update={"file_ids": ids})
+        first = retrieve(c, tenant, text, "hybrid", scoped, limit, floor=False) if ids else None
+        if first is not None:
+            relevance |= first.relevance
+            docs |= first.docs
+            order = sorted(first.files, key=lambda f: -len(naming.get(f[0], [])))  # (stable: by score among ties)
+            ranked = [*order, *(f for f in ranked if f[0] not in naming)][:limit]
     brief = []
-    for file_id, score, hits in found.files:
+    for file_id, score, hits in ranked:
         try:
             record = c.repo.get(tenant, file_id)
         except NotFound:  # the index is derived: a record gone since is simply not shown
             continue
         doc = docs.get(hits[0].chunk_id)
         why = highlight(doc.text, query_terms(text), 200)[0] if doc else ""
+        if naming.get(file_id):
+            why = f"names {', '.join(dict.fromkeys(naming[file_id]))}" + (f": {why}" if why else "")
         brief.append(
             BriefingItem(
                 file_id=file_id,
@@ -112,8 +133,9 @@ def context(
                 title=record.title,
                 summary=record.summary,
                 score=round(score, 6),
-                relevance=round(found.relevance.get(file_id, 0.0), 4),
+                relevance=round(relevance.get(file_id, 0.0), 4),
                 why=why,
+                entities=list(dict.fromkeys(naming.get(file_id, []))),
             )
         )
     return brief

@@ -73,8 +73,17 @@ def retrieve(
 
         typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
-    k = overfetch(limit)
-    bm25_text = keyword_text(query)  # the BM25 legs' text: a question's foreign function words left out
+    bm25_text = keyword_text(query)
+    if filters.entity:  # the files that name it, as a list of ids every leg applies
+        from semfs.pipeline.entities import files_naming
+
+        named = files_naming(c, tenant_id, filters.entity)
+        if filters.file_ids:
+            named = [f for f in named if f in set(filters.file_ids)]
+        if not named:
+            return Retrieved(files=[], degraded=False, keyword_query=bm25_text)
+        filters = filters.model_copy(update={"entity": None, "file_ids": named})
+    k = overfetch(limit)  # the BM25 legs' text: a question's foreign function words left out
     cards = c.settings.search.card_leg
     legs: list[tuple[Leg, list[IndexHit]]] = []
     degraded = False
