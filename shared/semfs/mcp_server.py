@@ -41,7 +41,8 @@ MAX_ARTIFACT_BYTES = 5 * 1024 * 1024
 INSTRUCTIONS = (
     "semfs holds this organisation's files (uploads, mail attachments, agents' artifacts), extracted, "
     "summarised and indexed. Use `search` to find files by meaning or keyword, `ask` for an answer quoted from "
-    "them with citations, `context` for what to know before replying to a message, `read_file` to read one, "
+    "them with citations, `context` for what to know before replying to a message, `entity` for everything the "
+    "files say about a person, organisation or invoice number, `read_file` to read one, "
     "and `save_artifact` to store what you produced with where it came from."
 )
 
@@ -85,9 +86,9 @@ def build_server(c: Container, tenant: str) -> MCPServer:
         return found
 
     def filters(
-        tags: list[str] | None, source_type: str | None, thread: str | None, contact: str | None
+        tags: list[str] | None, source_type: str | None, thread: str | None, contact: str | None, entity: str | None
     ) -> SearchFilters:
-        base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type})
+        base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type, "entity": entity})
         return base.model_copy(
             update={"thread_id": names.thread_id(c, tenant, thread), "contact_id": names.contact_id(c, tenant, contact)}
         )
@@ -101,17 +102,24 @@ def build_server(c: Container, tenant: str) -> MCPServer:
         source_type: str | None = None,
         thread: str | None = None,
         contact: str | None = None,
+        entity: str | None = None,
     ) -> dict[str, Any]:
         """Find files by meaning and keyword. Returns each file's id, title, where it came from, a calibrated
         relevance (0-1; `weak` below 0.25) and its best passages with their locations; no results (with a
         note) when nothing is relevant enough. mode: hybrid (default), keyword (exact names, numbers, codes)
         or semantic. Filters: tags, source_type (upload, email_attachment, agent_generated), a mail thread's
-        subject or id, a contact's name, address or id."""
+        subject or id, a contact's name, address or id, and entity: only files whose text names it (a
+        person, organisation, amount or identifier as written, e.g. "Acme Corp" or "INV-2024-0042")."""
         from semfs.pipeline.query.search import search as run_search
 
         def go() -> dict[str, Any]:
             request = SearchRequest.model_validate(
-                {"query": query, "mode": mode, "limit": limit, "filters": filters(tags, source_type, thread, contact)}
+                {
+                    "query": query,
+                    "mode": mode,
+                    "limit": limit,
+                    "filters": filters(tags, source_type, thread, contact, entity),
+                }
             )
             resp = run_search(c, tenant, request)
             return {
@@ -155,7 +163,8 @@ def build_server(c: Container, tenant: str) -> MCPServer:
     @server.tool(title="Context for a message")
     def context(subject: str, body: str = "", limit: int = 5) -> dict[str, Any]:
         """The files to know about before answering a message (its subject and body): each with its title,
-        summary, relevance and the passage that shows why it matters."""
+        summary, relevance and the passage that shows why it matters. Files that name what the message
+        names (an invoice number, an organisation, a person) come first, with those names in `entities`."""
         from semfs.pipeline.query.ask import context as run_context
 
         def go() -> dict[str, Any]:
@@ -164,6 +173,24 @@ def build_server(c: Container, tenant: str) -> MCPServer:
             return {"items": [i.model_dump(mode="json") for i in items]}
 
         return run("context", go)
+
+    @server.tool(title="Who or what the files name")
+    def entity(name: str) -> dict[str, Any]:
+        """Look up a person, organisation, email address, phone number, amount, date or identifier (an
+        invoice or order number) as the files write it, or by its id from another answer: what it is, the
+        contact it belongs to, the files that name it (latest versions, with where) and their mail threads.
+        Use it to gather everything about a customer, a supplier or an invoice before answering."""
+        from semfs.pipeline.query.entities import entity_page
+
+        def go() -> dict[str, Any]:
+            if not 1 <= len(name.strip()) <= 200:
+                raise InvalidRequest("name: 1 to 200 characters")
+            try:
+                return entity_page(c, tenant, name).model_dump(mode="json")
+            except NotFound:
+                raise ToolError("no file names this (search finds files by their words)") from None
+
+        return run("entity", go)
 
     @server.tool(title="List files")
     def list_files(limit: int = 20, offset: int = 0, tag: str | None = None, sort: str = "newest") -> dict[str, Any]:

@@ -833,3 +833,36 @@ def test_mcp_in_aws_answers_through_the_api_function_in_the_callers_tenant(aws_s
     event = api_event("POST", "/mcp")
     del event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"]
     assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401
+
+
+INVOICE = b"""# Invoice INV-2024-0042
+
+Northwind Cycles Ltd bills Acme Corp EUR 44,000.00, due on 15 March 2025. Attn: Jane Okafor.
+"""
+
+
+def test_entities_are_kept_by_enrich_and_read_by_the_api_each_under_its_own_role(aws_stack: Stack) -> None:
+    """Enrich writes the entity items (a counted transaction per entity: Put, Update, and the file's own
+    items) under its role; the API reads an entity's page, a file's entities and the tenant's by kind under
+    its own, cold; a purge takes the file's entity items away (Query, Delete, Update) under the API's."""
+    upload(aws_stack, "uploads/acme/invoice-0042.md", INVOICE)
+    record = record_of(aws_stack)
+    assert "identifier:INV-2024-0042" in record.entities
+
+    def api(method: str, path: str, query: dict[str, str] | None = None, status: int = 200) -> dict[str, Any]:
+        aws_stack.cold("search_api")
+        response = aws_stack.handlers["search_api"].lambda_handler(api_event(method, path, query), FakeContext())
+        assert response["statusCode"] == status, response
+        return json.loads(response["body"])  # type: ignore[no-any-return]
+
+    page = api("GET", "/entity", {"name": "INV-2024-0042"})
+    assert [f["file_id"] for f in page["files"]] == [record.file_id] and page["entity"]["detail"] == "invoice"
+    named = {e["entity_id"] for e in api("GET", f"/files/{record.file_id}/entities")["entities"]}
+    assert {"organisation:northwind cycles", "person:jane okafor", "money:EUR 44000.00"} <= named
+    organisations = api("GET", "/entities", {"kind": "organisation"})["entities"]
+    assert {e["label"] for e in organisations} == {"Northwind Cycles Ltd", "Acme Corp"}
+    listed = api("GET", "/files", {"entity": "Northwind Cycles Ltd"})
+    assert [f["file_id"] for f in listed["files"]] == [record.file_id]
+    api("DELETE", f"/files/{record.file_id}", {"purge": "true"})
+    api("GET", "/entity", {"name": "INV-2024-0042"}, status=404)
+    assert api("GET", "/entities")["entities"] == []

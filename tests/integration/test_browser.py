@@ -1233,6 +1233,64 @@ def test_the_keyboard_searches_moves_through_a_list_opens_and_lists_its_keys(
 AXE_RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}}
 
 
+INVOICE = b"""Invoice INV-2291
+
+Northwind Cycles Ltd bills Acme Corp EUR 1,200.00 for twelve pallets of tiles, due on 15 March 2027.
+Questions to Jane Okafor <jane.okafor@acme-corp.example>.
+"""
+
+
+def test_a_files_names_lead_to_their_pages_and_back_to_the_files_naming_them(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """A file's view lists what it names; a name opens its page (kind, files with where, the contact); the
+    page hands its files to Documents as a filter whose chip reads the name; a page opened after another
+    shows only its own files; a name no file holds says so."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    c, port = library
+    from semfs.pipeline.intake.register import Provenance
+
+    jane = Provenance(contacts=["Jane Okafor <jane.okafor@acme-corp.example>"])
+    invoice = ingest_bytes(c, "default", INVOICE, "invoice-2291.txt", jane).record.file_id
+    server = _signed_in(browser, c, port)
+    try:
+        wait = WebDriverWait(browser, CEILING_S)
+        base = f"http://127.0.0.1:{port}/"
+        for width in (1366, 390):
+            browser.set_window_size(width, 900)
+            browser.get(f"{base}#/file/{invoice}")
+            names = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#file-entities li a"))
+            assert {"INV-2291", "Northwind Cycles Ltd", "Acme Corp", "Jane Okafor"} <= {a.text for a in names}
+            _shot(browser, f"file-entities-{width}")
+            next(a for a in names if a.text == "Northwind Cycles Ltd").click()
+            wait.until(lambda d: d.find_element(By.ID, "entity-title").text == "Northwind Cycles Ltd")
+            files = wait.until(
+                lambda d: d.find_elements(By.CSS_SELECTOR, "#entity-loaded:not(.hidden) #entity-files li")
+            )
+            assert len(files) == 1 and "invoice-2291.txt" in files[0].text and "paragraph" in files[0].text
+            assert "organisation" in browser.find_element(By.ID, "entity-meta").text
+            _shot(browser, f"entity-{width}")
+            browser.get(f"{base}#/entities")
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#entities-list li")) >= 4)
+            _shot(browser, f"entities-{width}")
+        browser.get(f"{base}#/entity?name=Acme%20Corp")
+        wait.until(lambda d: d.find_element(By.ID, "entity-title").text == "Acme Corp")
+        wait.until(lambda d: "jane.okafor@acme-corp.example" in d.find_element(By.ID, "entity-contact").text)
+        browser.find_element(By.ID, "entity-documents").click()
+        rows = lambda: browser.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")  # noqa: E731
+        wait.until(lambda d: "entity=organisation" in d.current_url and len(rows()) == 1)
+        chip = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#active-filters .chip"))
+        assert "invoice-2291.txt" in rows()[0].text and chip.text.startswith("entity: ")
+        # a page for something no file names says so, and keeps nothing of the page before
+        browser.get(f"{base}#/entity?name=Globex")
+        wait.until(lambda d: d.find_element(By.ID, "entity-title").text == "Not named in any file")
+        assert not browser.find_element(By.ID, "entity-loaded").is_displayed()
+    finally:
+        server.shutdown()
+
+
 def _axe(browser: Any) -> list[str]:
     """axe-core's violations on the page as it is now (WCAG 2.1 A and AA, and axe's best practices): the
     rules a screen reader, a keyboard user and a low-vision reader meet, checked by a library nobody
@@ -1262,6 +1320,7 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
 
     c, port = library
     ingest_bytes(c, "default", b"", "empty.txt")  # a problem to list
+    ingest_bytes(c, "default", INVOICE, "invoice-2291.txt")  # entities to list
     by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
     trash(c, "default", by_name["note-03.md"].file_id)  # a file in the trash
     first = by_name["manifest-2291.pdf"].file_id
@@ -1279,6 +1338,8 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
             ("upload", "#/upload", shown("#upload-form")),
             ("status", "#/status", shown("#status-table tbody tr")),
             ("trash", "#/trash", shown("#trash-list li")),
+            ("entities", "#/entities", shown("#entities-list li")),
+            ("entity", "#/entity?name=INV-2291", shown("#entity-loaded:not(.hidden) #entity-files li")),
         ]
         for width in (1366, 390):
             browser.set_window_size(width, 900)

@@ -72,7 +72,7 @@ def test_the_tools_an_agent_sees_are_described_for_a_model(stocked: tuple[Contai
     tools = {t.name: t for t in asyncio.run(go())}
     assert set(tools) == {
         "search", "ask", "context", "list_files", "read_file", "versions", "similar", "save_artifact", "add_note",
-        "history",
+        "history", "entity",
     }  # fmt: skip
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name  # enough for a model to choose

@@ -47,7 +47,17 @@ def test_every_module_path_in_the_doc_exists() -> None:
 
 
 def test_every_port_is_described() -> None:
-    data = {"Container", "EnrichInput", "RecordQuery", "Thread", "Person", "Contact", "Job", "EntitySummary", "FileMention"}
+    data = {
+        "Container",
+        "EnrichInput",
+        "RecordQuery",
+        "Thread",
+        "Person",
+        "Contact",
+        "Job",
+        "EntitySummary",
+        "FileMention",
+    }
     protocols = [n for n in semfs.ports.__all__ if n not in data]
     assert protocols, "the ports package exports its protocols"
     undocumented = [n for n in protocols if f"`{n}`" not in DOC]

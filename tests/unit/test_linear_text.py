@@ -44,6 +44,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "ideographic dots": lambda n: "a\u3002" * (n // 2),
     "style declarations": lambda n: "display:" * (n // 8),
     "markdown brackets": lambda n: "[a](" * (n // 4),
+    # the entity patterns' starts: capitalised words before a legal form, amounts, titles, months, known names
+    "capitalised words": lambda n: "Ab " * (n // 3),
+    "currency and digit groups": lambda n: "$1,000 " * (n // 7),
+    "titles before names": lambda n: "Dr Ab " * (n // 6),
+    "months and days": lambda n: "March 1 " * (n // 8),
 }
 
 
@@ -58,6 +63,7 @@ def _functions() -> dict[str, Callable[[str], object]]:
         unsafe,
         validate_enrichment,
     )
+    from semfs.domain.entities import Known, KnownContact, extract_mentions
     from semfs.domain.errors import EnrichmentFailed
     from semfs.domain.models import Block, ExtractedDocument
     from semfs.domain.relevance import coverage
@@ -78,6 +84,8 @@ def _functions() -> dict[str, Callable[[str], object]]:
         except EnrichmentFailed:
             return None
 
+    known = Known.of([KnownContact("c1", "ab@ab.example", "Ab Ab", "Ab Corp")])
+
     def document(text: str) -> ExtractedDocument:
         return ExtractedDocument(blocks=[Block(kind="heading", text=text[:200], level=1), Block(text=text)])
 
@@ -96,20 +104,23 @@ def _functions() -> dict[str, Callable[[str], object]]:
         "sentences": sentences,
         "normalise": normalise,
         "slugify": slugify,
+        "entities": lambda t: extract_mentions(document(t), known),
     }
 
 
-def _run_all(size: int) -> None:
-    functions = _functions()
+def _run_all(size: int, entities: bool) -> None:
+    """Every function but the entity extractor, or that one alone (each within its own ceiling)."""
+    functions = {name: fn for name, fn in _functions().items() if (name == "entities") == entities}
     for shape in SHAPES.values():
         text = shape(size)
         for fn in functions.values():
             fn(text)
 
 
-def test_every_text_function_finishes_on_a_megabyte_of_each_hostile_shape() -> None:
+@pytest.mark.parametrize("entities", [False, True], ids=["text functions", "entity extraction"])
+def test_every_text_function_finishes_on_a_megabyte_of_each_hostile_shape(entities: bool) -> None:
     # given a child process (a run past the ceiling is ended, not waited for)
-    child = multiprocessing.get_context("spawn").Process(target=_run_all, args=(MB,))
+    child = multiprocessing.get_context("spawn").Process(target=_run_all, args=(MB, entities))
     # when every function reads every shape
     child.start()
     child.join(CEILING_S)

@@ -17,7 +17,7 @@ __all__ = ["app", "main"]
 # the order of ``semfs --help``: what a newcomer does first, then finding, then running the store
 _HELP_ORDER = [
     *("ingest", "ls", "show", "cat", "get", "versions", "tag", "note", "history", "rm", "restore", "trash"),
-    *("search", "similar", "ask", "context", "contacts"),
+    *("search", "similar", "ask", "context", "contacts", "entities", "entity"),
     *(
         "status",
         "retry",

@@ -146,6 +146,10 @@ SourceOpt = Annotated[
 
 
 ContactOpt = Annotated[str | None, typer.Option("--contact", help="Only files with this contact: name, email or id.")]
+EntityOpt = Annotated[
+    str | None,
+    typer.Option("--entity", help="Only files naming this: a person, organisation, amount, identifier… or its id."),
+]
 
 
 ThreadOpt = Annotated[str | None, typer.Option("--thread", help="Only files of this thread: its subject or id.")]
@@ -185,6 +189,7 @@ def search_filters(
     since: str | None = None,
     until: str | None = None,
     include_history: bool = False,
+    entity: str | None = None,
 ) -> SearchFilters:
     """The search filters from what a person typed: names resolve to ids (``pipeline/names``)."""
     from semfs.pipeline import names
@@ -198,6 +203,7 @@ def search_filters(
         date_from=day(since, "--since"),
         date_to=day(until, "--until"),
         include_history=include_history,
+        entity=entity,
     )
 
 

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from semfs.cli.common import (
     ContactOpt,
+    EntityOpt,
     Json,
     SinceOpt,
     SourceOpt,
@@ -446,6 +447,7 @@ def ls_cmd(
     tag: Annotated[str | None, typer.Option("--tag", help="Only files with this tag.")] = None,
     source_type: SourceOpt = None,
     contact: ContactOpt = None,
+    entity: EntityOpt = None,
     thread: ThreadOpt = None,
     status: Annotated[
         Literal["received", "indexed", "failed", "skipped", "deleted"] | None,
@@ -469,6 +471,7 @@ def ls_cmd(
 
     from semfs.domain.outcomes import Status
     from semfs.pipeline import names, vocabulary
+    from semfs.pipeline.entities import entity_named
     from semfs.ports.repository import RecordQuery
 
     mime_type: str | None = None
@@ -498,6 +501,7 @@ def ls_cmd(
             mime_type=mime_type,
             contact_id=names.contact_id(c, tenant, contact),
             thread_id=names.thread_id(c, tenant, thread),
+            entity=entity_named(c, tenant, entity),
             latest_only=not all_versions,
             include_deleted=status == "deleted",
             created_from=datetime(day_from.year, day_from.month, day_from.day, tzinfo=UTC) if day_from else None,

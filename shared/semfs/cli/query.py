@@ -1,4 +1,4 @@
-"""Finding things: search, grounded answers, agent context and contacts."""
+"""Finding things: search, grounded answers, agent context, contacts and entities."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from rich.text import Text
 
 from semfs.cli.common import (
     ContactOpt,
+    EntityOpt,
     HistoryOpt,
     Json,
     MimeOpt,
@@ -28,6 +29,7 @@ from semfs.cli.common import (
     out,
     search_filters,
 )
+from semfs.domain.entities import EntityKind
 from semfs.domain.models import Location, SearchRequest, SearchResponse
 from semfs.pipeline.query.search import search as run_search
 
@@ -75,6 +77,7 @@ def search(
     tag: TagOpt = None,
     source_type: SourceOpt = None,
     contact: ContactOpt = None,
+    entity: EntityOpt = None,
     thread: ThreadOpt = None,
     mime: MimeOpt = None,
     since: SinceOpt = None,
@@ -105,6 +108,7 @@ def search(
                 since=since,
                 until=until,
                 include_history=include_history,
+                entity=entity,
             ),
         )
         resp = run_search(c, tenant, request)
@@ -145,6 +149,7 @@ def ask(
     file: Annotated[str | None, typer.Option("--file", help="Only this file (its id).")] = None,
     tag: TagOpt = None,
     contact: ContactOpt = None,
+    entity: EntityOpt = None,
     thread: ThreadOpt = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=20, help="Passages to consider (1-20).")] = 6,
     as_json: Json = False,
@@ -156,7 +161,7 @@ def ask(
         err.print("[red]the question is too short: ask in a sentence[/red]")
         raise typer.Exit(2)
     with opened(tenant) as c:
-        filters = search_filters(c, tenant, tag=tag, contact=contact, thread=thread)
+        filters = search_filters(c, tenant, tag=tag, contact=contact, thread=thread, entity=entity)
         if file:
             filters = filters.model_copy(update={"file_ids": [c.repo.get(tenant, file).file_id]})
         answer = run_ask(c, tenant, question, filters, limit)
@@ -200,6 +205,76 @@ def context(
     for item in items:
         out.print(f"[bold]{item.title or item.filename}[/bold]  [dim]{item.filename} · {item.file_id}[/dim]")
         out.print(Text(f"   {item.why}", style="dim"))
+
+
+@app.command()
+def entities(
+    tenant: Tenant = "default",
+    kind: Annotated[
+        EntityKind | None, typer.Option("--kind", help="Only this kind: person, organisation, email, phone, money…")
+    ] = None,
+    q: Annotated[str | None, typer.Option("--q", help="Only entities whose name holds this.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=500, help="At most this many.")] = 50,
+    as_json: Json = False,
+) -> None:
+    """The people, organisations, amounts, dates and identifiers your files name, in the most files first."""
+    from semfs.pipeline.query.entities import list_entities
+
+    with opened(tenant) as c:
+        found = list_entities(c, tenant, kind, q, limit)
+    if as_json:
+        print(json.dumps([e.model_dump() for e in found], indent=2))
+        return
+    if not found:
+        out.print(f"no entities in tenant '{tenant}'" + (f" of kind {kind}" if kind else ""))
+        return
+    table = Table(title=f"entities in tenant '{tenant}'")
+    for col in ("entity", "kind", "files", "id"):
+        table.add_column(col, overflow="fold")
+    for e in found:
+        kind_label = f"{e.kind} ({e.detail})" if e.detail else e.kind
+        table.add_row(Text(e.label), kind_label, str(e.files), Text(e.entity_id, style="dim"))
+    out.print(table)
+
+
+@app.command()
+def entity(
+    name: Annotated[str, typer.Argument(help="The entity as a file writes it (Acme Corp, INV-2024-0042) or its id.")],
+    tenant: Tenant = "default",
+    as_json: Json = False,
+) -> None:
+    """One entity: the contact it is, the files that name it and where, and their mail threads."""
+    from semfs.domain.errors import NotFound
+    from semfs.pipeline.query.entities import entity_page
+
+    with opened(tenant) as c:
+        try:
+            page = entity_page(c, tenant, name)
+        except NotFound:
+            err.print(f"[red]no file in tenant '{tenant}' names {name!r}[/red] (semfs entities lists what they name)")
+            raise typer.Exit(1) from None
+    if as_json:
+        print(page.model_dump_json(indent=2))
+        return
+    e = page.entity
+    out.print(
+        Text.assemble(
+            (e.label, "bold"), f"  {e.kind}" + (f" ({e.detail})" if e.detail else ""), (f"  {e.entity_id}", "dim")
+        )
+    )
+    if page.contact:
+        who = page.contact.name or page.contact.email
+        org = f", {page.contact.organisation}" if page.contact.organisation else ""
+        out.print(Text(f"contact: {who} <{page.contact.email}>{org}"))
+    out.print(f"named in {len(page.files)} file(s):")
+    for f in page.files:
+        out.print(
+            Text.assemble(
+                "  ", (f.title or f.filename, "bold"), (f"  {f.filename} · {f.file_id} · {f.location}", "dim")
+            )
+        )
+    for t in page.threads:
+        out.print(Text(f"thread: {t.subject} ({t.files} file(s))"))
 
 
 @app.command()

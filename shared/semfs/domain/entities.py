@@ -216,7 +216,8 @@ IDENTIFIER = re.compile(
 )
 _PREFIXES = {"INV": "invoice", "PO": "order", "SO": "order", "ORD": "order", "CTR": "contract", "CON": "contract",
              "REF": "reference", "TKT": "ticket", "CASE": "case", "QT": "quote", "RCPT": "receipt"}  # fmt: skip
-PREFIXED = re.compile(r"(?<![\w-])(?P<p>" + "|".join(_PREFIXES) + r")[-_/#]?(?P<n>\d[A-Z0-9\-/]{1,24})(?![\w-])")
+PREFIXED = re.compile(r"(?<![\w-])(?P<p>" + "|".join(_PREFIXES) + r")[-_/#]?(?P<n>\d[A-Z0-9\-/]{0,24})(?![\w-])")
+_ID_SHAPE = re.compile(r"[A-Z0-9][A-Z0-9\-/._]{1,40}[A-Z0-9]")
 IBAN_CANDIDATE = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![A-Z0-9])")
 
 _NAME = r"[A-Z][a-zà-ÿ'’-]{1,30}"
@@ -506,6 +507,10 @@ def normalised_key(kind: EntityKind, text: str, region: str = "US") -> str | Non
         return fold(text) or None
     if kind == "organisation":
         return _without_legal_form(fold(text)) or None
+    if kind == "identifier":  # an identifier as a person types it: any case, an IBAN with its spaces
+        compact = "".join(text.split()).upper()
+        if _ID_SHAPE.fullmatch(compact) and any(ch.isdigit() for ch in compact):
+            return _valid_iban(compact) or compact
     here = Location()
     finder = {"email": _emails, "phone": _phones, "money": _money, "date": _dates, "identifier": _identifiers}[kind]
     found = list(finder(text, here, Known(), region))

@@ -174,6 +174,7 @@ async function loadCapabilities() {
   if (off("semantic")) $("mode").value = "keyword";
   $("mode").title = off("semantic") ? "semantic search is switched off on this server: keyword search only" : "";
   $("similar-heading").classList.toggle("hidden", off("semantic")); $("file-similar").classList.toggle("hidden", off("semantic"));
+  $("entities-off").classList.toggle("hidden", !off("entities"));
 }
 $("sign-out").addEventListener("click", () => {
   if (config.auth) {  // the provider's session ends too, or its next sign-in would not ask
@@ -212,13 +213,15 @@ function render() {
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
-  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash"];
+  if (view === "entity" && params.get("name")) { loadEntity(params.get("name")); return; }
+  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities"];
   const name = known.includes(view) ? view : "documents";
   show(name);
   if (name === "documents") loadDocs(params);
   if (name === "trash") loadTrash(params.get("restored"));
   if (name === "problems") loadProblems();
   if (name === "status") loadStatus();
+  if (name === "entities") loadEntities(params);
   if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
     $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";
     $("a-source").value = params.get("source") || "";
@@ -238,11 +241,11 @@ window.addEventListener("hashchange", route);
 
 // ---- documents: every file (latest versions), sorted, paged, filtered by names
 const FILTERS = [["tag", "tag"], ["source", "source_type"], ["type", "mime_type"], ["thread", "thread_id"], ["contact", "contact_id"],
-                 ["since", "since"], ["until", "until"]];
+                 ["entity", "entity"], ["since", "since"], ["until", "until"]];
 let docsFilters = {};  // the listing's filters as the URL has them (type comes from a facet, not a field)
 function docsParams() {
   const p = { sort: $("d-sort").value };
-  for (const k of ["type", "since", "until"]) if (docsFilters[k]) p[k] = docsFilters[k];
+  for (const k of ["type", "entity", "since", "until"]) if (docsFilters[k]) p[k] = docsFilters[k];
   for (const [k, id] of [["tag", "d-tag"], ["source", "d-source"], ["thread", "d-thread"], ["contact", "d-contact"]]) {
     if ($(id).value.trim()) p[k] = $(id).value.trim();
   }
@@ -314,7 +317,9 @@ async function loadDocs(params) {
   }))).catch(() => {});
 }
 const FACETS = [["tag", "Tags", "tag"], ["type", "Type", "type"], ["source", "Source", "source"],
-                ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"], ["month", "Added", "month"]];
+                ["thread", "Threads", "thread"], ["contact", "Contacts", "contact"], ["entity", "Names", "entity"],
+                ["month", "Added", "month"]];
+const entityNames = {};  // entity id → its label, from the facets: the active filter's chip shows the name
 // On a phone the facets come first, folded behind one line (before, they came after twenty file cards);
 // on a wider screen they are a column beside the list, open.
 function renderFacets(data) {
@@ -329,6 +334,7 @@ function renderFacets(data) {
     const group = el("section", null, "facet"); group.append(el("h3", title));
     const list = el("ul");
     for (const v of values) {
+      if (field === "entity") entityNames[v.value] = v.label;
       const li = el("li"); const shown = field === "type" ? typeLabel(v.value) : field === "source" ? SOURCES[v.value] || v.label
         : field === "month" ? new Date(v.value + "-01T00:00:00Z").toLocaleDateString(undefined, { month: "short", year: "numeric", timeZone: "UTC" })
           : v.label;
@@ -365,7 +371,7 @@ function renderActive(params) {
   const box = $("active-filters"); box.replaceChildren();
   for (const [k] of FILTERS) {
     if (!params.get(k)) continue;
-    const label = k === "type" ? typeLabel(params.get(k)) : params.get(k);
+    const label = k === "type" ? typeLabel(params.get(k)) : k === "entity" ? entityNames[params.get(k)] || params.get(k) : params.get(k);
     const chip = el("span", k + ": " + label, "tag chip"); const x = el("button", "×"); x.title = "remove this filter";
     x.setAttribute("aria-label", "remove filter " + k);
     x.addEventListener("click", () => { const p = docsParams(); delete p[k]; docsFilters = {}; go("documents", p); });
@@ -563,7 +569,7 @@ function clearFile() {
   currentFile = null;
   $("file-loaded").classList.add("hidden");
   ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state", "note-state"].forEach((id) => { $(id).textContent = ""; });
-  ["file-tags", "file-notes", "file-history", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
+  ["file-tags", "file-entities", "file-notes", "file-history", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
   $("new-note").value = "";
 }
 async function loadFile(id) {
@@ -628,6 +634,7 @@ async function loadFile(id) {
   }));
   preview(f, cite);
   similarTo(f, mine);
+  fileEntities(f, mine);
   const text = await api("GET", "/files/" + encodeURIComponent(id) + "/text").catch(() => ({ blocks: [] }));
   if (stale(mine)) return;
   $("file-text").replaceChildren(...text.blocks.slice(0, 200).map((b) => {
@@ -640,6 +647,83 @@ async function loadFile(id) {
       || blocks.find((p) => cite.location && cite.location.page && p.dataset.location.startsWith("page " + cite.location.page));
     if (target) { target.classList.add("cited"); target.scrollIntoView({ block: "center" }); }
   }
+}
+// ---- entities: what the files name (people, organisations, amounts, identifiers…), each with its page
+const KINDS = { person: "person", organisation: "organisation", email: "email address", phone: "phone number",
+                money: "amount", date: "date", identifier: "identifier" };
+const entityLink = (e) => {
+  const a = el("a", e.label); a.href = "#/entity?" + new URLSearchParams({ name: e.entity_id }).toString();
+  a.title = (KINDS[e.kind] || e.kind) + (e.detail ? " (" + e.detail + ")" : ""); return a;
+};
+async function fileEntities(f, mine) {
+  const data = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/entities").catch(() => ({ entities: [] }));
+  if (stale(mine)) return;
+  const shown = data.entities.slice(0, 40);
+  $("file-entities").replaceChildren(...shown.map((e) => { const li = el("li", null, "tag"); li.append(entityLink(e)); return li; }));
+  $("file-entities-heading").classList.toggle("hidden", !shown.length);
+}
+$("entities-form").addEventListener("submit", (e) => {
+  e.preventDefault(); const p = {};
+  if ($("e-kind").value) p.kind = $("e-kind").value;
+  if ($("e-q").value.trim()) p.q = $("e-q").value.trim();
+  go("entities", p);
+});
+async function loadEntities(params) {
+  $("e-kind").value = params.get("kind") || ""; $("e-q").value = params.get("q") || "";
+  const q = new URLSearchParams({ limit: "200" });
+  if (params.get("kind")) q.set("kind", params.get("kind"));
+  if (params.get("q")) q.set("q", params.get("q"));
+  $("entities-state").textContent = "Loading…";
+  const mine = renders;
+  try {
+    const data = await api("GET", "/entities?" + q.toString());
+    if (stale(mine)) return;
+    $("entities-list").replaceChildren(...data.entities.map((e) => {
+      const li = el("li"); li.append(entityLink(e));
+      li.append(el("span", " " + (KINDS[e.kind] || e.kind) + (e.detail ? " (" + e.detail + ")" : "") + " · " + e.files
+        + (e.files === 1 ? " file" : " files"), "muted"));
+      return li;
+    }));
+    $("entities-state").textContent = data.entities.length ? "" : "Nothing found: files name people, organisations and numbers once they are read.";
+  } catch (err) { if (!stale(mine)) $("entities-state").textContent = String(err.message); }
+}
+async function loadEntity(name) {
+  show("entity");
+  $("entity-loaded").classList.add("hidden"); $("entity-state").textContent = ""; $("entity-meta").textContent = "";
+  $("entity-title").textContent = "Opening…";
+  const mine = renders;
+  let page;
+  try { page = await api("GET", "/entity?" + new URLSearchParams({ name }).toString()); }
+  catch (err) {
+    if (stale(mine)) return;
+    $("entity-title").textContent = err.status === 404 ? "Not named in any file" : "This could not be opened";
+    $("entity-state").textContent = err.status === 404 ? "No file names " + name + " (any more)." : String(err.message);
+    return;
+  }
+  if (stale(mine)) return;
+  const e = page.entity;
+  $("entity-title").textContent = e.label;
+  $("entity-meta").textContent = (KINDS[e.kind] || e.kind) + (e.detail ? " (" + e.detail + ")" : "") + " · named in "
+    + page.files.length + (page.files.length === 1 ? " file" : " files");
+  const contact = $("entity-contact"); contact.replaceChildren();
+  if (page.contact) {
+    const a = el("a", page.contact.name || page.contact.email);
+    a.href = "#/documents?" + new URLSearchParams({ contact: page.contact.contact_id }).toString();
+    const dd = el("dd"); dd.append(a, " <" + page.contact.email + ">" + (page.contact.organisation ? ", " + page.contact.organisation : ""));
+    contact.append(el("dt", "contact"), dd);
+  }
+  $("entity-files").replaceChildren(...page.files.map((f) => {
+    const li = el("li"); const a = el("a", f.title || f.filename); a.href = "#/file/" + encodeURIComponent(f.file_id);
+    li.append(a, el("span", " " + f.filename + " · " + f.location + (f.came_from ? " · from " + f.came_from : ""), "muted"));
+    return li;
+  }));
+  $("entity-documents").href = "#/documents?" + new URLSearchParams({ entity: e.entity_id }).toString();
+  $("entity-threads").replaceChildren(...page.threads.map((t) => {
+    const li = el("li"); const a = el("a", t.subject); a.href = "#/documents?" + new URLSearchParams({ thread: t.thread_id }).toString();
+    li.append(a, el("span", " · " + t.files + (t.files === 1 ? " file" : " files"), "muted")); return li;
+  }));
+  $("entity-threads-heading").classList.toggle("hidden", !page.threads.length);
+  $("entity-loaded").classList.remove("hidden");
 }
 async function similarTo(f, mine) {
   // more like this: nearest files by meaning, from the file's stored vectors (its own versions left out)
@@ -1141,7 +1225,7 @@ loadConfig().then(finishSignIn).then(checkKey).then(route);
 
 // ---- the keyboard: "/" search, j/k through a list, Enter opens, "g" then a letter goes to a view, "?" lists them.
 // Typing in a field is never taken for a shortcut; Esc leaves the field.
-const GO_TO = { d: "documents", s: "search", a: "ask", p: "problems", t: "trash", u: "upload", o: "status" };
+const GO_TO = { d: "documents", s: "search", a: "ask", e: "entities", p: "problems", t: "trash", u: "upload", o: "status" };
 let awaitingView = false;
 function listLinks() {
   return [...document.querySelectorAll(".view:not(.hidden) a.doc-title, .view:not(.hidden) a.result-title")];

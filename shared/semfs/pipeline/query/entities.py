@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from semfs.domain.entities import EntityKind
+from semfs.domain.entities import KINDS, EntityKind
 from semfs.domain.errors import NotFound
 from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityMention, EntityPage, EntityThread
 from semfs.pipeline import names
@@ -47,6 +47,7 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
     if summary is None:
         raise NotFound(f"no file names {value!r}")
     files: list[EntityFile] = []
+    given: dict[str, str | None] = {}  # thread id → the subject a file's provenance gives it
     for m in c.entities.files(tenant_id, summary.entity_id, PAGE_FILES):
         try:
             r = c.repo.get(tenant_id, m.file_id)
@@ -54,6 +55,8 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
             continue
         if r.deleted_at is not None or not r.is_latest:
             continue  # trashed, or an older version: the page shows what a listing shows
+        if r.thread_id:
+            given.setdefault(r.thread_id, names.record_subject(r))
         files.append(
             EntityFile(
                 file_id=r.file_id,
@@ -67,7 +70,7 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
             )
         )
     counted = Counter(f.thread_id for f in files if f.thread_id)
-    subjects, _ = names.labels(c, tenant_id, dict.fromkeys(counted), [])
+    subjects, _ = names.labels(c, tenant_id, {t: given.get(t) for t in counted}, [])
     threads = [EntityThread(thread_id=t, subject=subjects.get(t, t), files=n) for t, n in counted.most_common()]
     contact = c.mail.contact(tenant_id, summary.contact_id) if summary.contact_id else None
     return EntityPage(
@@ -83,5 +86,7 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
 
 
 def file_entities(c: Container, tenant_id: str, file_id: str) -> list[EntityMention]:
-    """The entities one file names, most mentioned first (the caller checked the file is the tenant's)."""
-    return [EntityMention.model_validate(e.model_dump()) for e in c.entities.of_file(tenant_id, file_id)]
+    """The entities one file names, most mentioned first, then people, organisations and the rest in
+    ``KINDS`` order (the caller checked the file is the tenant's)."""
+    found = sorted(c.entities.of_file(tenant_id, file_id), key=lambda e: (-e.mentions, KINDS.index(e.kind), e.label))
+    return [EntityMention.model_validate(e.model_dump()) for e in found]

@@ -1,0 +1,146 @@
+"""The deterministic entity extractor (``domain/entities.py``): what each kind finds and how it is keyed, and
+what it must not take for an entity (capitalised words without evidence, a checksum that fails, a date
+that is no date). Precision and recall on a labelled set are measured by ``bench/entities.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+from semfs.domain.entities import (
+    Known,
+    KnownContact,
+    amount,
+    extract_mentions,
+    file_entities,
+    located,
+    normalised_key,
+)
+from semfs.domain.models import Block, ExtractedDocument, Location
+
+pytestmark = pytest.mark.unit
+
+
+def keys(text: str, known: Known | None = None, region: str = "US") -> set[str]:
+    doc = ExtractedDocument(blocks=[Block(text=text)])
+    return {f"{m.kind}:{m.key}" for m in extract_mentions(doc, known, region)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Write to Jane.Doe+x@Acme.example.com today.", "email:jane.doe+x@acme.example.com"),
+        ("Call +1 (415) 555-0132 now", "phone:+14155550132"),
+        ("Tel. +49 30 901820", "phone:+4930901820"),
+        ("Total EUR 1.234,50 incl. VAT", "money:EUR 1234.50"),
+        ("a budget of $2.5 million", "money:USD 2500000.00"),
+        ("priced at 1,299.00 USD", "money:USD 1299.00"),
+        ("costs £40", "money:GBP 40.00"),
+        ("due 2025-03-01.", "date:2025-03-01"),
+        ("signed on 15 March 2024", "date:2024-03-15"),
+        ("signed on March 15th, 2024", "date:2024-03-15"),
+        ("am 3. Mai 2024 unterschrieben", "date:2024-05-03"),
+        ("valid from 01.02.2024", "date:2024-02-01"),
+        ("the Q3 report of September 2026", "date:2026-09"),
+        ("Invoice No. INV-2024-0042", "identifier:INV-2024-0042"),
+        ("see purchase order #A123456", "identifier:A123456"),
+        ("under contract C-7781/2", "identifier:C-7781/2"),
+        ("ref PO-5531 attached", "identifier:PO-5531"),
+        ("IBAN DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX", "identifier:DE89370400440532013000"),
+        ("Dr. Maria Garcia will attend", "person:maria garcia"),
+        ("Best regards,\nTom Becker", "person:tom becker"),
+        ("Hans Becker <hans@northwind.example> wrote", "person:hans becker"),
+        ("Supplied by Northwind Cycles Ltd. in Bristol", "organisation:northwind cycles"),
+        ("Acme Corporation and ACME Corp", "organisation:acme"),
+        ("funded by the University of Vienna", "organisation:university of vienna"),
+    ],
+)
+def test_each_kind_is_found_and_keyed(text: str, expected: str) -> None:
+    assert expected in keys(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "not_expected"),
+    [
+        ("The Board Meeting Minutes were approved.", "person:"),  # capitalised words, no evidence
+        ("Dear Customer Service,", "person:"),
+        ("IBAN DE89 3704 0044 0532 0130 01", "identifier:"),  # the checksum fails
+        ("on 2024-02-30 nothing happened", "date:"),  # no such day
+        ("version 1.2.3 of 10/10/10", "date:"),
+        ("Invoice dated yesterday", "identifier:"),  # a cue word with no number after it
+        ("UTF-8 and ISO-8859-1", "identifier:"),
+        ("1234567890123", "phone:"),
+        ("Table 3 in Section 4", "organisation:"),
+    ],
+)
+def test_what_is_not_an_entity(text: str, not_expected: str) -> None:
+    assert not any(k.startswith(not_expected) for k in keys(text)), keys(text)
+
+
+def test_a_slash_date_is_month_first_in_the_us_and_day_first_elsewhere() -> None:
+    assert "date:2024-04-03" in keys("on 04/03/2024", region="US")
+    assert "date:2024-03-04" in keys("on 04/03/2024", region="GB")
+    assert "date:2024-03-25" in keys("on 25/03/2024", region="US")  # 25 is no month
+    assert "phone:+442079460958" in keys("ring 020 7946 0958", region="GB")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1,234.50", "1234.50"), ("1.234,50", "1234.50"), ("1 234", "1234.0"), ("88", "88.0"), ("1,234", "1234.0")],
+)
+def test_amounts_read_either_decimal_mark(text: str, value: str) -> None:
+    assert str(amount(text)) == value
+
+
+def test_known_contacts_are_found_by_name_and_linked() -> None:
+    known = Known.of([KnownContact("c1", "jane.okafor@acme-corp.example", "Jane Okafor", "Acme Corp")])
+    doc = ExtractedDocument(
+        blocks=[Block(text="Spoke to jane okafor about ACME CORP pricing.", location=Location(page=2))]
+    )
+    found = {e.entity_id: e for e in file_entities(extract_mentions(doc, known), known)}
+    assert found["person:jane okafor"].contact_id == "c1" and found["person:jane okafor"].location == "page 2"
+    assert found["organisation:acme"].contact_id == "c1"
+    # a first name alone is too often someone else: no contact is found by it
+    assert keys("Jane will call back", known) == set()
+
+
+def test_mentions_are_grouped_most_mentioned_first_each_once_per_span() -> None:
+    doc = ExtractedDocument(
+        blocks=[
+            Block(text="Invoice INV-9 from Northwind Cycles Ltd.", location=Location(page=1)),
+            Block(
+                text="Northwind Cycles Ltd will ship. Northwind Cycles Ltd invoices INV-9.", location=Location(page=2)
+            ),
+        ]
+    )
+    entities = file_entities(extract_mentions(doc))
+    assert [(e.entity_id, e.mentions, e.location) for e in entities[:2]] == [
+        ("organisation:northwind cycles", 3, "page 1"),
+        ("identifier:INV-9", 2, "page 1"),
+    ]
+
+
+def test_an_llms_candidates_are_kept_only_where_the_text_holds_them() -> None:
+    doc = ExtractedDocument(blocks=[Block(text="Signed by  Maria\nGarcia for Vela GmbH.", location=Location(page=3))])
+    found = located(
+        doc,
+        [
+            ("person", "Maria Garcia"),  # spacing aside
+            ("organisation", "VELA GMBH"),  # case aside
+            ("organisation", "Globex"),  # not there
+            ("money", "EUR 5"),  # not there
+            ("spaceship", "Vela"),  # no such kind
+        ],
+    )
+    assert [(m.kind, m.key, m.location.page) for m in found] == [
+        ("person", "maria garcia", 3),
+        ("organisation", "vela", 3),
+    ]
+
+
+def test_an_entity_typed_by_a_person_has_the_key_the_text_gave_it() -> None:
+    assert normalised_key("identifier", "inv-2024-0042") == "INV-2024-0042"
+    assert normalised_key("identifier", "DE89 3704 0044 0532 0130 00") == "DE89370400440532013000"
+    assert normalised_key("organisation", "Acme Corp.") == "acme"
+    assert normalised_key("money", "€ 1.234,50") == "EUR 1234.50"
+    assert normalised_key("email", "Jane@Acme.Example") == "jane@acme.example"
+    assert normalised_key("money", "a lot") is None
