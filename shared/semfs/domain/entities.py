@@ -162,7 +162,7 @@ def _tok(word: str) -> str:
 # -------------------------------------------------------------------------------------------- patterns
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,6}")
-_NUM = r"(?<![\d.,])(?:\d{1,3}(?:[,.\u00a0\u202f' ]\d{3}){1,5}(?:[.,]\d{1,2})?|\d{1,12}(?:[.,]\d{1,2})?)(?![\d])"
+_NUM = r"(?<![\w.,])(?:\d{1,3}(?:[,.\u00a0\u202f' ]\d{3}){1,5}(?:[.,]\d{1,2})?|\d{1,12}(?:[.,]\d{1,2})?)(?![\d])"
 _CURRENCY_CODES = "USD|EUR|GBP|CHF|JPY|CAD|AUD|NZD|INR|CNY|SEK|NOK|DKK|PLN|CZK|HUF|ZAR|BRL|MXN|SGD|HKD"
 _SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "Fr.": "CHF", "kr": "SEK"}
 _WORDS = {"dollars": "USD", "dollar": "USD", "euros": "EUR", "euro": "EUR", "pounds": "GBP"}
@@ -176,7 +176,7 @@ _SCALES = {"thousand": 1_000, "million": 1_000_000, "mn": 1_000_000, "billion": 
 
 _ORDINAL = r"(?:st|nd|rd|th|\.)?"
 DATE_ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?!\d|-\d)")
-DATE_NUMERIC = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d|[./]\d)")
+DATE_NUMERIC = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})(?!\d|[./]\d)")
 
 
 @cache
@@ -195,7 +195,7 @@ def _months() -> dict[str, int]:
 # tried at every word was the slowest pattern here)
 DATE_WORDS = re.compile(
     r"(?<!\w)(?:(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?\s(?:de\s)?(?P<m>[^\W\d_]{3,12})\.?,?\s(?:de\s)?(?P<y>\d{4})"
-    r"|(?P<m2>[^\W\d_]{3,12})\.?\s(?:(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s)?(?P<y2>\d{4}))(?!\d)"
+    r"|(?P<m2>[^\W\d_]{3,12})\.?\s(?:(?P<d2>\d{1,2})(?:st|nd|rd|th)?(?:[-–]\d{1,2})?,?\s)?(?P<y2>\d{4}))(?!\d)"
 )
 
 
@@ -206,6 +206,8 @@ _CUES = {
     "reference": "reference", "ref": "reference", "case": "case", "ticket": "ticket",
     "account": "account", "customer": "customer", "policy": "policy", "quote": "quote",
     "quotation": "quote", "receipt": "receipt", "claim": "claim", "tracking": "tracking",
+    "transaction": "transaction", "txn": "transaction", "estimate": "estimate", "report": "report",
+    "booking": "booking", "vin": "vehicle", "member": "member", "shipment": "shipment",
 }  # fmt: skip
 IDENTIFIER = re.compile(
     r"\b(?P<cue>purchase order|"
@@ -215,7 +217,8 @@ IDENTIFIER = re.compile(
     re.IGNORECASE,
 )
 _PREFIXES = {"INV": "invoice", "PO": "order", "SO": "order", "ORD": "order", "CTR": "contract", "CON": "contract",
-             "REF": "reference", "TKT": "ticket", "CASE": "case", "QT": "quote", "RCPT": "receipt"}  # fmt: skip
+             "REF": "reference", "TKT": "ticket", "CASE": "case", "QT": "quote", "RCPT": "receipt",
+             "TXN": "transaction", "EST": "estimate", "CUST": "customer", "POL": "policy"}  # fmt: skip
 PREFIXED = re.compile(r"(?<![\w-])(?P<p>" + "|".join(_PREFIXES) + r")[-_/#]?(?P<n>\d[A-Z0-9\-/]{0,24})(?![\w-])")
 _ID_SHAPE = re.compile(r"[A-Z0-9][A-Z0-9\-/._]{1,40}[A-Z0-9]")
 IBAN_CANDIDATE = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![A-Z0-9])")
@@ -225,7 +228,9 @@ _PERSON_NAME = rf"(?P<name>{_NAME}(?:[ \t]+[A-Z]\.)?(?:[ \t]+(?:van|von|de|der|d
 TITLED = re.compile(rf"\b(?P<cue>Mr|Mrs|Ms|Miss|Dr|Prof|Professor|Herr|Frau|Mme|Sir|Dame)\.?[ \t]+{_PERSON_NAME}")
 CUED = re.compile(
     r"(?i:\b(?P<cue>signed by|prepared by|approved by|reviewed by|authored by|written by|submitted by|"
-    r"issued by|attn|attention|contact person|contact|dear|regards|sincerely|cheers|best|author|name|from|to|cc)"
+    r"issued by|attn|attention|contact person|contact|dear|regards|sincerely|cheers|best|author|name|from|to|cc|"
+    r"cashier|estimator|attendees|participants|present|representative|agent|manager|buyer|seller|recipient|sender|"
+    r"requested by|ordered by|insured|patient|employee|applicant|witness)"
     r")\b[ \t]*[:,]?[ \t]*\n?[ \t]*" + _PERSON_NAME + r"(?![\w-])"
 )
 NAMED_ADDRESS = re.compile(_PERSON_NAME + r"[ \t]*[<(\[][ \t]*(?P<email>[A-Za-z0-9._%+-]{1,64}@)")
@@ -233,15 +238,19 @@ _LEGAL = (
     r"Inc|Incorporated|Ltd|Limited|LLC|L\.L\.C|LLP|GmbH|gGmbH|AG|SE|SA|S\.A|SAS|SARL|BV|B\.V|NV|N\.V|plc|PLC|"
     r"Corp|Corporation|Co|Company|Pty|KG|AB|ASA|Oy|S\.p\.A|S\.r\.l|Srl|SpA|Group|Holdings"
 )
-_ORG_WORD = r"[A-Z][\w&'’-]{0,40}"
+_ORG_WORD = r"[A-Z](?:[^\W\d_]|[&'’-]){0,40}"  # letters: "SKU-2234 Electronics" names no organisation
 LEGAL_FORM = re.compile(rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{0,4}}?{_ORG_WORD}),?[ \t](?P<form>{_LEGAL})\b\.?")
 _HEADS = (
     r"University|Institute|Foundation|Association|Bank|Agency|Council|Commission|Ministry|Society|Laboratory|"
-    r"Laboratories|Consortium|Organization|Organisation|College|Hospital|Federation|Authority|Bureau|Partners"
+    r"Laboratories|Consortium|Organization|Organisation|College|Hospital|Federation|Authority|Bureau|Partners|"
+    r"Studios|Cinemas|Entertainment|Electronics|Technologies|Industries|Solutions|Logistics|Freight|Airlines|"
+    r"Insurance|Motors|Distribution"
 )
+_HEAD_WORDS = frozenset(_HEADS.split("|"))
 _OF = rf"[ \t]of(?:[ \t]the)?[ \t]{_ORG_WORD}(?:[ \t]{_ORG_WORD})?"
 HEADED = re.compile(
-    rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{1,3}}(?:{_HEADS})(?:{_OF})?|(?:{_HEADS}){_OF})(?![\w-])"
+    rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{1,3}}(?:{_HEADS})(?:[ \t](?:{_HEADS}))?(?:{_OF})?"
+    rf"|(?:{_HEADS}){_OF})(?![\w-])"
 )
 # capitalised words that start a sentence or name a role, never a person or an organisation's first word
 _NOT_NAMES = frozenset(
@@ -251,7 +260,15 @@ _NOT_NAMES = frozenset(
     hello hi thanks thank regards best kind warm yours sincerely please note total amount invoice order
     contract agreement page section chapter table figure appendix annex january february march april may june
     july august september october november december monday tuesday wednesday thursday friday saturday sunday
-    mr mrs ms dr prof street road avenue""".split()
+    mr mrs ms dr prof street road avenue year make model date time phone email address city country start end
+    territory region""".split()
+)
+# a capitalised sequence holding one of these names an organisation, not a person ("Name: Universal Studios")
+_ORG_WORDS = frozenset(
+    """group studios distribution cinemas cinema entertainment electronics repair services solutions systems
+    technologies industries partners consulting logistics freight bank insurance motors media labs airlines
+    energy pharmaceuticals university institute foundation association agency council ministry society college
+    hospital inc ltd llc gmbh corp corporation company limited""".split()
 )
 
 
@@ -304,11 +321,16 @@ def _emails(text: str, loc: Location, known: Known, region: str) -> Iterator[tup
         yield m.start(), Mention(kind="email", key=address.lower(), text=address, location=loc)
 
 
+_DATE_LIKE = re.compile(r"(?:19|20)\d\d[-./]\d{1,2}[-./]\d{1,4}")
+
+
 def _phones(text: str, loc: Location, known: Known, region: str) -> Iterator[tuple[int, Mention]]:
     if not any(ch.isdigit() for ch in text):
         return
     matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID, max_tries=2_000)
     for match in matcher:
+        if _DATE_LIKE.fullmatch(match.raw_string):  # 2024-12-5678 is an order number, not (202) 412-5678
+            continue
         key = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
         yield match.start, Mention(kind="phone", key=key, text=match.raw_string, location=loc)
 
@@ -348,6 +370,10 @@ def _dates(text: str, loc: Location, known: Known, region: str) -> Iterator[tupl
             yield m.start(), Mention(kind="date", key=d.isoformat(), text=m.group(), location=loc)
     for m in DATE_NUMERIC.finditer(text):
         a, b, year = int(m[1]), int(m[3]), int(m[4])
+        if len(m[4]) == 2:  # 12/01/24: a two-digit year is this century's up to 69 (as strptime's %y reads it)
+            if m[2] == ".":
+                continue  # 1.2.24 is as often a version as a date
+            year += 2000 if year < 70 else 1900
         # dots are day-first everywhere; slashes are month-first in the US unless the first can't be a month
         day, month = (a, b) if m[2] == "." or a > 12 or region != "US" else (b, a)
         if (d := _date(year, month, day)) is not None:
@@ -429,7 +455,7 @@ def _trim_name(name: str) -> str | None:
     words = name.split()
     while words and words[-1].casefold().strip(".") in _NOT_NAMES:
         words.pop()
-    if len(words) < 2 or any(w.casefold().strip(".") in _NOT_NAMES for w in words):
+    if len(words) < 2 or any(w.casefold().strip(".") in _NOT_NAMES | _ORG_WORDS for w in words):
         return None
     return " ".join(words)
 
@@ -444,6 +470,9 @@ def _organisations(text: str, loc: Location, known: Known, region: str) -> Itera
                 words.pop(0)
             if not words or (how == "legal form" and len(words) == 1 and len(words[0]) < 2):
                 continue
+            lead = words[: next((i for i, w in enumerate(words) if w in _HEAD_WORDS), len(words))]
+            if how == "name" and (len(words) < 2 or any(w.casefold() in _NOT_NAMES for w in lead)):
+                continue  # a head word alone ("Commission") or after a label ("End Date Commission")
             start = text.index(words[0], start)
             surface = text[start : m.end()].rstrip(",")
             yield start, Mention(kind="organisation", key=_without_legal_form(fold(surface)), text=surface,
