@@ -41,6 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-kb", type=int, default=1024)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", help="one function by its name (e.g. entities)")
     args = parser.parse_args()
     sizes = []
     kb = 64
@@ -49,6 +50,8 @@ def main() -> None:
         kb *= 2
     rows = []
     for fname, fn in _functions().items():
+        if args.only and fname != args.only:
+            continue
         worst: float | None = None
         slowest = 0.0
         for sname, shape in SHAPES.items():

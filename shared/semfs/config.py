@@ -251,7 +251,7 @@ class MailSettings(_Group):
     smtp_port: int = 2525
     # phone numbers written without a country code, in mail and in files' text, are read as this region's
     # (an ISO 3166 code); a number with a "+" is read as written
-    phone_region: str = "US"
+    phone_region: str = Field(default="US", pattern="^[A-Z]{2}$")
 
     @property
     def mailbox_tenants(self) -> dict[str, str]:

@@ -1101,9 +1101,10 @@ def test_a_restore_that_answers_late_leaves_the_page_where_the_person_went(
 def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
     tmp_path: Path, shared_extractor: object, browser: Any
 ) -> None:
-    """Ingest, ask and semantic search off (``SEMFS_ENABLE_*``): no Upload or Ask in the menu, an old
-    link to either view says the feature is off instead of offering a form, search offers keyword only,
-    and a file's page lists no files like it (``/similar`` would be refused)."""
+    """Ingest, ask, semantic search and entities off (``SEMFS_ENABLE_*``): no Upload or Ask in the menu, an
+    old link to either view says the feature is off instead of offering a form, search offers keyword only,
+    a file's page lists no files like it (``/similar`` would be refused), and the Entities view says new
+    files are not read for them (what was found before stays listed)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -1111,7 +1112,7 @@ def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
     on = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
     file_id = ingest_bytes(on, "default", DOC, "travel.md").record.file_id
     on.close()
-    switches = {"enable_ingest": False, "enable_ask": False, "enable_semantic": False}
+    switches = {"enable_ingest": False, "enable_ask": False, "enable_semantic": False, "enable_entities": False}
     c = build_container(make_settings(tmp_path, http_port=port, **switches), extractor=shared_extractor)  # type: ignore[arg-type]
     server = _signed_in(browser, c, port)
     try:
@@ -1135,6 +1136,10 @@ def test_a_feature_switched_off_is_not_offered_and_its_old_link_says_so(
         browser.get(f"http://127.0.0.1:{port}/#/file/{file_id}")
         wait.until(lambda d: "Travel expenses" in d.find_element(By.ID, "view-file").text)
         assert not browser.find_element(By.ID, "similar-heading").is_displayed()
+        # entities off: what was found before is still listed, and the view says new files are not read for them
+        browser.get(f"http://127.0.0.1:{port}/#/entities")
+        wait.until(lambda d: d.find_element(By.ID, "entities-off").is_displayed())
+        assert "switched off" in browser.find_element(By.ID, "entities-off").text
     finally:
         server.shutdown()
         c.close()
