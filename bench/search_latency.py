@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,16 +49,17 @@ CACHE = ROOT / ".semfs" / "bench"
 
 
 def windows(n: int) -> list[str]:
+    return list(itertools.islice(iter_windows(), n))
+
+
+def iter_windows() -> Iterator[str]:
+    """80-word windows of SciFact abstracts, the same sequence every run, one at a time."""
     rng = random.Random(7)
-    out: list[str] = []
     source = list(scifact_texts()) or [("", synthetic_text(rng, 400))]
     for title, abstract in itertools.cycle(source):
         words = (title + " " + abstract).split()
         start = rng.randrange(0, max(1, len(words) - 80))
-        out.append(" ".join(words[start : start + 80]))
-        if len(out) >= n:
-            return out
-    return out
+        yield " ".join(words[start : start + 80])
 
 
 def real_vectors() -> np.ndarray:
@@ -75,11 +77,15 @@ def real_vectors() -> np.ndarray:
 
 
 def vectors(n: int, real: np.ndarray) -> np.ndarray:
-    if n <= len(real):
-        return real[:n]
+    return np.concatenate(list(iter_vectors(n, real)))
+
+
+def iter_vectors(n: int, real: np.ndarray) -> Iterator[np.ndarray]:
+    """The first ``n`` vectors in blocks of at most 100,000: the real ones, then blends of two real ones
+    with noise (the same every run). A block at a time, so a 1M build holds 150 MB of them, not 1.5 GB."""
+    yield real[:n]
     rng = np.random.default_rng(11)
     extra = n - len(real)
-    out = [real]
     for start in range(0, extra, 100_000):
         m = min(100_000, extra - start)
         a = real[rng.integers(0, len(real), m)]
@@ -87,8 +93,7 @@ def vectors(n: int, real: np.ndarray) -> np.ndarray:
         noise = rng.standard_normal((m, real.shape[1])).astype(np.float32)
         noise /= np.linalg.norm(noise, axis=1, keepdims=True)
         v = a + 0.5 * b + 0.25 * noise
-        out.append((v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32))
-    return np.concatenate(out)
+        yield (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
 
 
 def file_docs(tenant: str, fid: str, texts: list[str], vecs: list[np.ndarray], created: datetime) -> list[Any]:
@@ -120,8 +125,8 @@ def build(path: Path, n: int) -> dict[str, float]:
     from semfs.adapters.local.search_index import LocalSearchIndex
 
     index = LocalSearchIndex(path)
-    texts = windows(n)
-    vecs = vectors(n, real_vectors())
+    texts = iter_windows()  # both streamed: the build's peak RSS is the index's, not this script's data
+    vecs = (v for block in iter_vectors(n, real_vectors()) for v in block)
     created = datetime(2026, 1, 1, tzinfo=UTC)
     t0 = time.perf_counter()
     with index.batch():
@@ -129,8 +134,8 @@ def build(path: Path, n: int) -> dict[str, float]:
         for f in range(0, n, PER_FILE):
             fid = f"f{f // PER_FILE}"
             tenant = TENANTS[(f // PER_FILE) % len(TENANTS)]
-            rows = range(f, min(f + PER_FILE, n))
-            docs = file_docs(tenant, fid, [texts[j] for j in rows], [vecs[j] for j in rows], created)
+            m = min(PER_FILE, n - f)
+            docs = file_docs(tenant, fid, list(itertools.islice(texts, m)), list(itertools.islice(vecs, m)), created)
             batch.append((tenant, fid, docs))
             if len(batch) >= FILES_PER_WRITE:
                 index.replace_files(batch)

@@ -148,9 +148,10 @@ class _EntityTable:
                     if update.get("UpdateExpression"):
                         self._call("update_item", **update)  # counted before: only the other attributes
                     for other in also:  # and the plain writes beside it, which need no count
-                        self._call("put_item", **other["Put"]) if "Put" in other else self._call(
-                            "delete_item", **other["Delete"]
-                        )
+                        if "Put" in other:
+                            self._call("put_item", **other["Put"])
+                        else:
+                            self._call("delete_item", **other["Delete"])
                     return
                 # TransactionConflict: another writer touched the same item at the same moment
                 time.sleep(random.uniform(0, 0.05 * 2**attempt))
