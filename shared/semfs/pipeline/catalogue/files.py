@@ -41,14 +41,16 @@ def status_warnings(rows: list[tuple[str, str | None, int]]) -> list[str]:
     ]
 
 
+# the entities a listing is narrowed by: who and which document, not every amount and date it names
+FACET_KINDS = ("person:", "organisation:", "identifier:", "email:")
 FACET_CAP = 10_000  # records a facet count reads at most (the page says when it counted only these)
 
 
 def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
-    """Counts of the files ``query`` matches, per tag, type, source, thread, contact and month, each with
-    a label a person reads (a thread's subject, a contact's name): the ``top`` values of each, and in
-    ``more`` how many each left out. Reads the matching records page by page, at most ``FACET_CAP`` of
-    them (``capped`` then says so)."""
+    """Counts of the files ``query`` matches, per tag, type, source, thread, contact, month and entity (the
+    people, organisations, identifiers and addresses they name), each with a label a person reads (a
+    thread's subject, a contact's name): the ``top`` values of each, and in ``more`` how many each left
+    out. Reads the matching records page by page, at most ``FACET_CAP`` of them (``capped`` then says so)."""
     from dataclasses import replace
 
     kinds = ("tag", "type", "source", "thread", "contact", "month", "entity")
@@ -67,7 +69,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
                 subjects.setdefault(r.thread_id, names.record_subject(r))  # an upload's thread has no mail thread
             counters["contact"].update(list(dict.fromkeys(r.contact_ids)))
             counters["month"][r.created_at.strftime("%Y-%m")] += 1
-            counters["entity"].update(r.entities)
+            counters["entity"].update(e for e in r.entities if e.startswith(FACET_KINDS))
         seen += min(len(records), FACET_CAP - seen)
         if len(records) < 500:
             break
