@@ -7,8 +7,10 @@ transaction and one keyword update per 500 files), then searched by *fresh proce
 - the HNSW probe opens the index, times its first hybrid query (open, query embedding, both legs,
   fusion), then runs every query: hybrid latency including the real model's query embedding, the
   k-NN leg alone, and its peak RSS;
-- the same probe again while a writer process adds files continuously (search under ingest), and
-  once more after that writer was killed mid-write (its last rows committed, its graph not extended);
+- the same probe again while a writer process adds files continuously (search under ingest): once with
+  the writer at the searches' own priority (the baseline), once at the priority semfs's ingesting
+  processes and threads take (``SEMFS_INGEST_NICE``), and once more after that writer was killed
+  mid-write (its last rows committed, its graph not extended);
 - the exact probe (the previous design: every vector of the tenant in one matrix, masked product)
   on the same queries, with its load time and RSS: the baseline, and the truth recall is measured
   against.
@@ -198,10 +200,13 @@ def probe(path: Path, queries: list[str], exact: bool) -> dict[str, object]:
     }
 
 
-def writer(path: Path) -> None:
-    """Add 4-chunk files to the index until killed (search under ingest)."""
+def writer(path: Path, nice: int) -> None:
+    """Add 4-chunk files to the index until killed (search under ingest), at the priority an ingesting
+    process takes (``semfs.priority``; 0: the baseline, as before)."""
     from semfs.adapters.local.search_index import LocalSearchIndex
+    from semfs.priority import yield_to_searches
 
+    yield_to_searches(nice)
     index = LocalSearchIndex(path)
     texts = windows(2000)
     real = real_vectors()
@@ -221,13 +226,23 @@ def _child(*args: str) -> dict[str, object]:
 
 
 def run(n: int, queries: int) -> dict[str, object]:
+    from semfs.config import Settings
+
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
         db = Path(tmp) / "index.db"
         built = _child("--build", str(db), str(n))
         ann = _child("--probe", str(db), str(queries))
         exact = _child("--probe-exact", str(db), str(queries))
-        w = subprocess.Popen([sys.executable, __file__, "--writer", str(db)])
-        try:
+        w = subprocess.Popen([sys.executable, __file__, "--writer", str(db), "0"])
+        try:  # the baseline: a writer at the searches' own priority
+            time.sleep(3)
+            busy_level = _child("--probe", str(db), str(queries))
+        finally:
+            w.kill()
+            w.wait()
+        nice = Settings().limits.ingest_nice
+        w = subprocess.Popen([sys.executable, __file__, "--writer", str(db), str(nice)])
+        try:  # as semfs ingest and serve's workers write: stepped back for searches
             time.sleep(3)
             busy = _child("--probe", str(db), str(queries))
         finally:
@@ -236,6 +251,7 @@ def run(n: int, queries: int) -> dict[str, object]:
         killed = _child("--probe", str(db), str(queries))
         tops_a, tops_e = ann.pop("tops"), exact.pop("tops")
         busy.pop("tops")
+        busy_level.pop("tops")
         killed.pop("tops")
         recall = float(
             np.mean([len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(tops_a, tops_e, strict=True)])  # type: ignore[call-overload]
@@ -252,6 +268,8 @@ def run(n: int, queries: int) -> dict[str, object]:
             "ingesting_hybrid_p95_ms": busy["hybrid_p95_ms"],
             "ingesting_ratio": float(busy["hybrid_p95_ms"]) / float(ann["hybrid_p95_ms"]),  # type: ignore[arg-type]
             "ingesting_first_query_s": busy["first_query_s"],
+            "ingesting_same_priority_hybrid_p95_ms": busy_level["hybrid_p95_ms"],
+            "ingesting_same_priority_ratio": float(busy_level["hybrid_p95_ms"]) / float(ann["hybrid_p95_ms"]),  # type: ignore[arg-type]
             "after_kill_first_query_s": killed["first_query_s"],
             "after_kill_hybrid_p95_ms": killed["hybrid_p95_ms"],
         }
@@ -265,7 +283,7 @@ def main() -> None:
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--probe", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--probe-exact", nargs=2, help=argparse.SUPPRESS)
-    parser.add_argument("--writer", help=argparse.SUPPRESS)
+    parser.add_argument("--writer", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     rng = random.Random(3)
     queries = (scifact_queries() or [synthetic_text(rng, 8) for _ in range(args.queries)])[: args.queries]
@@ -277,7 +295,7 @@ def main() -> None:
         print(json.dumps(probe(Path(db), queries[: int(count)], exact=bool(args.probe_exact))))
         return
     if args.writer:
-        writer(Path(args.writer))
+        writer(Path(args.writer[0]), int(args.writer[1]))
         return
     CACHE.mkdir(parents=True, exist_ok=True)
     real_vectors()
@@ -295,6 +313,8 @@ def main() -> None:
             f"  RSS              HNSW {r['rss_mb']:.0f} MB   exact {r['exact_rss_mb']:.0f} MB\n"
             f"  while ingesting  hybrid p95 {r['ingesting_hybrid_p95_ms']:.1f} ms"
             f" ({r['ingesting_ratio']:.2f}x idle)   first query {r['ingesting_first_query_s']:.2f} s\n"
+            f"  writer at the searches' priority: p95 {r['ingesting_same_priority_hybrid_p95_ms']:.1f} ms"
+            f" ({r['ingesting_same_priority_ratio']:.2f}x idle)\n"
             f"  writer killed    first query {r['after_kill_first_query_s']:.2f} s"
             f"   hybrid p95 {r['after_kill_hybrid_p95_ms']:.1f} ms",
             flush=True,

@@ -193,7 +193,9 @@ def _local_backend(
     def starter(stages: Container) -> PipelineStarter:
         run = LocalAslStarter(dispatch(stages), retry_scale=settings.retry_scale)
         # semfs serve: uploads, mail and the drop folder queue their files for worker threads
-        return QueuedStarter(jobs, run, workers=background_workers) if background_workers > 0 else run
+        if background_workers <= 0:
+            return run
+        return QueuedStarter(jobs, run, workers=background_workers, nice=settings.limits.ingest_nice)
 
     return _Backend(
         blobs=LocalBlobStore(settings.blobs_dir, f"http://{settings.http.host}:{settings.http.port}"),

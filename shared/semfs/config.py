@@ -50,6 +50,8 @@ class IngestLimits(_Group):
     # files one tenant may have waiting to start; one more is refused (HTTP 429, SMTP 451) with nothing
     # stored, so a burst from one tenant cannot grow the queue without end in front of everyone else
     tenant_max_queued: int = Field(default=100, gt=0)
+    # how far a process or thread that ingests steps back for searches: its scheduling niceness (0: none)
+    ingest_nice: int = Field(default=10, ge=0, le=19)
 
     @property
     def max_file_bytes(self) -> int:

@@ -97,7 +97,7 @@ def ingest(
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     with (
-        opened(tenant, create=True) as c,
+        opened(tenant, create=True, ingesting=True) as c,
         Progress(
             TextColumn("{task.description}"),
             BarColumn(),

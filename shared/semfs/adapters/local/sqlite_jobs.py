@@ -19,6 +19,7 @@ from typing import Any
 from semfs.observability import get_logger
 from semfs.ports.jobs import Job, JobState
 from semfs.ports.starter import PipelineStarter
+from semfs.priority import yield_to_searches
 
 from .sqlite_util import SqliteConnections
 
@@ -142,12 +143,15 @@ class SqliteJobQueue:
 class QueuedStarter:
     """A PipelineStarter that queues executions for background workers (``semfs serve``)."""
 
-    def __init__(self, queue: SqliteJobQueue, run: PipelineStarter, workers: int = 2, poll_s: float = 0.2) -> None:
+    def __init__(
+        self, queue: SqliteJobQueue, run: PipelineStarter, workers: int = 2, poll_s: float = 0.2, nice: int = 0
+    ) -> None:
         self._queue = queue
         self._run = run
         self._workers = workers
         self._poll = poll_s
         self._stop = threading.Event()
+        self._nice = nice
         self._threads: list[threading.Thread] = []
         self._wake = threading.Event()
 
@@ -179,6 +183,7 @@ class QueuedStarter:
             t.join(timeout=30)
 
     def _work(self) -> None:
+        yield_to_searches(self._nice, thread=True)  # a search served beside it gets the cores first
         while not self._stop.is_set():
             claimed = self._queue.claim()
             if claimed is None:
