@@ -21,6 +21,8 @@ model under-states relevance there; the floor is set where that bias costs least
 
     .venv/bin/python bench/relevance_calibration.py                       # all sets, full SciFact (~10 min)
     .venv/bin/python bench/relevance_calibration.py --max-docs 1500 --sets scifact,demo
+    SEMFS_EMBEDDER=openai SEMFS_LLM_BASE_URL=… SEMFS_EMBEDDING_MODEL=text-embedding-3-small \
+        .venv/bin/python bench/relevance_calibration.py      # fits your endpoint's model; prints the setting
 """
 
 from __future__ import annotations
@@ -346,6 +348,11 @@ def main() -> None:
         return
     print(f"model {MODEL}")
     print(f"fit: with a vector (intercept, cosine, coverage) = {vec}; words only (intercept, coverage) = {words}")
+    setting = {MODEL: {"intercept": vec[0], "cosine": vec[1], "coverage": vec[2], "floor": floor}}
+    print(
+        "for a model semfs ships no calibration for (a remote one):\n"
+        f"  SEMFS_RELEVANCE_CALIBRATIONS='{json.dumps(setting)}'"
+    )
     print(
         f"floor {floor} with a vector, {floor_words} on words alone (the fitting half's"
         f" answerable queries' lowest best relevance × {MARGIN}: a query none of whose results reaches it gets none);"
