@@ -121,6 +121,12 @@ def test_known_contacts_are_found_by_name_and_linked() -> None:
     assert found["organisation:acme"].contact_id == "c1"
     # a first name alone is too often someone else: no contact is found by it
     assert keys("Jane will call back", known) == set()
+    # a contact named like a company (semfs ingest --contact "Globex Holdings") is that organisation
+    globex = Known.of([KnownContact("c2", "", "Globex Holdings")])
+    found = file_entities(
+        extract_mentions(ExtractedDocument(blocks=[Block(text="Paid by globex holdings.")]), globex), globex
+    )
+    assert [(e.entity_id, e.contact_id) for e in found] == [("organisation:globex", "c2")]
 
 
 def test_mentions_are_grouped_most_mentioned_first_each_once_per_span() -> None:

@@ -124,7 +124,12 @@ class Known:
             label = domain.split(".")[0].replace("-", " ") if domain else ""
             if label and label not in _FREE_MAIL:
                 known.by_org.setdefault(_without_legal_form(fold(label)), c.contact_id)
-            for kind, name in (("person", c.name), ("organisation", c.organisation or "")):
+            # a contact named like a company (--contact "Acme Corp") is that organisation, not a person
+            as_org = bool(c.name) and any(t in _ORG_WORDS | _LEGAL_WORDS for t in _tokens(c.name))
+            for kind, name in (
+                ("organisation" if as_org else "person", c.name),
+                ("organisation", c.organisation or ""),
+            ):
                 tokens = tuple(_tokens(name))
                 if len(tokens) < (2 if kind == "person" else 1) or len(tokens) > 6:
                     continue  # a person by first name alone is too often someone else
