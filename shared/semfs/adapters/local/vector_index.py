@@ -44,10 +44,12 @@ from .doc_store import DocStore, VectorRows
 
 ANN_MIN = 20_000  # below this a tenant's exact scan costs about what a graph search does
 TAIL_MAX = 5_000  # rows searched exactly after a file's high_rid before the file is extended (~0.3 ms)
-CONNECTIVITY = 16
+# links per node. At 1M embedding-like vectors a graph with 16 could not reach recall@10 0.98 at any
+# breadth the latency allows (0.964 at 512, 0.981 at 1536), one with 32 reaches 0.990 at 512
+# (bench/graph_params.py, docs/benchmarks.md); it costs ~25 % more file and a slower build
+CONNECTIVITY = 32
 EXPANSION_ADD = 128
-# the graph search's breadth grows with the graph: SciFact questions against 1M embedding-like
-# vectors reach recall@10 0.943 at 128, 0.972 at 256 and 0.983 at 512 (docs/benchmarks.md)
+# the graph search's breadth grows with the graph (size / 2000, within these bounds)
 EXPANSION_SEARCH = (128, 512)
 _WIDEN = (2, 16, 64)  # candidates asked of the graph, per result wanted, on successive tries
 _BUILD_ROWS = 50_000  # vectors read from SQLite per step of a build (bounds the builder's memory)
