@@ -866,3 +866,45 @@ def test_entities_are_kept_by_enrich_and_read_by_the_api_each_under_its_own_role
     api("DELETE", f"/files/{record.file_id}", {"purge": "true"})
     api("GET", "/entity", {"name": "INV-2024-0042"}, status=404)
     assert api("GET", "/entities")["entities"] == []
+
+
+def test_a_file_enriched_again_forgets_what_it_no_longer_names_under_enrichs_role(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retried file is enriched again; an entity the first enrichment named (here an LLM's candidate) and
+    the second does not loses the file: its (entity, file) items are deleted and its count moves, under
+    Enrich's role (which had no DeleteItem on the entity table before this test)."""
+    from semfs.domain.errors import PermanentError
+    from semfs.domain.models import EntityCandidate
+
+    enricher = aws_stack.container("enrich").enricher
+    real_enrich = enricher.enrich
+
+    def with_a_candidate(item: Any) -> Any:
+        found = real_enrich(item)
+        return found.model_copy(update={"entities": [EntityCandidate(kind="person", text="Jane Okafor")]})
+
+    embedder = aws_stack.container("embed").embedder
+    real_embed = embedder.embed_documents
+
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise PermanentError("the model rejected the input", outcome=Outcome.FAILED_EMBED)
+
+    monkeypatch.setattr(enricher, "enrich", with_a_candidate)
+    monkeypatch.setattr(embedder, "embed_documents", broken)
+    upload(aws_stack, "uploads/acme/invoice-0042.md", INVOICE.replace(b"Attn: Jane Okafor", b"Jane Okafor"))
+    record = record_of(aws_stack)
+    assert record.status.value == "failed" and "person:jane okafor" in record.entities
+    monkeypatch.setattr(enricher, "enrich", real_enrich)  # the retry's enrichment names no one
+    monkeypatch.setattr(embedder, "embed_documents", real_embed)
+    response = aws_stack.handlers["search_api"].lambda_handler(
+        api_event("POST", f"/files/{record.file_id}/retry"), FakeContext()
+    )
+    assert response["statusCode"] == 200, response
+    newest = next(e for e in aws_stack.executions() if e["name"].endswith("-a1"))
+    assert aws_stack.wait(newest["executionArn"])["status"] == "SUCCEEDED"
+    again = record_of(aws_stack)
+    assert "person:jane okafor" not in again.entities and "identifier:INV-2024-0042" in again.entities
+    store = aws_stack.container("search_api").entities
+    assert store.get("acme", "person:jane okafor") is None
+    assert store.files("acme", "person:jane okafor") == []

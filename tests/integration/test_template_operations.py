@@ -354,8 +354,9 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
     """The CRUD policy templates granted Scan, DeleteItem and BatchWriteItem to functions that never call
     them. From the adapters' calls: a deleted file is a tombstone (no DeleteItem on the files table), only
     maintenance walks every tenant (Scan), only mail writes a thread's items in batches, only a tag
-    merge (the API, maintenance) deletes an alias item, and only a tenant's erasure (maintenance) finds and
-    deletes a tenant's records and entity items in batches. Every call the AWS tests make is also checked
+    merge (the API, maintenance), a purged file (the API, maintenance) or a file enriched again that no
+    longer names an entity (Enrich) deletes an entity-table item, and only a tenant's erasure (maintenance)
+    finds and deletes a tenant's records and entity items in batches. Every call the AWS tests make is also checked
     against these roles (iam_check.py)."""
 
     def grants(function: str, table: str) -> set[str]:
@@ -377,6 +378,7 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
         "ReembedFunction",
     }
     assert {f for f in functions if "dynamodb:DeleteItem" in grants(f, "EntityTable")} == {
+        "EnrichFunction",
         "SearchApiFunction",
         "ReembedFunction",
     }
