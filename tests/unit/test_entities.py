@@ -119,6 +119,8 @@ def test_known_contacts_are_found_by_name_and_linked() -> None:
     found = {e.entity_id: e for e in file_entities(extract_mentions(doc, known), known)}
     assert found["person:jane okafor"].contact_id == "c1" and found["person:jane okafor"].location == "page 2"
     assert found["organisation:acme"].contact_id == "c1"
+    # the organisation it knows, named without its legal form
+    assert "organisation:acme" in keys("Acme raised frame prices", known)
     # a first name alone is too often someone else: no contact is found by it
     assert keys("Jane will call back", known) == set()
     # a contact named like a company (semfs ingest --contact "Globex Holdings") is that organisation

@@ -264,8 +264,9 @@ def entity(
     )
     if page.contact:
         who = page.contact.name or page.contact.email
+        address = f" <{page.contact.email}>" if page.contact.email and page.contact.name else ""
         org = f", {page.contact.organisation}" if page.contact.organisation else ""
-        out.print(Text(f"contact: {who} <{page.contact.email}>{org}"))
+        out.print(Text(f"contact: {who}{address}{org}"))
     out.print(f"named in {len(page.files)} file(s):")
     for f in page.files:
         out.print(

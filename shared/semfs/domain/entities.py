@@ -137,6 +137,10 @@ class Known:
                 known.first[tokens[0]] = max(known.first.get(tokens[0], 0), len(tokens))
                 key = fold(name) if kind == "person" else _without_legal_form(fold(name))
                 (known.by_name if kind == "person" else known.by_org).setdefault(key, c.contact_id)
+                short = tuple(_tokens(key)) if kind == "organisation" else tokens
+                if short != tokens and short and len(short[0]) >= 3:  # "Acme" names the Acme Corp it knows
+                    known.names.setdefault(short, (kind, name.strip()))
+                    known.first[short[0]] = max(known.first.get(short[0], 0), len(short))
         return known
 
     def contact_for(self, kind: str, key: str) -> str | None:

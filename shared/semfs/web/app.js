@@ -709,7 +709,8 @@ async function loadEntity(name) {
   if (page.contact) {
     const a = el("a", page.contact.name || page.contact.email);
     a.href = "#/documents?" + new URLSearchParams({ contact: page.contact.contact_id }).toString();
-    const dd = el("dd"); dd.append(a, " <" + page.contact.email + ">" + (page.contact.organisation ? ", " + page.contact.organisation : ""));
+    const address = page.contact.email && page.contact.name ? " <" + page.contact.email + ">" : "";
+    const dd = el("dd"); dd.append(a, address + (page.contact.organisation ? ", " + page.contact.organisation : ""));
     contact.append(el("dt", "contact"), dd);
   }
   $("entity-files").replaceChildren(...page.files.map((f) => {
