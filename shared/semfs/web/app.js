@@ -308,6 +308,7 @@ async function loadDocs(params) {
   api("GET", "/files/facets?" + scope.toString()).then((f) => {
     if (stale(mine)) return;
     renderFacets(f);
+    if (params.get("entity")) renderActive(params);  // the entity's chip reads its name, now that it is known
     const range = $("docs-page").dataset.range;  // the total, once counted: "files 1–20 of 62"
     if (range) $("docs-page").textContent = range + " of " + f.total.toLocaleString() + (f.capped ? "+" : "");
   }).catch(() => stale(mine) || $("facets").replaceChildren());
