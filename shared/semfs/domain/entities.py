@@ -51,6 +51,9 @@ KIND_LABELS: dict[EntityKind, str] = {
 }
 MAX_MENTIONS = 500  # per file: a 10,000-row ledger names its amounts, not 10,000 entities
 MAX_FILE_ENTITIES = 64  # the entities a file's record carries (most mentioned first), for facets and filters
+# the entities of a file the store keeps (most mentioned first): each is a counted write (a DynamoDB
+# transaction), and a ledger's ten-thousandth amount tells no one anything its first 200 did not
+MAX_STORED_ENTITIES = 200
 MAX_SCAN_CHARS = 2_000_000  # text past this is not scanned (the index still holds it)
 
 

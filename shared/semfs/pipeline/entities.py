@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from semfs.domain.entities import (
     KINDS,
     MAX_FILE_ENTITIES,
+    MAX_STORED_ENTITIES,
     Known,
     KnownContact,
     entity_id,
@@ -44,7 +45,7 @@ def record_entities(c: Container, record: FileRecord, doc: ExtractedDocument, en
     names = known(c, record.tenant_id)
     mentions = extract_mentions(doc, names, c.settings.mail.phone_region)
     mentions += located(doc, [(e.kind, e.text) for e in enrichment.entities])
-    found = file_entities(mentions, names)
+    found = file_entities(mentions, names)[:MAX_STORED_ENTITIES]
     c.entities.replace_file(record.tenant_id, record.file_id, found)
     log.info("entities", file_id=record.file_id, entities=len(found), mentions=len(mentions))
     return [e.entity_id for e in found[:MAX_FILE_ENTITIES]]
