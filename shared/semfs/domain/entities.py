@@ -129,14 +129,15 @@ class Known:
                 known.by_org.setdefault(_without_legal_form(fold(label)), c.contact_id)
             # a contact named like a company (--contact "Acme Corp") is that organisation, not a person
             as_org = bool(c.name) and any(t in _ORG_WORDS | _LEGAL_WORDS for t in _tokens(c.name))
-            for kind, name in (
+            named: list[tuple[EntityKind, str]] = [
                 ("organisation" if as_org else "person", c.name),
                 ("organisation", c.organisation or ""),
-            ):
+            ]
+            for kind, name in named:
                 tokens = tuple(_tokens(name))
                 if len(tokens) < (2 if kind == "person" else 1) or len(tokens) > 6:
                     continue  # a person by first name alone is too often someone else
-                known.names.setdefault(tokens, (kind, name.strip()))  # type: ignore[arg-type]
+                known.names.setdefault(tokens, (kind, name.strip()))
                 known.first[tokens[0]] = max(known.first.get(tokens[0], 0), len(tokens))
                 key = fold(name) if kind == "person" else _without_legal_form(fold(name))
                 (known.by_name if kind == "person" else known.by_org).setdefault(key, c.contact_id)
