@@ -466,3 +466,34 @@ def test_a_rotated_key_is_read_again_when_the_old_one_is_refused(server: str) ->
     with pytest.raises(EmbeddingKeyRefused):
         embedder.embed_documents(["c"])
     assert len(FakeOpenAI.requests) == 4 and reads == ["sk-old", "sk-new"]
+
+
+def test_the_enricher_asks_for_entities_under_the_strict_schema_and_returns_them_as_candidates(server: str) -> None:
+    """The model is asked for the entities a document names, each copied from it; what it answers comes
+    back as candidates (malformed items left out), and ``domain.entities.located`` then keeps those the
+    text holds: the invented one is dropped there, not trusted here."""
+    from semfs.domain.entities import located
+
+    answer = {
+        "title": "Payment terms",
+        "summary": "Invoices are payable within thirty days.",
+        "tags": ["invoices"],
+        "entities": [
+            {"kind": "organisation", "text": "Northwind Cycles Ltd"},
+            {"kind": "person", "text": "John Smith"},  # not in the document
+            {"kind": "money", "text": 12},  # malformed
+        ],
+    }
+    FakeOpenAI.script = [(200, chat(json.dumps(answer)), {})]
+    doc = ExtractedDocument(blocks=[Block(text="Northwind Cycles Ltd: invoices are payable within thirty days.")])
+    enricher = OpenAIEnricher(Settings(llm_base_url=server, llm_model="m", llm_api_key="k"))
+    result = enricher.enrich(EnrichInput(document=doc, filename="terms.txt"))
+    schema = FakeOpenAI.requests[0]["body"]["response_format"]["json_schema"]["schema"]
+    assert "entities" in schema["required"]
+    assert schema["properties"]["entities"]["items"]["properties"]["kind"]["enum"][0] == "person"
+    assert [(e.kind, e.text) for e in result.entities] == [
+        ("organisation", "Northwind Cycles Ltd"),
+        ("person", "John Smith"),
+    ]
+    kept = located(doc, [(e.kind, e.text) for e in result.entities])
+    assert [(m.kind, m.key) for m in kept] == [("organisation", "northwind cycles")]
