@@ -135,9 +135,15 @@ def test_an_entitys_page_and_the_tenants_entities_are_the_tenants_own(stocked: S
     assert [e.label for e in list_entities(c, "globex", "person")] == ["Hank Scorpio"]
 
 
-def test_context_brings_the_files_naming_what_the_message_names_first_saying_why(stocked: Stocked) -> None:
+def test_context_brings_the_files_naming_what_the_message_names_first_saying_why(
+    stocked: Stocked, monkeypatch: pytest.MonkeyPatch
+) -> None:
     c, ids = stocked.c, stocked.ids
+    embedded: list[str] = []
+    real = c.embedder.embed_query
+    monkeypatch.setattr(c.embedder, "embed_query", lambda q: embedded.append(q) or real(q))
     items = context(c, "acme", "Question about INV-2024-0042", "Hello, has this been paid yet? Regards, a customer")
+    assert len(embedded) == 1  # ranked twice (every file, then those naming the invoice), embedded once
     assert [i.file_id for i in items[:2]] == [ids["invoice"], ids["reminder"]] or [i.file_id for i in items[:2]] == [
         ids["reminder"],
         ids["invoice"],

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from semfs.domain.entities import FileEntity
 from semfs.domain.models import (
     NOTE_MAX_CHARS,
     Activity,
@@ -30,7 +31,6 @@ from semfs.domain.results import (
     BriefingItem,
     Capabilities,
     EntityInfo,
-    EntityMention,
     EntityPage,
     FacetCounts,
     HistoryEntry,
@@ -388,4 +388,4 @@ class EntityOut(EntityPage):
 
 
 class FileEntities(BaseModel):
-    entities: list[EntityMention]
+    entities: list[FileEntity]

@@ -34,6 +34,7 @@ from typing import Literal
 
 import phonenumbers
 from babel.dates import get_month_names
+from pydantic import Field
 from stdnum import iban
 
 from semfs.domain.models import ExtractedDocument, Frozen, Location
@@ -72,11 +73,11 @@ class FileEntity(Frozen):
 
     entity_id: str
     kind: EntityKind
-    label: str  # the way the file writes it most often
+    label: str = Field(description="The way the file writes it most often")
     mentions: int
-    location: str  # where it is first named, as a person reads it
-    detail: str | None = None
-    contact_id: str | None = None  # the contact it is (an address, a name) or belongs to (an organisation)
+    location: str = Field(description="Where the file first names it: page 2, sheet Q3, …")
+    detail: str | None = Field(default=None, description="What an identifier is: invoice, order, iban, …")
+    contact_id: str | None = Field(default=None, description="The contact it is, or whose organisation it is")
 
 
 def entity_id(kind: str, key: str) -> str:
@@ -128,7 +129,7 @@ class Known:
             if label and label not in _FREE_MAIL:
                 known.by_org.setdefault(_without_legal_form(fold(label)), c.contact_id)
             # a contact named like a company (--contact "Acme Corp") is that organisation, not a person
-            as_org = bool(c.name) and any(t in _ORG_WORDS | _LEGAL_WORDS for t in _tokens(c.name))
+            as_org = bool(c.name) and any(t in _COMPANY_WORDS for t in _tokens(c.name))
             named: list[tuple[EntityKind, str]] = [
                 ("organisation" if as_org else "person", c.name),
                 ("organisation", c.organisation or ""),
@@ -468,7 +469,7 @@ def _trim_name(name: str) -> str | None:
     words = name.split()
     while words and words[-1].casefold().strip(".") in _NOT_NAMES:
         words.pop()
-    if len(words) < 2 or any(w.casefold().strip(".") in _NOT_NAMES | _ORG_WORDS for w in words):
+    if len(words) < 2 or any(w.casefold().strip(".") in _NOT_A_PERSON for w in words):
         return None
     return " ".join(words)
 
@@ -493,6 +494,8 @@ def _organisations(text: str, loc: Location, known: Known, region: str) -> Itera
 
 
 _LEGAL_WORDS = frozenset(fold(w.replace("\\", "")) for w in _LEGAL.split("|"))
+_COMPANY_WORDS = _ORG_WORDS | _LEGAL_WORDS  # a contact's name holding one is an organisation's
+_NOT_A_PERSON = _NOT_NAMES | _ORG_WORDS  # a capitalised sequence holding one names no person
 
 
 def _without_legal_form(key: str) -> str:

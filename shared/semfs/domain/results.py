@@ -147,7 +147,7 @@ class HistoryEntry(Frozen):
 
 
 class EntityInfo(Frozen):
-    """An entity of the tenant's files (``domain/entities.py``)."""
+    """An entity of the tenant's files (``domain/entities.py``), as the entity store keeps it."""
 
     entity_id: str = Field(description="kind:key, e.g. organisation:acme, identifier:INV-2024-0042")
     kind: Literal["person", "organisation", "email", "phone", "money", "date", "identifier"]
@@ -155,18 +155,6 @@ class EntityInfo(Frozen):
     files: int = Field(description="Stored files that name it (every version counted)")
     detail: str | None = Field(default=None, description="What an identifier is: invoice, order, iban, …")
     contact_id: str | None = Field(default=None, description="The contact it is, or whose organisation it is")
-
-
-class EntityMention(Frozen):
-    """An entity as one file names it."""
-
-    entity_id: str
-    kind: str
-    label: str
-    mentions: int
-    location: str = Field(description="Where the file first names it: page 2, sheet Q3, …")
-    detail: str | None = None
-    contact_id: str | None = None
 
 
 class EntityFile(Frozen):

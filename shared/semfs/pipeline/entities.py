@@ -25,10 +25,12 @@ from semfs.domain.models import Enrichment, ExtractedDocument, FileRecord, Locat
 from semfs.observability import get_logger
 
 if TYPE_CHECKING:
-    from semfs.ports import Container, EntitySummary
+    from semfs.domain.results import EntityInfo
+    from semfs.ports import Container
 
 log = get_logger(__name__)
 MAX_KNOWN_CONTACTS = 5_000  # the contacts whose names are looked for in each file
+MAX_LOOKUPS = 50  # a message's distinct entities looked up in the store, in the order it names them
 
 
 def known(c: Container, tenant_id: str) -> Known:
@@ -51,7 +53,7 @@ def record_entities(c: Container, record: FileRecord, doc: ExtractedDocument, en
     return [e.entity_id for e in found[:MAX_FILE_ENTITIES]]
 
 
-def resolve(c: Container, tenant_id: str, value: str) -> EntitySummary | None:
+def resolve(c: Container, tenant_id: str, value: str) -> EntityInfo | None:
     """The tenant's entity ``value`` names: its id (``organisation:acme``), or how a person writes it
     ("Acme Corp", "INV-2024-0042", "jane@acme.example"), tried as each kind in turn."""
     parsed = split_id(value)
@@ -87,17 +89,20 @@ def labels(c: Container, tenant_id: str, entity_ids: list[str]) -> dict[str, str
     return out
 
 
-def named_in(c: Container, tenant_id: str, text: str, limit: int = 8) -> list[EntitySummary]:
+def named_in(c: Container, tenant_id: str, text: str, limit: int = 8) -> list[EntityInfo]:
     """The tenant's known entities that ``text`` names, in the order it names them (an incoming message:
-    its invoice number, the organisation, the people), at most ``limit``."""
+    its invoice number, the organisation, the people), at most ``limit``; one keyed read for each of the
+    first ``MAX_LOOKUPS`` distinct ones it names, so a long message costs a bounded number."""
     if not enabled(c.settings, "entities") or not text.strip():
         return []
-    found: list[EntitySummary] = []
+    found: list[EntityInfo] = []
     seen: set[str] = set()
     for m in mentions_in(text[:100_000], Location(), known(c, tenant_id), c.settings.mail.phone_region):
         eid = entity_id(m.kind, m.key)
         if eid in seen:
             continue
+        if len(seen) >= MAX_LOOKUPS:
+            break
         seen.add(eid)
         hit = c.entities.get(tenant_id, eid)
         if hit:

@@ -5,18 +5,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from semfs.domain.entities import EntityKind, FileEntity
-
-
-@dataclass(frozen=True)
-class EntitySummary:
-    """An entity of a tenant: what it is, and in how many stored files it is named."""
-
-    entity_id: str
-    kind: EntityKind
-    label: str
-    files: int
-    detail: str | None = None
-    contact_id: str | None = None
+from semfs.domain.results import EntityInfo
 
 
 @dataclass(frozen=True)
@@ -47,11 +36,11 @@ class EntityRepository(Protocol):
         """The files naming the entity, most mentions first (then by file id); at most ``limit``."""
         ...
 
-    def get(self, tenant_id: str, entity_id: str) -> EntitySummary | None:
+    def get(self, tenant_id: str, entity_id: str) -> EntityInfo | None:
         """The entity, or ``None`` when no file of the tenant names it."""
         ...
 
-    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntitySummary]:
+    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntityInfo]:
         """The tenant's entities (of one kind, or all), named in the most files first, then by label."""
         ...
 

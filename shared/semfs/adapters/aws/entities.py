@@ -39,7 +39,8 @@ from semfs.domain.entities import EntityKind, FileEntity
 from semfs.domain.errors import PermanentError, RetryableError
 from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Outcome
-from semfs.ports.entities import EntitySummary, FileMention
+from semfs.domain.results import EntityInfo
+from semfs.ports.entities import FileMention
 from semfs.ports.mail import Contact, Person, Thread
 
 from .clients import client, delete_keys, error_code, is_retryable, paginate, retryable
@@ -404,18 +405,18 @@ class DynamoEntityRepository(_EntityTable):
         ]
         return sorted(found, key=lambda m: (-m.mentions, m.file_id))[:limit]
 
-    def get(self, tenant_id: str, entity_id: str) -> EntitySummary | None:
+    def get(self, tenant_id: str, entity_id: str) -> EntityInfo | None:
         item = self._get(f"N#{tenant_id}", entity_id)
-        summary = _entity_summary(item) if item else None
+        summary = _entity_info(item) if item else None
         return summary if summary and summary.files > 0 else None
 
-    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntitySummary]:
+    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntityInfo]:
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :kind)" if kind else ""),
             "ExpressionAttributeValues": {":pk": _s(f"N#{tenant_id}")} | ({":kind": _s(f"{kind}:")} if kind else {}),
         }
-        found = [s for s in map(_entity_summary, paginate(self._call, "query", kwargs)) if s.files > 0]
+        found = [s for s in map(_entity_info, paginate(self._call, "query", kwargs)) if s.files > 0]
         return sorted(found, key=lambda s: (-s.files, s.label))[:limit]
 
     def forget_tenant(self, tenant_id: str) -> int:
@@ -448,8 +449,8 @@ def _file_entity(item: dict[str, Any]) -> FileEntity:
     )
 
 
-def _entity_summary(item: dict[str, Any]) -> EntitySummary:
-    return EntitySummary(
+def _entity_info(item: dict[str, Any]) -> EntityInfo:
+    return EntityInfo(
         entity_id=item["sk"]["S"],
         kind=item["kind"]["S"],
         label=item["label"]["S"],

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from semfs.domain.entities import EntityKind, FileEntity
-from semfs.ports.entities import EntitySummary, FileMention
+from semfs.domain.results import EntityInfo
+from semfs.ports.entities import FileMention
 
 from .sqlite_util import SqliteConnections, forget_tenant
 
@@ -93,38 +94,34 @@ class SqliteEntityRepository:
         )
         return [FileMention(file_id=r[0], label=r[1], mentions=r[2], location=r[3]) for r in rows]
 
-    def get(self, tenant_id: str, entity_id: str) -> EntitySummary | None:
+    def get(self, tenant_id: str, entity_id: str) -> EntityInfo | None:
         row = (
             self._db.get()
             .execute(
-                "SELECT entity_id, kind, label, files, detail, contact_id FROM entities"
-                " WHERE tenant_id=? AND entity_id=?",
+                f"SELECT {_COLUMNS} FROM entities WHERE tenant_id=? AND entity_id=?",
                 (tenant_id, entity_id),
             )
             .fetchone()
         )
-        return _summary(row) if row else None
+        return _info(row) if row else None
 
-    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntitySummary]:
-        sql = "SELECT entity_id, kind, label, files, detail, contact_id FROM entities WHERE tenant_id=?"
+    def entities(self, tenant_id: str, kind: EntityKind | None = None, limit: int = 100) -> list[EntityInfo]:
+        sql = f"SELECT {_COLUMNS} FROM entities WHERE tenant_id=?"
         params: list[object] = [tenant_id]
         if kind:
             sql += " AND kind=?"
             params.append(kind)
         rows = self._db.get().execute(f"{sql} ORDER BY files DESC, label LIMIT ?", (*params, limit))
-        return [_summary(r) for r in rows]
+        return [_info(r) for r in rows]
 
     def forget_tenant(self, tenant_id: str) -> int:
         """Erase the tenant's entities; how many rows went."""
         return forget_tenant(self._db.get(), ("entity_files", "entities"), tenant_id)
 
 
-def _summary(r: Sequence[object]) -> EntitySummary:
-    return EntitySummary(
-        entity_id=str(r[0]),
-        kind=r[1],  # type: ignore[arg-type]
-        label=str(r[2]),
-        files=int(r[3]),  # type: ignore[call-overload]
-        detail=r[4],  # type: ignore[arg-type]
-        contact_id=r[5],  # type: ignore[arg-type]
-    )
+_INFO = ("entity_id", "kind", "label", "files", "detail", "contact_id")  # the columns every entity read selects
+_COLUMNS = ", ".join(_INFO)
+
+
+def _info(r: Sequence[object]) -> EntityInfo:
+    return EntityInfo.model_validate(dict(zip(_INFO, r, strict=True)))

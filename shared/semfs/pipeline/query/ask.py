@@ -21,7 +21,7 @@ from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
 from semfs.pipeline.entities import named_in
-from semfs.pipeline.query.search import highlight, keyword_text, retrieve
+from semfs.pipeline.query.search import Vectors, highlight, keyword_text, retrieve
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -104,13 +104,14 @@ def context(
     for entity in named:
         for m in c.entities.files(tenant, entity.entity_id, limit=50):
             naming.setdefault(m.file_id, []).append(entity.label)
-    found = retrieve(c, tenant, text, "hybrid", filters, limit)
+    vectors: Vectors = {}  # the message is embedded once, however often it is ranked
+    found = retrieve(c, tenant, text, "hybrid", filters, limit, vectors=vectors)
     ranked = list(found.files)
     relevance, docs = dict(found.relevance), dict(found.docs)
     if naming:  # ranked by the message's words among themselves, whether or not they reached the floor
         ids = [f for f in naming if not filters.file_ids or f in filters.file_ids]
         scoped = filters.model_copy(update={"file_ids": ids})
-        first = retrieve(c, tenant, text, "hybrid", scoped, limit, floor=False) if ids else None
+        first = retrieve(c, tenant, text, "hybrid", scoped, limit, floor=False, vectors=vectors) if ids else None
         if first is not None:
             relevance |= first.relevance
             docs |= first.docs

@@ -6,27 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from semfs.domain.entities import KINDS, EntityKind
+from semfs.domain.entities import KINDS, EntityKind, FileEntity
 from semfs.domain.errors import NotFound
-from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityMention, EntityPage, EntityThread
+from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityPage, EntityThread
 from semfs.pipeline import names
 from semfs.pipeline.entities import resolve
 
 if TYPE_CHECKING:
-    from semfs.ports import Container, EntitySummary
+    from semfs.ports import Container
 
 PAGE_FILES = 200  # the files an entity's page reads at most
-
-
-def info(summary: EntitySummary) -> EntityInfo:
-    return EntityInfo(
-        entity_id=summary.entity_id,
-        kind=summary.kind,
-        label=summary.label,
-        files=summary.files,
-        detail=summary.detail,
-        contact_id=summary.contact_id,
-    )
 
 
 def list_entities(
@@ -38,7 +27,7 @@ def list_entities(
     if q:
         needle = q.casefold()
         found = [s for s in found if needle in s.label.casefold() or needle in s.entity_id.casefold()]
-    return [info(s) for s in found[:limit]]
+    return found[:limit]
 
 
 def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
@@ -74,7 +63,7 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
     threads = [EntityThread(thread_id=t, subject=subjects.get(t, t), files=n) for t, n in counted.most_common()]
     contact = c.mail.contact(tenant_id, summary.contact_id) if summary.contact_id else None
     return EntityPage(
-        entity=info(summary),
+        entity=summary,
         contact=EntityContact(
             contact_id=contact.contact_id, email=contact.email, name=contact.name, organisation=contact.organisation
         )
@@ -85,8 +74,7 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
     )
 
 
-def file_entities(c: Container, tenant_id: str, file_id: str) -> list[EntityMention]:
+def file_entities(c: Container, tenant_id: str, file_id: str) -> list[FileEntity]:
     """The entities one file names, most mentioned first, then people, organisations and the rest in
     ``KINDS`` order (the caller checked the file is the tenant's)."""
-    found = sorted(c.entities.of_file(tenant_id, file_id), key=lambda e: (-e.mentions, KINDS.index(e.kind), e.label))
-    return [EntityMention.model_validate(e.model_dump()) for e in found]
+    return sorted(c.entities.of_file(tenant_id, file_id), key=lambda e: (-e.mentions, KINDS.index(e.kind), e.label))

@@ -31,7 +31,7 @@ from semfs.domain.text import STOPWORDS, query_terms, words
 from semfs.observability import get_logger
 
 if TYPE_CHECKING:
-    from semfs.ports import Container
+    from semfs.ports import Container, Embedder
 log = get_logger(__name__)
 
 
@@ -56,6 +56,21 @@ class Retrieved:
     below_floor: int = 0  # files left out because not one of them was relevant enough
 
 
+Vectors = dict[tuple[str, str], list[float]]  # (model, query) → its vector, for the length of one request
+
+
+def query_vector(embedder: Embedder, query: str, memo: Vectors | None) -> list[float]:
+    """``query`` embedded by ``embedder``; with ``memo``, once per request however often it is retrieved
+    (a context briefing ranks one message twice; in AWS each embedding is a call to the endpoint)."""
+    key = (embedder.model, query)
+    if memo is not None and key in memo:
+        return memo[key]
+    vector = embedder.embed_query(query)
+    if memo is not None:
+        memo[key] = vector
+    return vector
+
+
 def retrieve(
     c: Container,
     tenant_id: str,
@@ -65,9 +80,11 @@ def retrieve(
     limit: int,
     *,
     floor: bool = True,
+    vectors: Vectors | None = None,
 ) -> Retrieved:
     """Ranked files (id, score, best chunk hits) for ``query``, each with its calibrated relevance; none
-    when not one file reaches the relevance floor (``floor=False``: every one). No records are read here."""
+    when not one file reaches the relevance floor (``floor=False``: every one). No records are read here.
+    ``vectors``: a caller retrieving one query more than once embeds it once."""
     if filters.tags:  # a merged-away tag name still finds the files now carrying its target
         from semfs.pipeline.vocabulary import resolve
 
@@ -93,7 +110,7 @@ def retrieve(
     elif mode in ("hybrid", "semantic"):
         try:
             embedder = c.query_embedder()
-            vector = embedder.embed_query(query)
+            vector = query_vector(embedder, query, vectors)
             model = embedder.model
             together = (
                 c.index.hybrid_legs(tenant_id, bm25_text, vector, filters, k, cards)
@@ -107,7 +124,7 @@ def retrieve(
             legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
             if c.settings.embedding.new_files_only and embedder is not c.embedder:
                 # new-files-only mode: files embedded with the configured model since the change
-                new_vector = c.embedder.embed_query(query)
+                new_vector = query_vector(c.embedder, query, vectors)
                 legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
         except (EmbeddingUnavailable, EmbeddingKeyRefused) as e:  # a refused key is alarmed, not a 500
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
