@@ -12,6 +12,7 @@ resources, ``semfs://files/{file_id}`` (their extracted text).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -391,6 +392,52 @@ def serve_stdio(c: Container, tenant: str) -> None:
     build_server(c, tenant).run("stdio")
 
 
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers", "transfer-encoding",
+     "upgrade"}
+)  # fmt: skip
+
+
+def _within(asgi: Callable[..., Any], deadline_s: float) -> Callable[..., Any]:
+    """``asgi`` with the request's deadline around each exchange: past it the exchange is cancelled and
+    answered 504 (or its answer ended, if it had begun), so no MCP request holds the host's thread longer
+    than any other route. Every exchange also gets the deadline the API's routes run under
+    (``deadlines.request_deadline``), so a tool's outbound calls (the LLM, embeddings) share it. A tool
+    running in a worker thread when its exchange is cancelled finishes there, bounded by those calls."""
+    import anyio
+
+    from semfs.deadlines import request_deadline
+
+    async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope.get("type") != "http":
+            await asgi(scope, receive, send)
+            return
+        sent = {"started": False, "ended": False}
+
+        async def watched(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                sent["started"] = True
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                sent["ended"] = True
+            await send(message)
+
+        with request_deadline(deadline_s), anyio.move_on_after(deadline_s) as scope_:
+            await asgi(scope, receive, watched)
+        if not scope_.cancelled_caught:
+            return
+        log.warning("mcp request past its deadline", deadline_s=deadline_s)
+        if not sent["started"]:
+            message = f"the request took longer than its {deadline_s:g} s deadline"
+            body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}})
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 504, "headers": headers})
+            await send({"type": "http.response.body", "body": body.encode(), "more_body": False})
+        elif not sent["ended"]:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
 class McpOverHttp:
     """The same server over streamable HTTP for ``semfs serve``'s ``/mcp``, one per tenant.
 
@@ -408,6 +455,7 @@ class McpOverHttp:
         # the host the SDK's DNS-rebinding checks guard: a loopback one turns them on (a browser on this
         # machine must not reach a local server through a hostile page); behind API Gateway there is none
         self._c, self._max_body, self._host = c, max_body, host or c.settings.http.host
+        self._deadline_s = c.settings.http.request_deadline_s
         self._loop = asyncio.new_event_loop()
         self._closed = asyncio.Event()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="semfs-mcp")
@@ -442,15 +490,26 @@ class McpOverHttp:
                 self._held.append(asyncio.run_coroutine_threadsafe(hold(), self._loop))
                 if not ready.wait(60):
                     raise RuntimeError("the MCP transport did not start")
-                self._apps[tenant] = ASGIMiddleware(asgi, loop=self._loop)  # type: ignore[arg-type]
+                bounded = _within(asgi, self._deadline_s)
+                self._apps[tenant] = ASGIMiddleware(bounded, loop=self._loop)  # type: ignore[arg-type]
             return self._apps[tenant]
 
     def answer(self, tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
-        """One HTTP exchange with ``tenant``'s MCP server: status, headers and the whole body."""
+        """One HTTP exchange with ``tenant``'s MCP server: status, headers and the whole body.
+
+        Only POST reaches the SDK. A stateless server has no stream for a GET to open (the SDK would hold
+        one open, and the thread serving it, until the client left: eight such GETs took every thread of
+        ``semfs serve``), and no session for a DELETE to end; the specification's answer to both is 405."""
+        if str(environ.get("REQUEST_METHOD", "")).upper() != "POST":
+            message = "semfs serves MCP statelessly: POST each JSON-RPC message (no stream to open, no session)"
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
+            return 405, [("Content-Type", "application/json"), ("Allow", "POST")], json.dumps(error).encode()
         said: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
-            said[:] = [int(status.split(" ", 1)[0]), list(headers)]
+            # hop-by-hop headers are the host's to set (PEP 3333: waitress refuses an app that sets them)
+            kept = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
+            said[:] = [int(status.split(" ", 1)[0]), kept]
 
         body = b"".join(self._app(tenant)(environ, start_response))
         return said[0], said[1], body

@@ -835,6 +835,15 @@ def test_mcp_in_aws_answers_through_the_api_function_in_the_callers_tenant(aws_s
     assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401
 
 
+def test_a_get_of_mcp_in_aws_is_405_not_a_stream(aws_stack: Stack) -> None:
+    """Issue 47.1: a stateless server has no SSE stream to give a GET (the SDK's GET held its caller until it
+    left); a Lambda answers 405 at once, as the local host does."""
+    event = api_event("GET", "/mcp")
+    event["headers"] = {"accept": "text/event-stream", "host": "abc123.execute-api.eu-west-1.amazonaws.com"}
+    answer = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+    assert answer["statusCode"] == 405 and answer["headers"]["Allow"] == "POST"
+
+
 INVOICE = b"""# Invoice INV-2024-0042
 
 Northwind Cycles Ltd bills Acme Corp EUR 44,000.00, due on 15 March 2025. Attn: Jane Okafor.

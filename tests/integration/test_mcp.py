@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 
 from semfs import demo
+from semfs.adapters.local.hash_embedder import HashEmbedder
 from semfs.bootstrap import Container, build_container
 from semfs.mcp_server import build_server
 from semfs.pipeline.intake.ingest import ingest_bytes
@@ -283,3 +286,120 @@ def test_an_agent_leaves_a_signed_note_people_see_and_search_finds(stocked: tupl
     assert (entries[-1]["action"], entries[-1]["by"]) == ("noted", "agent audit-bot")
     assert "some text" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "  ", "agent": "a"}))
     assert "agent" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "x", "agent": " "}))
+
+
+class _HeldEmbedder(HashEmbedder):
+    """The hash embedder, but a query holding ``HELD`` waits until the test lets it go: an MCP tool that a slow
+    model keeps busy for as long as the test likes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def embed_query(self, text: str) -> list[float]:
+        if HELD in text:
+            self.release.wait(CEILING_S)
+        return super().embed_query(text)
+
+
+HELD = "zzheldzz"
+
+
+def _raw(port: int, request: bytes) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=CEILING_S)
+    s.sendall(request)
+    return s
+
+
+def _status(s: socket.socket) -> int:
+    """The status of the answer on ``s``, read until the status line is whole (0: closed without one)."""
+    got = b""
+    while b"\r\n" not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            return 0
+        got += chunk
+    return int(got.split(b" ", 2)[1])
+
+
+def test_open_mcp_streams_and_slow_tools_never_take_the_server_down(tmp_path: Path, shared_extractor: object) -> None:
+    """Issue 47.1: an authenticated ``GET /mcp`` asking for an SSE stream held a waitress thread for ever; eight took
+    every thread and /health stopped answering for every tenant. Now a GET is 405 at once (stateless: no stream to
+    serve), and an MCP POST whose tool outlives the request deadline answers 504 and frees its thread. 8 and then
+    64 GETs at once, and 8 POSTs whose tool never finishes on its own, while /health and a search answer."""
+    from semfs.server import ApiKeys, start_http
+
+    embedder = _HeldEmbedder()
+    settings = make_settings(tmp_path, request_deadline_s=3)
+    c = build_container(settings, embedder=embedder, extractor=shared_extractor)  # type: ignore[arg-type]
+    ingest_bytes(c, T, HANDBOOK, "employee-handbook.md")
+    keys = ApiKeys(c.settings.api_keys_file)
+    key = keys.create(T)
+    server = start_http(c, keys, "127.0.0.1", 0)
+    port = server.port
+    held: list[socket.socket] = []
+    try:
+
+        def get_stream() -> socket.socket:
+            return _raw(
+                port,
+                f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+                f"Authorization: Bearer {key}\r\n\r\n".encode(),
+            )
+
+        def slow_tool() -> socket.socket:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {
+                    "query": f"{HELD} holiday", "mode": "semantic"}}}
+            ).encode()  # fmt: skip
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json, text/event-stream\r\nAuthorization: Bearer {key}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            )
+            return _raw(port, head.encode() + body)
+
+        def other_client(method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+            """Someone else (another address: the held sockets fill 127.0.0.1's 32 connections)."""
+            import http.client
+
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CEILING_S, source_address=("127.0.0.2", 0))
+            headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                answer = conn.getresponse()
+                return answer.status, answer.read()
+            finally:
+                conn.close()
+
+        def health() -> int:
+            return other_client("GET", "/health")[0]
+
+        def search() -> dict[str, Any]:
+            status, body = other_client("POST", "/search", json.dumps({"query": "paid holiday", "mode": "keyword"}).encode())
+            assert status == 200, body
+            answer: dict[str, Any] = json.loads(body)
+            return answer
+
+        for wave in (8, 64):
+            streams = [get_stream() for _ in range(wave)]
+            held += streams
+            statuses = [_status(s) for s in streams]
+            # 405: a stateless server has no stream to offer; 429: past the 32 connections one address may hold
+            assert set(statuses) <= {405, 429} and statuses.count(405) >= 8, statuses
+            assert health() == 200 and search()["results"]  # while they hold their connections
+            for s in streams:
+                s.close()
+            assert health() == 200 and search()["results"]  # and after they hang up
+
+        tools = [slow_tool() for _ in range(8)]
+        held += tools
+        assert health() == 200 and search()["results"]  # while every one of them is still in its tool
+        assert [_status(s) for s in tools] == [504] * 8  # each let go at the request's deadline
+        assert health() == 200 and search()["results"]
+    finally:
+        embedder.release.set()
+        for s in held:
+            s.close()
+        server.shutdown()
+        c.close()
