@@ -376,7 +376,8 @@ def test_open_mcp_streams_and_slow_tools_never_take_the_server_down(tmp_path: Pa
             return other_client("GET", "/health")[0]
 
         def search() -> dict[str, Any]:
-            status, body = other_client("POST", "/search", json.dumps({"query": "paid holiday", "mode": "keyword"}).encode())
+            query = json.dumps({"query": "paid holiday", "mode": "keyword"}).encode()
+            status, body = other_client("POST", "/search", query)
             assert status == 200, body
             answer: dict[str, Any] = json.loads(body)
             return answer
