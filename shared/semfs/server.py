@@ -26,6 +26,7 @@ from urllib.parse import parse_qs, quote
 
 from semfs.deadlines import request_deadline
 from semfs.domain.errors import Busy, Disabled, NotFound, RetryableError
+from semfs.domain.tenants import checked_tenant_id, is_tenant_id
 from semfs.http_host import HttpServer, error_body, serve
 from semfs.observability import get_logger
 from semfs.pipeline.intake.mail import ingest_mail, tenant_for, tenants_for
@@ -95,6 +96,8 @@ class ApiKeys:
         return data
 
     def create(self, tenant: str) -> str:
+        """A new key for ``tenant`` (``InvalidRequest`` for what is no tenant id), shown once."""
+        checked_tenant_id(tenant)
         key = "semfs_" + secrets.token_urlsafe(32)
         keys = self._load()
         keys[hashlib.sha256(key.encode()).hexdigest()] = tenant
@@ -104,9 +107,12 @@ class ApiKeys:
         return key
 
     def tenant_for(self, key: str | None) -> str | None:
+        """The key's tenant; ``None`` for no key, an unknown one, or one a version without the tenant-id rule
+        issued for what is no tenant id (its files could never be reached safely)."""
         if not key:
             return None
-        return self._load().get(hashlib.sha256(key.encode()).hexdigest())
+        tenant = self._load().get(hashlib.sha256(key.encode()).hexdigest())
+        return tenant if is_tenant_id(tenant) else None
 
     def list(self) -> list[tuple[str, str]]:
         """``(fingerprint, tenant)`` per key: the first 12 hex digits of its hash (the key is not stored)."""

@@ -48,6 +48,16 @@ def test_deleting_a_prefix_removes_every_key_under_it_and_nothing_beside_it(blob
         blob_store.delete_prefix("derived/acme")  # a prefix that is not a folder would reach acme2's keys
 
 
+@pytest.mark.parametrize("prefix", ["derived/acme//", "derived/acme/./", "derived/acme/../", "derived//", "/"])
+def test_a_prefix_to_delete_names_one_folder_exactly(blob_store: BlobStore, prefix: str) -> None:
+    """Issue 47.2: ``uploads/default//`` (a purge of tenant ``default/``) was read as ``uploads/default/``: a
+    prefix with an empty, ``.`` or ``..`` segment is refused, and nothing under the folder it resembles goes."""
+    blob_store.put("derived/acme/f1/a", b"kept")
+    with pytest.raises(InvalidRequest):
+        blob_store.delete_prefix(prefix)
+    assert blob_store.get("derived/acme/f1/a") == b"kept"
+
+
 @pytest.mark.parametrize("key", ["", "/abs", "a/../b", "a//b", "./a"])
 def test_unsafe_keys_are_refused(blob_store: BlobStore, key: str) -> None:
     with pytest.raises(InvalidRequest):

@@ -835,6 +835,15 @@ def test_mcp_in_aws_answers_through_the_api_function_in_the_callers_tenant(aws_s
     assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401
 
 
+@pytest.mark.parametrize("claim", ["default/", "Acme", " acme", "acme#eu", ""])
+def test_a_jwt_tenant_claim_that_is_no_tenant_id_is_no_credential(aws_stack: Stack, claim: str) -> None:
+    """Issue 47.2: the tenant claim is held to the one tenant-id rule, for the routes and for /mcp alike."""
+    for path in ("/files", "/mcp"):
+        event = api_event("GET" if path == "/files" else "POST", path)
+        event["requestContext"]["authorizer"]["jwt"]["claims"]["custom:tenant"] = claim
+        assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401, path
+
+
 def test_a_get_of_mcp_in_aws_is_405_not_a_stream(aws_stack: Stack) -> None:
     """Issue 47.1: a stateless server has no SSE stream to give a GET (the SDK's GET held its caller until it
     left); a Lambda answers 405 at once, as the local host does."""

@@ -84,14 +84,73 @@ def test_a_purged_tenant_leaves_no_byte_of_its_text_and_the_tenant_beside_it_is_
     assert again["records"] == again["objects"] == again["index_documents"] == 0
 
 
-def test_a_tenant_whose_keys_another_tenants_extend_is_refused(container: Container) -> None:
-    ingest_bytes(container, "acme", ACME_DOC, "plan.md")
-    ingest_bytes(container, "acme#eu", GLOBEX_DOC, "terms.md")
-    with pytest.raises(InvalidRequest, match="cannot be purged apart"):
-        purge_tenant(container, "acme")
-    assert container.repo.query(RecordQuery(tenant_id="acme"))  # nothing was touched
-    with pytest.raises(InvalidRequest, match="name the tenant"):
-        purge_tenant(container, "  ")
+ODD_TENANT_IDS = ["a/", "a/..", "a#", "A", " a", "a ", "a%2F", "", "a" * 300, "default/", "../a", ".", "a\n"]
+INVOICE_DOC = b"# Invoice INV-2024-0042\n\nNorthwind Cycles Ltd bills Acme Corp EUR 44,000.00. Attn: Jane Okafor."
+
+
+def _tenant_state(c: Container, tenant: str) -> dict[str, Any]:
+    """Everything semfs holds of ``tenant``, as bytes' hashes and dumps: records, every stored object under the
+    tenant's prefixes, what search finds (keyword and meaning), its entities and the files naming each."""
+    import hashlib
+
+    blobs = c.settings.blobs_dir
+    objects = {
+        str(p.relative_to(blobs)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for prefix in ("uploads", "content", "derived")
+        for p in sorted((blobs / prefix / tenant).rglob("*"))
+        if p.is_file()
+    }
+    records = [r.model_dump(mode="json") for r in c.repo.query(RecordQuery(tenant_id=tenant, include_deleted=True))]
+    entities = {
+        e.entity_id: [m.file_id for m in c.entities.files(tenant, e.entity_id)] for e in c.entities.entities(tenant)
+    }
+    hits = {
+        mode: [
+            (r.file_id, r.score) for r in search(c, tenant, SearchRequest(query="invoice Northwind", mode=mode)).results
+        ]
+        for mode in ("keyword", "semantic")
+    }
+    return {"objects": objects, "records": records, "entities": entities, "hits": hits}
+
+
+def _found(c: Container, tenant: str, mode: str) -> list[Any]:
+    return search(c, tenant, SearchRequest(query="invoice Northwind", mode=mode)).results  # type: ignore[arg-type]
+
+
+def test_purging_an_odd_tenant_id_touches_no_other_tenant(cli: Any, tmp_path: Path) -> None:
+    """Issue 47.2: ``semfs purge-tenant 'default/' --yes 'default/'`` erased tenant ``default``'s originals
+    (``uploads/default//`` was read as ``uploads/default/``). Each odd id is refused, by the CLI and by the
+    maintenance function's event, and every other tenant's records, stored objects, index entries and entities are
+    as they were, byte for byte; then ``a`` is purged for real and ``a-b``, ``ab`` and ``default`` are untouched."""
+    from semfs.bootstrap import build_container
+    from semfs.cli import app
+    from semfs.config import Settings
+    from semfs.pipeline.maintenance.passes import maintenance_pass
+
+    (tmp_path / "invoice.md").write_bytes(INVOICE_DOC)
+    tenants = ["default", "a", "a-b", "ab"]
+    for tenant in tenants:
+        done = cli.invoke(app, ["ingest", str(tmp_path / "invoice.md"), "--tenant", tenant])
+        assert done.exit_code == 0, done.output
+    c = build_container(Settings(data_dir=tmp_path / "data", embedder="hash"))
+    try:
+        before = {t: _tenant_state(c, t) for t in tenants}
+        assert all(before[t]["objects"] and before[t]["entities"] and before[t]["hits"]["keyword"] for t in tenants)
+        for odd in ODD_TENANT_IDS:
+            refused = cli.invoke(app, ["purge-tenant", odd, "--yes", odd])
+            assert refused.exit_code == 2 and "is not a tenant id" in refused.output, (odd, refused.output)
+            with pytest.raises(InvalidRequest, match="is not a tenant id"):
+                purge_tenant(c, odd)
+            answer = maintenance_pass(c, {"task": "purge_tenant", "tenant": odd, "confirm": odd}, deadline=1e12)
+            assert set(answer.report) == {"error"}, (odd, answer.report)
+            assert {t: _tenant_state(c, t) for t in tenants} == before, odd
+        # a real purge of "a": the tenants whose ids begin like it are untouched
+        assert cli.invoke(app, ["purge-tenant", "a", "--yes", "a"]).exit_code == 0
+        after = {t: _tenant_state(c, t) for t in tenants}
+        assert after["a"] == {"objects": {}, "records": [], "entities": {}, "hits": {"keyword": [], "semantic": []}}
+        assert {t: after[t] for t in ("default", "a-b", "ab")} == {t: before[t] for t in ("default", "a-b", "ab")}
+    finally:
+        c.close()
 
 
 def test_the_cli_purges_a_tenant_only_when_its_name_is_given_twice(cli: Any, tmp_path: Path) -> None:

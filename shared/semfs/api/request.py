@@ -22,6 +22,7 @@ from semfs.api.models import (
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, SearchFilters
 from semfs.domain.outcomes import Status
+from semfs.domain.tenants import is_tenant_id
 from semfs.pipeline import names
 
 if TYPE_CHECKING:
@@ -65,9 +66,9 @@ def current_tenant() -> str:
     authorizer = router.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
     claims = (authorizer.get("jwt") or {}).get("claims") or {}
     tenant = claims.get(container().settings.aws.tenant_claim) or (authorizer.get("lambda") or {}).get("tenant")
-    if not isinstance(tenant, str) or not tenant:
+    if not is_tenant_id(tenant):  # a claim that is no tenant id is no credential (domain/tenants.py)
         raise UnauthorizedError("missing or invalid credentials")
-    return tenant
+    return str(tenant)
 
 
 def current_caller() -> str | None:

@@ -38,7 +38,17 @@ out = _console()
 err = _console(stderr=True)
 
 
-Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.")]
+def tenant_option(value: str | None) -> str | None:
+    """``--tenant`` (and a tenant argument) checked by the one rule every entry point uses: a usage error
+    naming it, before anything is opened (``purge-tenant 'default/'`` once erased tenant ``default``'s files)."""
+    from semfs.domain.tenants import TENANT_ID_RULE, is_tenant_id
+
+    if value is not None and not is_tenant_id(value):
+        raise typer.BadParameter(f"{value!r} is not a tenant id: a tenant id is {TENANT_ID_RULE}")
+    return value
+
+
+Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.", callback=tenant_option)]
 
 
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]

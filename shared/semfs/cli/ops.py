@@ -17,6 +17,7 @@ from semfs.cli.common import (
     err,
     opened,
     out,
+    tenant_option,
 )
 from semfs.config import Settings
 from semfs.domain.models import SearchMode
@@ -29,7 +30,9 @@ from semfs.pipeline.maintenance.reindex import reindex as rebuild_index
 
 @app.command()
 def status(
-    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant (default: all).")] = None,
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", help="Only this tenant (default: all).", callback=tenant_option)
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Counts of files by status and outcome."""
@@ -142,7 +145,9 @@ def reconcile_cmd(
 
 @app.command(name="purge-tenant")
 def purge_tenant_cmd(
-    tenant: Annotated[str, typer.Argument(help="The tenant whose every file, record and index entry goes.")],
+    tenant: Annotated[
+        str, typer.Argument(help="The tenant whose every file, record and index entry goes.", callback=tenant_option)
+    ],
     yes: Annotated[
         str | None, typer.Option("--yes", metavar="TENANT", help="The tenant's name again, to confirm.")
     ] = None,

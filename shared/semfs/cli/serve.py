@@ -11,6 +11,7 @@ from semfs.cli.common import (
     app,
     container,
     out,
+    tenant_option,
 )
 from semfs.domain.features import FEATURES, OFF, enabled
 
@@ -85,7 +86,10 @@ def serve(
 @app.command()
 def mcp(
     tenant: Annotated[
-        str | None, typer.Option("--tenant", help="The tenant whose files the agent sees (default: the local one).")
+        str | None,
+        typer.Option(
+            "--tenant", help="The tenant whose files the agent sees (default: the local one).", callback=tenant_option
+        ),
     ] = None,
     key: Annotated[
         str | None,

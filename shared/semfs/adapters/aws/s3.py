@@ -84,7 +84,7 @@ class S3BlobStore:
         not of objects. Returns how many versions went."""
         if not prefix.endswith("/"):
             raise InvalidRequest(f"a prefix to delete ends with '/': {prefix!r}")
-        self._check(prefix.rstrip("/"))
+        self._check(prefix[:-1])  # each segment a real one: "uploads/a//" is refused, never read as "a/"
         return self._delete_versions(prefix, lambda k: k.startswith(prefix))
 
     def _delete_versions(self, prefix: str, wanted: Callable[[str], bool]) -> int:

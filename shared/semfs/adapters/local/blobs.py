@@ -96,7 +96,7 @@ class LocalBlobStore:
         """Every file under the folder ``prefix`` names (it ends with ``/``); how many went."""
         if not prefix.endswith("/"):
             raise InvalidRequest(f"a prefix to delete ends with '/': {prefix!r}")
-        folder = self._path(prefix.rstrip("/"))
+        folder = self._path(prefix[:-1])  # exactly the folder named: "a//" is no way to say "a/"
         if not folder.is_dir():
             return 0
         gone = sum(1 for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".tmp-"))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from semfs.domain.features import enabled
 from semfs.domain.outcomes import Outcome
+from semfs.domain.tenants import is_tenant_id
 from semfs.observability import get_logger
 from semfs.pipeline.documents import INBOUND_PREFIX, UPLOAD_PREFIX
 from semfs.pipeline.intake.ingest import ingest_bytes
@@ -20,7 +21,7 @@ log = get_logger(__name__)
 def tenant_from_key(key: str) -> str | None:
     """``uploads/{tenant}/…`` → tenant. The key was issued by the API for the caller's tenant."""
     parts = key.split("/")
-    if len(parts) < 3 or parts[0] != UPLOAD_PREFIX.rstrip("/") or not parts[1] or not parts[-1]:
+    if len(parts) < 3 or parts[0] != UPLOAD_PREFIX.rstrip("/") or not is_tenant_id(parts[1]) or not parts[-1]:
         return None
     return parts[1]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from semfs.domain.errors import InvalidRequest
 from semfs.observability import get_logger
 from semfs.pipeline.maintenance.purge import purge_tenant
 from semfs.pipeline.maintenance.reconcile import load_sweep, new_sweep, reconcile_pass, save_sweep
@@ -77,4 +78,7 @@ def _purge(c: Container, task: dict[str, Any]) -> Pass:
     tenant = str(task.get("tenant") or "")
     if not tenant or task.get("confirm") != tenant:
         return Pass({"error": "name the tenant twice, as tenant and confirm, to erase it"})
-    return Pass({"tenant": tenant, **purge_tenant(c, tenant)})
+    try:
+        return Pass({"tenant": tenant, **purge_tenant(c, tenant)})
+    except InvalidRequest as e:  # no tenant id (domain/tenants.py): refused before anything is touched
+        return Pass({"error": e.reason})

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from semfs.domain.errors import InvalidRequest
+from semfs.domain.tenants import checked_tenant_id
 from semfs.observability import get_logger
 from semfs.pipeline.documents import CONTENT_PREFIX, DERIVED_PREFIX, UPLOAD_PREFIX
 
@@ -35,15 +35,9 @@ log = get_logger(__name__)
 
 def purge_tenant(c: Container, tenant_id: str) -> dict[str, int]:
     """Erase everything semfs holds of ``tenant_id`` (see the module docstring); what went, by kind.
-    ``InvalidRequest`` for an empty tenant id, or one that another tenant's id extends with ``#`` or ``/``
-    (keys join a tenant and an id with those: the two tenants' keys could not be told apart)."""
-    tenant_id = tenant_id.strip()
-    if not tenant_id:
-        raise InvalidRequest("name the tenant to purge")
-    tenants = c.repo.tenants()
-    clash = sorted(t for t in tenants if t != tenant_id and t.startswith((f"{tenant_id}#", f"{tenant_id}/")))
-    if clash:
-        raise InvalidRequest(f"tenant {tenant_id!r} cannot be purged apart from {clash[0]!r}: their keys overlap")
+    ``InvalidRequest`` for anything that is not a tenant id (``domain/tenants.py``): ``default/`` or
+    `` default`` is refused, never read as ``default``."""
+    tenant_id = checked_tenant_id(tenant_id)
     in_flight = [r for r in c.repo.unfinished() if r.tenant_id == tenant_id]
     report = {"queued_cancelled": 0}
     for job in c.jobs.jobs(tenant_id, ("queued",)):
