@@ -36,6 +36,10 @@ def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from semfs.api.app import app
     from semfs.deadlines import request_deadline
 
+    if ((event.get("requestContext") or {}).get("http") or {}).get("method") == "OPTIONS":
+        # a CORS preflight (the template's OPTIONS route, no authorizer): nothing to read or check; API
+        # Gateway answers with the API's CorsConfiguration headers and ignores any the function would send
+        return {"statusCode": 204, "headers": {}, "body": ""}
     container = get_container()
     if event.get("rawPath") == "/mcp":
         return _serve_mcp(event, container)

@@ -844,6 +844,17 @@ def test_a_jwt_tenant_claim_that_is_no_tenant_id_is_no_credential(aws_stack: Sta
         assert aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())["statusCode"] == 401, path
 
 
+def test_a_cors_preflight_is_answered_without_a_token_and_reads_nothing(aws_stack: Stack) -> None:
+    """Issue 47.3: the template's OPTIONS route (no authorizer) reaches the function with no claims; it answers
+    204 with no body, whatever the path (API Gateway adds the CorsConfiguration's headers)."""
+    for path in ("/files", "/search", "/files/f_x/download", "/mcp"):
+        event = api_event("OPTIONS", path)
+        event["requestContext"].pop("authorizer", None)
+        event["headers"] = {"origin": "https://page.example", "access-control-request-method": "POST"}
+        answer = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+        assert (answer["statusCode"], answer.get("body") or "") == (204, ""), path
+
+
 def test_a_get_of_mcp_in_aws_is_405_not_a_stream(aws_stack: Stack) -> None:
     """Issue 47.1: a stateless server has no SSE stream to give a GET (the SDK's GET held its caller until it
     left); a Lambda answers 405 at once, as the local host does."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -360,3 +361,23 @@ def test_the_post_deploy_script_reads_outputs_the_template_has() -> None:
     for used in ("ReceiptRuleSetName", "OpenAIKeySecret"):
         assert f"output {used}" in script and used in outputs
     assert subprocess.run(["bash", "-n", str(ROOT / "scripts" / "post-deploy.sh")], check=False).returncode == 0
+
+
+def test_a_cors_preflight_reaches_no_authorizer_on_any_route(translated: dict[str, Any]) -> None:
+    """Issue 47.3: ``ANY /{proxy+}`` behind the JWT authorizer caught the browser's preflight (it carries no token)
+    and answered 401. On the rendered API, an OPTIONS request to every path the router serves is routed past the
+    authorizer, while the other methods of the same paths stay behind it (but /health)."""
+    from semfs.api.app import openapi_document
+    from tests.integration.api_gateway import from_template
+
+    api = from_template(translated, "https://page.example")
+    paths = openapi_document()["paths"]
+    assert len(paths) > 20
+    for path, methods in paths.items():
+        concrete = re.sub(r"\{[^}]+\}", "f_0123", path)
+        preflight = api.route("OPTIONS", concrete)
+        assert preflight is not None and not preflight.authorized, path
+        for method in methods:
+            route = api.route(method, concrete)
+            assert route is not None and route.authorized == (path != "/health"), (method, path)
+    assert "OPTIONS" in api.allow_methods and {"authorization", "content-type"} <= set(api.allow_headers)
