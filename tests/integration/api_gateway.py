@@ -125,7 +125,7 @@ def serve(api: HttpApi, upstream: str) -> tuple[ThreadingHTTPServer, str]:
             kept = {k: v for k, v in headers.items() if k.lower() in ("content-type", "content-disposition")}
             return self._answer(status, body, kept)  # the integration's CORS headers, if any, are ignored
 
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_OPTIONS = _handle  # noqa: N815
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_OPTIONS = _handle
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
