@@ -39,6 +39,17 @@ def _session_client(service: str, region: str | None, endpoint: str | None) -> A
     from botocore.config import Config
 
     config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30)
+    if service == "s3":
+        # presigned links and upload forms: botocore signed them with SigV2 on the global endpoint, which
+        # buckets created since June 2020 refuse; SigV4 for the bucket's region, on that region's endpoint
+        # (us-east-1's included), in virtual-hosted style (tests/contract/test_s3_presigning.py)
+        config = config.merge(
+            Config(
+                signature_version="s3v4",
+                # (an emulator's endpoint, in tests, is addressed by path: it has no bucket subdomains)
+                s3={"addressing_style": "path" if endpoint else "virtual", "us_east_1_regional_endpoint": "regional"},
+            )
+        )
     return boto3.client(service, region_name=region, endpoint_url=endpoint, config=config)
 
 
