@@ -36,7 +36,9 @@ def serve_api(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from semfs.api.app import app
     from semfs.deadlines import request_deadline
 
-    if ((event.get("requestContext") or {}).get("http") or {}).get("method") == "OPTIONS":
+    method = ((event.get("requestContext") or {}).get("http") or {}).get("method")
+    asked = {str(k).lower() for k in (event.get("headers") or {})}
+    if method == "OPTIONS" and "access-control-request-method" in asked:
         # a CORS preflight (the template's OPTIONS route, no authorizer): nothing to read or check; API
         # Gateway answers with the API's CorsConfiguration headers and ignores any the function would send
         return {"statusCode": 204, "headers": {}, "body": ""}
