@@ -520,3 +520,13 @@ def test_a_store_from_before_the_counts_is_counted_once_and_then_kept(tmp_path: 
         for kind in ("chunk", "card"):
             assert again.store.kind_count(kind, tenant) == _rows_counted(again.store, kind, tenant)
     assert [h.file_id for h in again.keyword("beta", "cedar", ALL, 1)] == ["cedar"]
+
+
+def test_a_scope_of_many_files_is_one_sql_variable(tmp_path: Path) -> None:
+    """Issue 47.8: a list in a scope is bound as one JSON value, never one SQLite variable per item (the
+    limit is 32,766 here and 999 in older builds)."""
+    from semfs.adapters.local.doc_store import compile_sql
+    from semfs.domain.scope import AnyOf, Term
+
+    where, params = compile_sql([Term("tenant", "acme"), AnyOf("file_id", tuple(f"f_{i}" for i in range(40_000)))])
+    assert len(params) == 2 and where.count("?") == 2

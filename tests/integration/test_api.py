@@ -537,6 +537,28 @@ def test_one_file_names_its_thread_and_contacts(api: Api) -> None:
     assert all(f["contact_names"] == {} for f in listed["files"])  # a listing carries ids only
 
 
+MANY_TAGS = [f"tag-{i}" for i in range(1000)]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/search", {"query": "holiday", "filters": {"tags": MANY_TAGS}}),
+        ("/search", {"query": "holiday", "filters": {"file_ids": [f"f_{i}" for i in range(20_000)]}}),
+        ("/ask", {"question": "how many holiday days?", "filters": {"tags": MANY_TAGS}}),
+        ("/ask", {"question": "how many holiday days?", "follows": ["x"] * 11}),
+        ("/files/f_0", {"add_tags": MANY_TAGS}),
+    ],
+)
+def test_a_list_past_its_bound_is_422_not_500(api: Api, path: str, body: dict[str, Any]) -> None:
+    """Issue 47.8: a search filter of ~1,000 tags answered 500 (SQLite's limit on variables). Every list a request
+    takes has a bound the OpenAPI document states, and past it the answer is 422 naming the field."""
+    method = "PATCH" if path.startswith("/files/") else "POST"
+    got, payload = api.call(method, path, body)
+    assert got == 422, payload
+    assert payload["error"]["code"] == "validation_error"
+
+
 @pytest.mark.parametrize(
     ("method", "path", "raw", "content_type", "status"),
     [

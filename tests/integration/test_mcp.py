@@ -404,3 +404,10 @@ def test_open_mcp_streams_and_slow_tools_never_take_the_server_down(tmp_path: Pa
             s.close()
         server.shutdown()
         c.close()
+
+
+def test_a_filter_past_its_bound_is_a_tool_error_that_says_so(stocked: tuple[Container, dict[str, str]]) -> None:
+    """Issue 47.8: ~1,000 tags answered "internal error" (SQLite's variable limit); now the bound, by name."""
+    c, _ = stocked
+    said = refused(call(c, T, "search", {"query": "holiday", "tags": [f"t{i}" for i in range(1000)]}))
+    assert "tags" in said and "32" in said and "internal" not in said

@@ -334,8 +334,14 @@ def json_integer(value: Any) -> Any:
 JsonInt = Annotated[int, BeforeValidator(json_integer)]
 
 
+# Every list a request takes has a bound (a filter of ~1,000 tags answered 500: SQLite's variables); past
+# it the request is refused (422) with the field named. A file carries far fewer tags than this.
+MAX_FILTER_TAGS = 32
+MAX_FILTER_FILES = 1000  # a scope of named files (an entity's files are at most 500)
+
+
 class SearchFilters(Frozen):
-    tags: list[str] = Field(default_factory=list)
+    tags: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=MAX_FILTER_TAGS)
     source_type: SourceType | None = None
     contact_id: str | None = None
     thread_id: str | None = None
@@ -343,7 +349,7 @@ class SearchFilters(Frozen):
     date_from: IsoDate | None = None
     date_to: IsoDate | None = None
     include_history: StrictBool = False  # (0, "yes" and "on" were read as booleans)
-    file_ids: list[str] = Field(default_factory=list)
+    file_ids: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=MAX_FILTER_FILES)
     # files naming this entity: its id ("organisation:acme") or as a person writes it ("Acme Corp")
     entity: str | None = Field(default=None, max_length=200)
 

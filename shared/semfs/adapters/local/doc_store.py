@@ -124,8 +124,8 @@ def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[
             where.append(f"{col} = ?")
             params.append(int(c.value) if isinstance(c.value, bool) else c.value)
         elif isinstance(c, AnyOf):
-            where.append(f"{col} IN ({','.join('?' * len(c.values))})")
-            params.extend(c.values)
+            where.append(f"{col} IN (SELECT value FROM json_each(?))")  # one variable, however many values
+            params.append(json.dumps(list(c.values)))
         else:
             if c.first:
                 where.append(f"{col} >= ?")

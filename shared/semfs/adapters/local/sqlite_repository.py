@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,8 +129,8 @@ def compile_record_sql(clauses: Sequence[RecordClause]) -> tuple[str, list[objec
             where.append(f"{_RECORD_SQL[c.term.field]} IS NOT ?")
             params.append(c.term.value)
         elif isinstance(c, AnyOf):
-            where.append(f"{_RECORD_SQL[c.field]} IN ({','.join('?' * len(c.values))})")
-            params += c.values
+            where.append(f"{_RECORD_SQL[c.field]} IN (SELECT value FROM json_each(?))")  # one variable for all
+            params.append(json.dumps(list(c.values)))
         elif isinstance(c, After):
             where.append(f"{_RECORD_SQL[c.field]} > ?")
             params.append(c.value)
