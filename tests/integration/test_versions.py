@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from semfs import demo
 from semfs.bootstrap import Container
 from semfs.domain.models import SearchRequest
+from semfs.pipeline.catalogue.trash import trash
 from semfs.pipeline.catalogue.versions import detach_version, link_version
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance
@@ -82,6 +83,27 @@ def test_an_explicit_previous_version_always_wins(container: Container) -> None:
     first = ingest_bytes(container, T, SODIUM.encode(), "a.md").record
     second = ingest_bytes(container, T, RECIPE.encode(), "b.md", Provenance(previous_version_id=first.file_id)).record
     assert (second.version, second.lineage_id) == (2, first.lineage_id)
+
+
+def test_naming_an_older_version_follows_the_lineages_latest_and_never_forks_it(container: Container) -> None:
+    """Issue 47.9: register() given an older version's id made a second "version 2" (the CLI resolved the latest
+    first; other callers did not). Every caller gets one rule: after the newest version not in the trash, with a
+    number no version has had. So do links made afterwards (``link_version`` to an old version)."""
+    first = ingest_bytes(container, T, demo._contract(1), "supply.docx").record
+    named = Provenance(previous_version_id=first.file_id)  # always the first, the oldest
+    second = ingest_bytes(container, T, demo._contract(2), "supply-v2.docx", named).record
+    third = ingest_bytes(container, T, demo._contract(3), "supply-v3.docx", named).record
+    assert [(r.version, r.previous_version_id) for r in (second, third)] == [(2, first.file_id), (3, second.file_id)]
+    trash(container, T, third.file_id)  # the newest in the trash keeps its number, and may come back
+    fourth = ingest_bytes(container, T, demo._contract(2) + b" ", "supply-v4.docx", named).record
+    assert (fourth.version, fourth.previous_version_id) == (4, second.file_id)
+    apart = ingest_bytes(container, T, SODIUM.encode(), "notes.md").record
+    linked = link_version(container, T, apart.file_id, first.file_id)
+    assert (linked.version, linked.previous_version_id) == (5, fourth.file_id)
+    versions = [v.version for v in container.repo.lineage(T, first.lineage_id)]
+    assert sorted(versions) == [1, 2, 3, 4, 5]  # one of each: no fork
+    latest = [v.file_id for v in container.repo.lineage(T, first.lineage_id) if v.is_latest]
+    assert latest == [linked.file_id]
 
 
 def test_detach_and_relink(container: Container) -> None:

@@ -215,6 +215,16 @@ def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) ->
     return build_docs(record, chunks, vectors, model, record.is_latest)
 
 
+def follow_lineage(c: Container, tenant_id: str, named: FileRecord) -> tuple[FileRecord, int]:
+    """Where a new version of ``named``'s lineage goes, whichever of its versions was named (register's
+    ``previous_version_id``, ``link_version``'s target): after the lineage's newest version not in the
+    trash, with a number no version has had (one in the trash keeps its own, and may come back). An older
+    version named never forks the lineage into two "version 2"s."""
+    lineage = c.repo.lineage(tenant_id, named.lineage_id) or [named]
+    live = [v for v in lineage if v.deleted_at is None] or lineage
+    return max(live, key=lambda v: v.version), max(v.version for v in lineage) + 1
+
+
 def settle_latest(c: Container, record: FileRecord) -> tuple[FileRecord | None, list[FileRecord]]:
     """Make ``record`` latest unless a newer version already is (records first, one transaction);
     returns the lineage's latest version afterwards and the lineage itself."""

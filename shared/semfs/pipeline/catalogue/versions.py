@@ -8,7 +8,7 @@ from semfs.domain.errors import InvalidRequest
 from semfs.domain.ids import lineage_id_for
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import Status
-from semfs.pipeline.documents import index_record, settle_index, settle_latest
+from semfs.pipeline.documents import follow_lineage, index_record, settle_index, settle_latest
 from semfs.pipeline.record_update import update
 
 if TYPE_CHECKING:
@@ -53,9 +53,7 @@ def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, b
         raise InvalidRequest("the file is deleted")
     if target.lineage_id == record.lineage_id:
         raise InvalidRequest("both files are already in one lineage")
-    head = max(
-        (v for v in c.repo.lineage(tenant_id, target.lineage_id) if v.deleted_at is None), key=lambda v: v.version
-    )
+    head, number = follow_lineage(c, tenant_id, target)
     old_lineage = record.lineage_id
     moved = update(
         c.repo,
@@ -63,11 +61,11 @@ def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, b
         file_id,
         lambda r: r.evolve(
             lineage_id=head.lineage_id,
-            version=head.version + 1,
+            version=number,
             previous_version_id=head.file_id,
             is_latest=False,
             provenance={**r.provenance, "version_link": "explicit"},
-            activity=r.did("linked", f"version {head.version + 1}, after {head.title or head.filename}", by),
+            activity=r.did("linked", f"version {number}, after {head.title or head.filename}", by),
         ),
         seen=record,
     )

@@ -24,7 +24,7 @@ from semfs.domain.models import FileRecord, SourceType, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag
 from semfs.domain.text import encodable
-from semfs.pipeline.documents import content_key
+from semfs.pipeline.documents import content_key, follow_lineage
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -259,14 +259,13 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
             previous = c.repo.get(tenant_id, prov.previous_version_id)
         except NotFound:  # the caller named a bad id
             raise NotFound("previous_version_id: no such file in this tenant") from None
-        lineage = c.repo.lineage(tenant_id, previous.lineage_id)
-        previous = max(lineage, key=lambda r: r.version) if lineage else previous
     elif version_key:
         previous, link = c.repo.find_latest(tenant_id, version_key), "implicit"
     if previous is not None:
+        previous, number = follow_lineage(c, tenant_id, previous)
         base = base.evolve(
             lineage_id=previous.lineage_id,
-            version=previous.version + 1,
+            version=number,
             previous_version_id=previous.file_id,
             is_latest=False,
             provenance={**base.provenance, "version_link": link},
