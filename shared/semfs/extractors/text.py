@@ -378,16 +378,71 @@ def _drop_chrome(soup: Any) -> None:
                 el.decompose()
 
 
-# Styles that hide an element from a reader: display and visibility, zero opacity or size, clipped to
-# nothing, or moved 100+ px off the screen. Each alternative starts with a literal property name and
-# has no nested repeat, so a search is linear in the style's length.
-_HIDING_STYLE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:;|!|$)"
-    r"|font-size\s*:\s*0(?:\.0*)?[a-z%]*\s*(?:;|!|$)|(?:width|height|max-height)\s*:\s*0(?:px)?\s*(?:;|!|$)"
-    r"|clip\s*:\s*rect\(\s*0|clip-path\s*:\s*inset\(\s*50%"
-    r"|(?:left|top|right|text-indent|margin-left|margin-top)\s*:\s*-\d{3}",
-    re.I,
-)
+# What hides an element from a reader, read from its parsed declarations (tinycss2, the CSS Syntax Level 3
+# tokenizer WeasyPrint uses; linear in the style's length): display and visibility, no opacity, no font
+# size, a zero-sized box that clips what overflows it, a box moved a thousand pixels off the screen, or a
+# clip to nothing. A pattern over the raw text was not enough: an unanchored ``width`` alternative matched
+# ``border-width: 0``, ``min-width: 0px`` and Apple Mail's ``-webkit-text-stroke-width: 0px``, and threw
+# away visible mail text (issue 47.6). What a browser shows stays, whatever its property names contain.
+_OFFSETS = frozenset({"left", "top", "right", "text-indent", "margin-left", "margin-top"})
+_BOX = frozenset({"width", "height", "max-width", "max-height"})
+_OFF_SCREEN_PX = -999.0
+_INVISIBLE_OPACITY = 0.02
+
+
+def _length_px(token: Any) -> float | None:
+    """A length token in CSS pixels (``em``/``rem`` at 16 px), ``None`` for anything else."""
+    if token.type == "number":
+        return float(token.value)
+    if token.type == "dimension":
+        scale = {"px": 1.0, "pt": 4 / 3, "em": 16.0, "rem": 16.0}.get(token.lower_unit)
+        return float(token.value) * scale if scale is not None else None
+    return None
+
+
+def _hides(style: str) -> bool:
+    """Whether declarations ``style`` (an inline ``style`` or a rule's body) hide an element from a reader."""
+    import tinycss2
+
+    values: dict[str, list[Any]] = {}
+    for item in tinycss2.parse_declaration_list(style, skip_comments=True, skip_whitespace=True):
+        if item.type == "declaration":
+            values[item.lower_name] = [t for t in item.value if t.type not in ("whitespace", "comment")]
+
+    def ident(name: str) -> str | None:
+        tokens = values.get(name) or []
+        return tokens[0].lower_value if len(tokens) == 1 and tokens[0].type == "ident" else None
+
+    def length(name: str) -> float | None:
+        tokens = values.get(name) or []
+        return _length_px(tokens[0]) if len(tokens) == 1 else None
+
+    if ident("display") == "none" or ident("visibility") in ("hidden", "collapse"):
+        return True
+    opacity = values.get("opacity") or []
+    if len(opacity) == 1 and opacity[0].type in ("number", "percentage"):
+        level = float(opacity[0].value) / (100.0 if opacity[0].type == "percentage" else 1.0)
+        if level <= _INVISIBLE_OPACITY:
+            return True
+    if length("font-size") == 0:
+        return True
+    clipped = {ident(o) for o in ("overflow", "overflow-x", "overflow-y")} & {"hidden", "clip"}
+    if clipped and any(length(b) == 0 for b in _BOX):
+        return True
+    if any((length(o) or 0.0) <= _OFF_SCREEN_PX for o in _OFFSETS):
+        return True
+    for name in ("clip", "clip-path"):
+        tokens = values.get(name) or []
+        if len(tokens) == 1 and tokens[0].type == "function":
+            args = [_length_px(t) for t in tokens[0].arguments if t.type not in ("whitespace", "literal")]
+            percent = [float(t.value) for t in tokens[0].arguments if t.type == "percentage"]
+            if tokens[0].lower_name == "rect" and args and all(a is not None and a <= 1 for a in args):
+                return True
+            if tokens[0].lower_name == "inset" and percent and percent[0] >= 50:
+                return True
+    return False
+
+
 _SIMPLE_SELECTOR = re.compile(r"(?:[a-z][a-z0-9]*)?([.#])([\w-]+)", re.I)
 
 
@@ -399,7 +454,7 @@ def _hidden_by_stylesheet(soup: Any) -> tuple[set[str], set[str]]:
     for style in soup.find_all("style"):
         for rule in style.get_text().split("}"):
             selectors, _, body = rule.rpartition("{")
-            if not _HIDING_STYLE.search(body):
+            if not _hides(body):
                 continue
             for selector in selectors.split(","):
                 m = _SIMPLE_SELECTOR.fullmatch(selector.strip())
@@ -411,7 +466,7 @@ def _hidden_by_stylesheet(soup: Any) -> tuple[set[str], set[str]]:
 def _drop_hidden(soup: Any) -> None:
     """Text a reader never sees is no part of the document: it is where instructions to a model hide
     (issue 27). Removed before anything reads the page: elements with ``hidden`` or ``aria-hidden="true"``,
-    an inline style that hides them (``_HIDING_STYLE``), or a class or id a stylesheet hides."""
+    an inline style that hides them (``_hides``), or a class or id a stylesheet hides."""
     classes, ids = _hidden_by_stylesheet(soup)
     for el in soup.find_all(True):
         if el.decomposed:
@@ -420,7 +475,7 @@ def _drop_hidden(soup: Any) -> None:
         if (
             "hidden" in attrs
             or str(attrs.get("aria-hidden", "")).strip().lower() == "true"
-            or _HIDING_STYLE.search(str(attrs.get("style", "")))
+            or ("style" in attrs and _hides(str(attrs["style"])))
             or (classes and classes.intersection(el.get("class") or []))
             or (ids and str(attrs.get("id", "")) in ids)
         ):
