@@ -133,7 +133,7 @@ def test_every_text_function_finishes_on_each_hostile_shape(entities: bool) -> N
         child.kill()
         child.join()
     # then it finished, and without an error
-    assert not hung, f"the text functions did not finish {SIZE // 1024} KB inputs within {CEILING_S} s: one is not linear"
+    assert not hung, f"the text functions did not finish {SIZE // 1024} KB within {CEILING_S} s: one is not linear"
     assert child.exitcode == 0
 
 
