@@ -51,7 +51,7 @@ class IngestLimits(_Group):
     max_archive_ratio: float = Field(default=200, gt=1)
     max_blocks: int = Field(default=100_000, gt=0)  # paragraphs/rows/pages per file; beyond: OK_PARTIAL
     max_chunks: int = Field(default=5_000, gt=0)  # chunks embedded per file; beyond: OK_PARTIAL
-    file_budget_s: float = Field(default=600, gt=0)  # wall clock for extract + OCR of one file
+    file_budget_s: float = Field(default=600, gt=0)  # wall clock for one file's extract, OCR and embedding
     # files one tenant may have waiting to start; one more is refused (HTTP 429, SMTP 451) with nothing
     # stored, so a burst from one tenant cannot grow the queue without end in front of everyone else
     tenant_max_queued: int = Field(default=100, gt=0)

@@ -5,8 +5,10 @@ backend."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 import typing
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -88,6 +90,7 @@ def test_writes_extend_the_graph_without_rebuilding_and_readers_see_them_at_once
     # past the tail limit the graph is extended (a new file replaces the old), not rebuilt from zero
     for i in range(404, 600, 4):
         writer.replace_file("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + 4]))
+    writer.vectors.join_builds()  # (extended in the background: a write never waits for a graph)
     (now,) = graph_files(tmp_path)
     assert now != first[0]
     row = writer.store.conn().execute("SELECT high_rid, size FROM vector_files").fetchone()
@@ -239,7 +242,43 @@ def test_a_half_written_graph_a_killed_builder_left_is_removed(tmp_path: Path) -
     leftover.write_bytes(b"half a graph")
     for i in range(200, 300, 4):
         index.replace_file("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + 4]))
+    index.vectors.join_builds()
     assert graph_files(tmp_path) != [graph] and not leftover.exists()
+
+
+def test_a_write_never_waits_for_its_tenants_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47.7: a write past the tail's limit extended (or rebuilt) the tenant's graph in the writer: a 6 MB file
+    of short lines held a worker in its Index stage for 573 s. Now the build runs beside it: while a build is held
+    the writes go on and are found (exactly, from the tail), and the graph is extended once the build may go."""
+    from semfs.adapters.local import vector_index
+
+    vecs = clustered(500)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100)
+    fill(index, vecs[:200])
+    (first,) = graph_files(tmp_path)
+    held, building = threading.Event(), threading.Event()
+    original = vector_index.VectorIndex._add_rows
+
+    def slow_build(self: Any, *args: Any) -> Any:
+        building.set()
+        assert held.wait(CEILING_S)
+        return original(self, *args)
+
+    monkeypatch.setattr(vector_index.VectorIndex, "_add_rows", slow_build)
+    done = threading.Event()
+
+    def write() -> None:
+        for i in range(200, 500, 4):
+            index.replace_file("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + 4]))
+        done.set()
+
+    threading.Thread(target=write, daemon=True).start()
+    assert building.wait(CEILING_S)  # a build started ...
+    assert done.wait(CEILING_S)  # ... and every write finished while it was held
+    assert index.knn("acme", vecs[499].tolist(), ALL, 1)[0].chunk_id == "f496:3"
+    held.set()
+    index.vectors.join_builds()
+    assert graph_files(tmp_path) != [first]
 
 
 def test_a_model_switch_drops_the_old_models_graphs(tmp_path: Path) -> None:

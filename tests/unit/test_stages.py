@@ -156,6 +156,27 @@ def test_embed_stores_chunks_and_the_card_vector(container: Container) -> None:
     assert (record.embedding_model, record.embedding_dim) == (container.embedder.model, container.embedder.dim)
 
 
+def test_embed_stops_at_the_files_budget_and_keeps_what_it_embedded(container: Container) -> None:
+    """Issue 47.7: Embed and Index ran outside the file's budget (a 6 MB file of short lines held a worker for
+    minutes). Past the budget's deadline Embed keeps the chunks embedded so far (a first batch at least, and the
+    card), and the file is OK_PARTIAL saying so; Index and Finalize then take only those."""
+    lines = "\n\n".join(f"Section {i}. The parking rules of building {i} change on Monday." for i in range(3000))
+    state = registered(container, lines.encode(), "rules.md")
+    for stage in (extract.run, enrich.run):
+        state = stage(state, container)
+    state = state.model_copy(update={"deadline": 1.0})  # long past
+    state = embed.run(state, container)
+    record = container.repo.get(T, state.file_id)
+    batch = container.settings.embedding.batch_size
+    assert record.chunk_count == batch and state.partial
+    assert state.partial_reason is not None and "within the file's time budget" in state.partial_reason
+    for stage in (index.run, finalize.run):
+        state = stage(state, container)
+    record = container.repo.get(T, state.file_id)
+    assert record.outcome is Outcome.OK_PARTIAL and "time budget" in (record.error or "")
+    assert len([d for d in container.index.file_ids(T) if d == state.file_id]) == 1
+
+
 def test_index_then_finalize_make_it_searchable_and_announce_it(
     container: Container, events: RecordingEventPublisher
 ) -> None:

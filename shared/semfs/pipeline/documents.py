@@ -100,13 +100,21 @@ def has_card(record: FileRecord) -> bool:
     return bool(record.summary or record.all_tags or record.notes or record.mime_type in KIND_WORDS)
 
 
-def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int) -> npt.NDArray[np.float32]:
+def embed_texts(
+    embedder: Embedder, texts: Sequence[str], batch: int, deadline: float | None = None
+) -> npt.NDArray[np.float32]:
+    """The texts' vectors, ``batch`` a call. With a ``deadline`` (epoch seconds: the file's budget) the batches
+    stop once it has passed, after the first: the vectors of a prefix of ``texts`` come back."""
+    import time
+
     import numpy as np  # imported on use: API-only cold starts never load it
 
     rows: list[list[float]] = []
     for i in range(0, len(texts), batch):
+        if i and deadline is not None and time.time() > deadline:
+            break
         rows.extend(embedder.embed_documents(list(texts[i : i + batch])))
-    return np.asarray(rows, dtype=np.float32).reshape(len(texts), embedder.dim)
+    return np.asarray(rows, dtype=np.float32).reshape(len(rows), embedder.dim)
 
 
 def vectors_to_bytes(vectors: npt.NDArray[np.float32]) -> bytes:

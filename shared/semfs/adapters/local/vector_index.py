@@ -237,8 +237,11 @@ class VectorIndex:
     # -- maintenance ------------------------------------------------------------------------------
     def after_write(self, tenants: Sequence[str] | None = None, *, settle: bool = False) -> None:
         """Called after SQLite commits: extend the files of tenants whose tails grew past ``TAIL_MAX``
-        (inside a batch at most every minute). ``settle`` (a batch's end) folds every tail of a
-        tenant large enough for a graph into it."""
+        (inside a batch at most every minute), in a background thread: a file's Index stage never waits
+        for a graph. Extending can mean rebuilding a tenant's whole graph (a quarter of it deleted), minutes
+        at a few hundred thousand vectors; done in the writer, it held a worker in Index for 573 s on a 6 MB
+        file of short lines (issue 47.7). ``settle`` (a batch's end, after every file of it) waits for those
+        builds and folds every tail of a tenant large enough for a graph into it, before the process exits."""
         with self._lock:  # writer threads (`semfs ingest`, the serve workers) share this set
             self._touched.update(tenants if tenants is not None else self._store.vector_tenants())
             if not settle and self._batch_depth and time.monotonic() - self._last_maintain < _BATCH_MAINTAIN_S:
@@ -251,8 +254,12 @@ class VectorIndex:
         for tenant_id in sorted(touched):
             _, high_rid, size = self._manifest(model, tenant_id)
             tail = self._store.count([Term("tenant", tenant_id)], after_rid=high_rid)
-            if (tail >= self._tail_max or (settle and tail)) and tail + size >= self._ann_min:
+            if tail + size < self._ann_min or not tail:
+                continue
+            if settle:
                 self._maintain(model, tenant_id)
+            elif tail >= self._tail_max:
+                self._maintain_soon(model, tenant_id)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -264,6 +271,7 @@ class VectorIndex:
             with self._lock:
                 self._batch_depth -= 1
             if not self._batch_depth:
+                self.join_builds()  # (a build running now holds the tenant's lock: settling would skip it)
                 self.after_write([], settle=True)
                 self._writable.clear()  # outside a bulk load, a process holds only the mapped files
 

@@ -30,6 +30,8 @@ def make_chunks(doc: ExtractedDocument, settings: Settings) -> list[Chunk]:
 
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Chunk, embed (chunks + card, last row is the card), store both as derived blobs."""
+    import numpy as np
+
     with stage("embed", state, c, Status.INDEXING) as work:
         record = work.record
         doc = load_document(c, record)
@@ -39,8 +41,20 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             reason = state.partial_reason or f"the first {cap:,} of {len(chunks):,} chunks indexed (SEMFS_MAX_CHUNKS)"
             chunks = chunks[:cap]
             state = state.model_copy(update={"partial": True, "partial_reason": reason})
-        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
-        vectors = embed_texts(c.embedder, texts, c.settings.embedding.batch_size)
+        batch = c.settings.embedding.batch_size
+        card = embed_texts(c.embedder, [card_text(record)], batch)
+        # inside the file's budget, as extract and OCR are (a 6 MB file of short lines embedded for minutes):
+        # past it, the chunks embedded by then are indexed and the file says so
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks]
+        embedded = embed_texts(c.embedder, texts, batch, state.deadline)
+        if len(embedded) < len(chunks):
+            budget = c.settings.limits.file_budget_s
+            reason = f"the first {len(embedded):,} of {len(chunks):,} chunks embedded within the file's time budget"
+            chunks = chunks[: len(embedded)]
+            state = state.model_copy(
+                update={"partial": True, "partial_reason": state.partial_reason or f"{reason} ({budget:g} s)"}
+            )
+        vectors = np.concatenate([embedded, card])
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
         c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
