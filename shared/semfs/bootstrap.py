@@ -305,10 +305,18 @@ def build_container(
     No late binding: the stages run with a container that is complete but for its starter (they start
     no executions), the starter is built with that container, and the container returned is the same
     bundle with the starter in place."""
+    import multiprocessing
+
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.adapters.local.sqlite_jobs import QueuedStarter
+    from semfs.extractors.runner import UNGUARDED_MAIN
     from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
 
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # a worker process importing the script that started semfs (forkserver and spawn import it): that
+        # script builds a container as it is imported. Refused before anything is opened or stored, so the
+        # worker's copy never writes beside the real run
+        raise RuntimeError(UNGUARDED_MAIN)
     backend = (
         _local_backend(settings, embedder, extractor, events, background_workers)
         if settings.backend == "local"

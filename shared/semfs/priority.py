@@ -7,12 +7,17 @@ at both priorities)."""
 
 from __future__ import annotations
 
+import contextvars
 import os
+import sys
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from semfs.observability import get_logger
 
 log = get_logger(__name__)
+T = TypeVar("T")
 
 
 def yield_to_searches(niceness: int, *, thread: bool = False) -> None:
@@ -28,3 +33,29 @@ def yield_to_searches(niceness: int, *, thread: bool = False) -> None:
             os.setpriority(os.PRIO_PROCESS, who, min(19, niceness))
     except OSError as e:
         log.info("priority unchanged", error=type(e).__name__)
+
+
+def lowered(niceness: int, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on a thread of its own at ``niceness``, the caller waiting: only the ingesting thread (and
+    the worker processes it starts) step back; the caller's process and thread keep their priority. An
+    unprivileged process cannot raise its priority again once lowered, so ``semfs ingest`` used as a library
+    left its caller's whole process at nice 10 (issue 47.10). Where threads have no priorities of their own
+    (not Linux), ``fn`` runs here, as it is."""
+    if niceness <= 0 or not hasattr(os, "setpriority") or not sys.platform.startswith("linux"):
+        return fn(*args)
+    done: dict[str, Any] = {}
+    context = contextvars.copy_context()
+
+    def body() -> None:
+        yield_to_searches(niceness, thread=True)
+        try:
+            done["value"] = context.run(fn, *args)
+        except BaseException as e:  # handed to the caller, whatever it is
+            done["error"] = e
+
+    worker = threading.Thread(target=body, name="semfs-ingest", daemon=True)  # (Ctrl-C in the caller ends it)
+    worker.start()
+    worker.join()
+    if "error" in done:
+        raise done["error"]
+    return done["value"]  # type: ignore[no-any-return]

@@ -228,3 +228,24 @@ def test_a_title_from_the_file_name_keeps_its_version(filename: str, title: str)
     from semfs.domain.text import title_from_filename
 
     assert title_from_filename(filename) == title
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        (b"caf\xe9 menu.txt", "café menu.txt"),  # a Windows-1252 name, not "caf\ufffd menu.txt"
+        (b"Stra\xdfe.pdf", "Straße.pdf"),
+        ("in\u200dvoice.pdf".encode(), "invoice.pdf"),  # issue 47.10: U+200D stayed in stored names
+        ("invoice\u202efdp.exe".encode(), "invoicefdp.exe"),  # a bidi override spoofs the extension
+        ("\ufeffreport.docx".encode(), "report.docx"),
+        ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.txt".encode(), "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.txt"),
+        ("\u4f60\u597d.txt".encode(), "\u4f60\u597d.txt"),
+    ],
+)
+def test_names_are_stored_as_people_read_them(given: bytes, stored: str) -> None:
+    import os
+
+    from semfs.domain.text import readable_name, title_from_filename
+
+    assert readable_name(os.fsdecode(given)) == stored
+    assert "\ufffd" not in title_from_filename(readable_name(os.fsdecode(given)))

@@ -54,13 +54,10 @@ Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.", callb
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def container(
-    background_workers: int = 0, log_level: str = "WARNING", *, ingesting: bool = False, **overrides: Any
-) -> Container:
-    """The container a command works with; ``ingesting``: the process steps back for searches first
-    (``semfs.priority``), so every thread and worker process it starts inherits the lower priority."""
+def container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> Container:
+    """The container a command works with (an ingesting command steps back for searches file by file:
+    ``semfs.priority.lowered``)."""
     from semfs.observability import configure
-    from semfs.priority import yield_to_searches
 
     try:
         settings = Settings(**overrides)
@@ -68,8 +65,6 @@ def container(
         err.print(f"[red]configuration error:[/red] {one_line(e)}")
         raise typer.Exit(2) from e
     configure(log_level)
-    if ingesting:
-        yield_to_searches(settings.limits.ingest_nice)
     return build_container(settings, background_workers=background_workers)
 
 
@@ -90,14 +85,14 @@ def existing_data() -> None:
 
 
 @contextmanager
-def opened(tenant: str | None = None, create: bool = False, ingesting: bool = False) -> Iterator[Container]:
+def opened(tenant: str | None = None, create: bool = False) -> Iterator[Container]:
     """The container for one command, closed (its worker stopped) however the command ends. A file
     that is not there ends the command with one line and exit code 1, a request that cannot be done as
     asked (an invalid tag, two files already in one lineage) with exit code 2. Only a command that
     stores something (``create``) makes the data folder; the others need one (``existing_data``)."""
     if not create:
         existing_data()
-    c = container(ingesting=ingesting)
+    c = container()
     try:
         yield c
     except NotFound as e:

@@ -41,6 +41,7 @@ from semfs.pipeline.catalogue.versions import detach_version, link_version
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance, Registered
 from semfs.ports import Container
+from semfs.priority import lowered
 
 
 def _files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -97,7 +98,7 @@ def ingest(
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     with (
-        opened(tenant, create=True, ingesting=True) as c,
+        opened(tenant, create=True) as c,
         Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -115,7 +116,9 @@ def ingest(
             progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
             shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
             try:
-                regs = _ingest_one(c, tenant, path, prov)
+                # on a thread at SEMFS_INGEST_NICE: a search beside it gets the cores first, and the caller's
+                # process (semfs used as a library) keeps its own priority
+                regs = lowered(c.settings.limits.ingest_nice, _ingest_one, c, tenant, path, prov)
             except NotFound as e:
                 err.print(f"[red]{shown}: {e.reason}[/red]")
                 raise typer.Exit(1) from e

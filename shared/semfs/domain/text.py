@@ -55,6 +55,34 @@ def encodable(text: str, replacement: str | None = None) -> str:
     return text
 
 
+# Characters that show nothing and change what a name reads as: zero-width space and joiners, the word joiner,
+# a byte-order mark, and the bidirectional controls a name can be spoofed with ("invoice\u202efdp.exe").
+# A joiner between two non-ASCII characters (an emoji sequence, Persian or Indic script) is part of the word.
+_INVISIBLE = re.compile(
+    r"[\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+    r"|(?<![^\x00-\x7f])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f])"
+)
+
+
+def readable_name(name: str) -> str:
+    """A file name people read, from the one the file system gave: bytes it could not decode as UTF-8 read as
+    Windows-1252 (a name written by a legacy system: ``caf\\xe9.txt`` is ``café.txt``, not ``caf\ufffd.txt``,
+    whose U+FFFD then stood in the title too), and invisible format characters dropped (issue 47.10)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        escaped_bytes_only = all(not "\ud800" <= ch < "\udc80" for ch in name)  # os.fsdecode's surrogates
+        raw = name.encode("utf-8", "surrogateescape") if escaped_bytes_only else encodable(name, "\ufffd").encode()
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                name = raw.decode("cp1252")
+            except UnicodeDecodeError:
+                name = raw.decode("latin-1")
+    return _INVISIBLE.sub("", name)
+
+
 def _escaped(ch: str, replacement: str | None) -> str:
     if not "\ud800" <= ch <= "\udfff":
         return ch

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -26,6 +27,25 @@ RECYCLE_AFTER_CHARS = 1_000_000
 
 def _limit_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
+
+
+UNGUARDED_MAIN = (
+    "the extraction worker could not start: a worker process imports the script that started this one (Python's "
+    "rule for forkserver and spawn), and this script calls semfs as it is imported. Put the calls under "
+    '`if __name__ == "__main__":` (https://docs.python.org/3/library/multiprocessing.html, "Safe importing of '
+    'main module")'
+)
+
+
+def _worker_did_not_start(error: RuntimeError) -> SemfsError | RuntimeError:
+    """What to raise when the pool answers ``RuntimeError``: a worker re-importing a script that runs semfs at
+    import fails that way (``multiprocessing`` refuses a process started while one is bootstrapping), and every
+    file then ended ``FAILED_INTERNAL`` with no hint. Said plainly when this process was started from a script
+    file; any other ``RuntimeError`` is raised as it is."""
+    main = sys.modules.get("__main__")
+    if getattr(main, "__file__", None) and getattr(main, "__spec__", None) is None:  # started from a script file
+        return PermanentError(UNGUARDED_MAIN, outcome=Outcome.FAILED_INTERNAL)
+    return error
 
 
 class SubprocessExtractor:
@@ -56,8 +76,8 @@ class SubprocessExtractor:
     def extract(self, data: bytes, filename: str) -> ExtractOutput:
         from pebble import ProcessExpired
 
-        future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
         try:
+            future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
             out: ExtractOutput = future.result()
             if len(data) > RECYCLE_AFTER_BYTES or sum(len(b.text) for b in out.document.blocks) > RECYCLE_AFTER_CHARS:
                 self._recycle()  # a large file grew the worker's heap: the next file gets a fresh process
@@ -78,6 +98,8 @@ class SubprocessExtractor:
             raise ParseFailed(f"the parser crashed (exit code {e.exitcode})") from e
         except MemoryError as e:
             raise PermanentError("the parser ran out of memory", outcome=Outcome.FAILED_MEMORY) from e
+        except RuntimeError as e:
+            raise _worker_did_not_start(e) from e
 
     def _recycle(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normal
 from semfs.domain.models import FileRecord, SourceType, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag
-from semfs.domain.text import encodable
+from semfs.domain.text import encodable, readable_name
 from semfs.pipeline.documents import content_key, follow_lineage
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     file while the tenant's queue is full raises ``Busy``, and any file while ingest is switched off
     ``Disabled``, before anything is stored."""
     require(c.settings, "ingest")
-    filename, prov = encodable(filename, replacement="\ufffd"), _encodable(prov)
+    filename, prov = readable_name(filename), _encodable(prov)
     sha = sha256_hex(data)
     name = safe_filename(filename)
     shown = name or "unnamed"

@@ -1,0 +1,78 @@
+"""semfs called from a user's own Python script, as a library (issue 47.10): it leaves the caller's process as
+it found it, and a script without a ``__main__`` guard is told why its files failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from semfs.priority import lowered
+from tests.waits import CEILING_S
+
+pytestmark = pytest.mark.integration
+DOC = "# Parking\n\nParking permits are renewed every January at the front desk."
+
+
+def _run(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "doc.md").write_text(DOC)
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    env = {**os.environ, "SEMFS_DATA_DIR": str(tmp_path / "data"), "SEMFS_EMBEDDER": "hash"}
+    command = [sys.executable, str(path)]
+    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CEILING_S, check=False)
+
+
+def test_ingest_as_a_library_leaves_the_callers_priority_as_it_was(tmp_path: Path) -> None:
+    """``semfs ingest`` lowered its whole process to nice 10 and an unprivileged process cannot raise it again: the
+    caller's own work ran at nice 10 afterwards. Now only the ingesting thread steps back."""
+    done = _run(
+        "import json, os\n"
+        "from semfs.cli import app\n"
+        "if __name__ == '__main__':\n"
+        "    before = os.getpriority(os.PRIO_PROCESS, 0)\n"
+        "    try:\n"
+        "        app(['ingest', 'doc.md', '--json'], standalone_mode=False)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    print(json.dumps({'before': before, 'after': os.getpriority(os.PRIO_PROCESS, 0)}))\n",
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["after"] == report["before"], report
+    assert '"OK": 1' in done.stdout
+
+
+def test_lowered_runs_the_work_at_the_niceness_asked_and_the_caller_keeps_its_own() -> None:
+    caller = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    inside = lowered(max(caller, 0) + 5, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    assert inside == min(19, max(caller, 0) + 5)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == caller
+    with pytest.raises(ValueError, match="handed back"):
+        lowered(5, lambda: (_ for _ in ()).throw(ValueError("handed back")))
+
+
+def test_a_script_without_a_main_guard_is_told_why_its_files_failed(tmp_path: Path) -> None:
+    """The extraction worker imports the script that started semfs (Python's forkserver and spawn do), and a
+    script calling semfs at import ran it again there: every file FAILED_INTERNAL with no hint, and the worker's
+    copy wrote beside the real run. Now the worker's copy is refused before it stores anything, and the file's
+    reason says what to change."""
+    done = _run(
+        "from semfs.bootstrap import build_container\n"
+        "from semfs.config import Settings\n"
+        "from semfs.pipeline.intake.ingest import ingest_bytes\n"
+        "c = build_container(Settings())\n"
+        "r = ingest_bytes(c, 'default', open('doc.md', 'rb').read(), 'doc.md')\n"
+        "print('REASON', c.repo.get('default', r.record.file_id).error)\n"
+        "c.close()\n",
+        tmp_path,
+    )
+    reasons = [line for line in done.stdout.splitlines() if line.startswith("REASON")]
+    assert len(reasons) == 1, done.stdout  # the script's body ran once, in its own process
+    assert 'if __name__ == "__main__":' in reasons[0]
