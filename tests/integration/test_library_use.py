@@ -25,7 +25,9 @@ def _run(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path.write_text(script)
     env = {**os.environ, "SEMFS_DATA_DIR": str(tmp_path / "data"), "SEMFS_EMBEDDER": "hash"}
     command = [sys.executable, str(path)]
-    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CEILING_S, check=False)
+    return subprocess.run(  # noqa: S603 (this test's own script)
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CEILING_S, check=False
+    )
 
 
 def test_ingest_as_a_library_leaves_the_callers_priority_as_it_was(tmp_path: Path) -> None:
