@@ -25,7 +25,7 @@ def _run(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path.write_text(script)
     env = {**os.environ, "SEMFS_DATA_DIR": str(tmp_path / "data"), "SEMFS_EMBEDDER": "hash"}
     command = [sys.executable, str(path)]
-    return subprocess.run(  # noqa: S603 (this test's own script)
+    return subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CEILING_S, check=False
     )
 
