@@ -46,7 +46,9 @@ def ingest(folder: Path, data: Path) -> float:
     from semfs.cli import app
 
     t0 = time.perf_counter()
-    result = CliRunner().invoke(app, ["ingest", str(folder), "--json"], env={"SEMFS_DATA_DIR": str(data)})
+    # both phases at one priority: the ingest at the bare model's (SEMFS_INGEST_NICE=0), not a step below it
+    env = {"SEMFS_DATA_DIR": str(data), "SEMFS_INGEST_NICE": "0"}
+    result = CliRunner().invoke(app, ["ingest", str(folder), "--json"], env=env)
     elapsed = time.perf_counter() - t0
     report = json.loads(result.stdout)
     if result.exit_code != 0 or set(report["outcomes"]) != {"OK"}:
