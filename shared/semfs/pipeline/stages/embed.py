@@ -42,19 +42,19 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             chunks = chunks[:cap]
             state = state.model_copy(update={"partial": True, "partial_reason": reason})
         batch = c.settings.embedding.batch_size
-        card = embed_texts(c.embedder, [card_text(record)], batch)
         # inside the file's budget, as extract and OCR are (a 6 MB file of short lines embedded for minutes):
-        # past it, the chunks embedded by then are indexed and the file says so
-        texts = [chunk_embedding_text(record.title, ch) for ch in chunks]
-        embedded = embed_texts(c.embedder, texts, batch, state.deadline)
-        if len(embedded) < len(chunks):
+        # past it, the chunks embedded by then are indexed and the file says so; the card (the last text,
+        # batched with the chunks) is then embedded on its own
+        texts = [chunk_embedding_text(record.title, ch) for ch in chunks] + [card_text(record)]
+        vectors = embed_texts(c.embedder, texts, batch, state.deadline)
+        if len(vectors) < len(texts):
             budget = c.settings.limits.file_budget_s
-            reason = f"the first {len(embedded):,} of {len(chunks):,} chunks embedded within the file's time budget"
-            chunks = chunks[: len(embedded)]
+            reason = f"the first {len(vectors):,} of {len(chunks):,} chunks embedded within the file's time budget"
+            chunks = chunks[: len(vectors)]
             state = state.model_copy(
                 update={"partial": True, "partial_reason": state.partial_reason or f"{reason} ({budget:g} s)"}
             )
-        vectors = np.concatenate([embedded, card])
+            vectors = np.concatenate([vectors, embed_texts(c.embedder, texts[-1:], batch)])
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
         c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
