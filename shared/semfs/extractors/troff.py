@@ -208,7 +208,7 @@ _MDOC_PUNCT = re.compile(r"[.,:;)\]?!]+")
 _MDOC_NAMES = {"Ux": "UNIX", "Bx": "BSD", "Nx": "NetBSD", "Fx": "FreeBSD", "Ox": "OpenBSD", "Bsx": "BSD/OS"}
 
 
-def closing_ahead(macro: str, tokens: Sequence[str]) -> bool:
+def _closing_ahead(macro: str, tokens: Sequence[str]) -> bool:
     """Whether the line opens an enclosure its trailing punctuation should follow."""
     return macro in _MDOC_ENCLOSE or any(t in _MDOC_ENCLOSE for t in tokens)
 
@@ -262,7 +262,7 @@ def _mdoc(macro: str, raw: list[str], page_name: str) -> str:
             add(_MDOC_NAMES[name])
 
     end = len(raw)  # a line's closing punctuation goes after its enclosures: Dq md5 , → “md5”,
-    if closing_ahead(macro, raw):
+    if _closing_ahead(macro, raw):
         while end and raw[end - 1] != "..." and _MDOC_PUNCT.fullmatch(raw[end - 1]):
             end -= 1
     trailing = raw[end:]
