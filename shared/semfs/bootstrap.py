@@ -309,7 +309,7 @@ def build_container(
 
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.adapters.local.sqlite_jobs import QueuedStarter
-    from semfs.extractors.runner import UNGUARDED_MAIN
+    from semfs.domain.errors import UNGUARDED_MAIN
     from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
 
     if getattr(multiprocessing.current_process(), "_inheriting", False):

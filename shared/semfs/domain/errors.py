@@ -145,3 +145,13 @@ def family_name(error: BaseException) -> str:
     if isinstance(error, PermanentError):
         return "PermanentError"
     return type(error).__name__
+
+
+# What a file's reason says when a worker process could not start because it imported the caller's script
+# (extractors/runner.py), and why build_container refuses to run inside such a worker (bootstrap.py)
+UNGUARDED_MAIN = (
+    "the extraction worker could not start: a worker process imports the script that started this one (Python's "
+    "rule for forkserver and spawn), and this script calls semfs as it is imported. Put the calls under "
+    '`if __name__ == "__main__":` (https://docs.python.org/3/library/multiprocessing.html, "Safe importing of '
+    'main module")'
+)

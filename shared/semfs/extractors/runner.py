@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from semfs.domain.errors import ParseFailed, PermanentError, SemfsError
+from semfs.domain.errors import UNGUARDED_MAIN, ParseFailed, PermanentError, SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file, render_pages
 from semfs.extractors.pdf import pdf_pages
@@ -27,14 +27,6 @@ RECYCLE_AFTER_CHARS = 1_000_000
 
 def _limit_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
-
-
-UNGUARDED_MAIN = (
-    "the extraction worker could not start: a worker process imports the script that started this one (Python's "
-    "rule for forkserver and spawn), and this script calls semfs as it is imported. Put the calls under "
-    '`if __name__ == "__main__":` (https://docs.python.org/3/library/multiprocessing.html, "Safe importing of '
-    'main module")'
-)
 
 
 def _worker_did_not_start(error: RuntimeError) -> SemfsError | RuntimeError:
