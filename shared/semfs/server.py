@@ -259,9 +259,9 @@ def make_wsgi_app(
             headers["content-type"] = str(environ["CONTENT_TYPE"])
         auth = headers.get("authorization", "")
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
-        tenant = keys.tenant_for(key)
         if method == "OPTIONS" and "access-control-request-method" in headers:
             return 204, [], b""  # a CORS preflight carries no key: answered as the Lambda answers it
+        tenant = keys.tenant_for(key)
         if tenant is None and path not in PUBLIC_PATHS:
             status, out, body = _json_error(
                 401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)"

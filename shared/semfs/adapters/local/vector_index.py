@@ -239,8 +239,8 @@ class VectorIndex:
         """Called after SQLite commits: extend the files of tenants whose tails grew past ``TAIL_MAX``
         (inside a batch at most every minute), in a background thread: a file's Index stage never waits
         for a graph. Extending can mean rebuilding a tenant's whole graph (a quarter of it deleted), minutes
-        at a few hundred thousand vectors; done in the writer, it held a worker in Index for 573 s on a 6 MB
-        file of short lines (issue 47.7). ``settle`` (a batch's end, after every file of it) waits for those
+        at a few hundred thousand vectors; done in the writer, every file whose write passed the limit paid it
+        in its Index stage (issue 47.7 reported a worker held there 573 s; bench/write_beside_graph.py). ``settle`` (a batch's end, after every file of it) waits for those
         builds and folds every tail of a tenant large enough for a graph into it, before the process exits."""
         with self._lock:  # writer threads (`semfs ingest`, the serve workers) share this set
             self._touched.update(tenants if tenants is not None else self._store.vector_tenants())
