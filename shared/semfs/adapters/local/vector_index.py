@@ -240,8 +240,9 @@ class VectorIndex:
         (inside a batch at most every minute), in a background thread: a file's Index stage never waits
         for a graph. Extending can mean rebuilding a tenant's whole graph (a quarter of it deleted), minutes
         at a few hundred thousand vectors; done in the writer, every file whose write passed the limit paid it
-        in its Index stage (issue 47.7 reported a worker held there 573 s; bench/write_beside_graph.py). ``settle`` (a batch's end, after every file of it) waits for those
-        builds and folds every tail of a tenant large enough for a graph into it, before the process exits."""
+        in its Index stage (issue 47.7 reported a worker held there 573 s; bench/write_beside_graph.py).
+        ``settle`` (a batch's end, after every file of it) waits for those builds and folds every tail of a
+        tenant large enough for a graph into it, before the process exits."""
         with self._lock:  # writer threads (`semfs ingest`, the serve workers) share this set
             self._touched.update(tenants if tenants is not None else self._store.vector_tenants())
             if not settle and self._batch_depth and time.monotonic() - self._last_maintain < _BATCH_MAINTAIN_S:
