@@ -26,8 +26,9 @@ from rich.progress import Progress
 
 from semfs.bootstrap import build_container
 from semfs.config import Settings
-from semfs.domain.models import FileRecord, SearchFilters, SearchMode
+from semfs.domain.models import FileRecord, SearchFilters
 from semfs.domain.tags import is_generic, merge_tags
+from semfs.domain.vocabulary import SearchMode
 from semfs.extractors.text import extract_plain
 from semfs.pipeline.documents import build_docs, card_text, chunk_embedding_text, embed_texts, has_card
 from semfs.pipeline.query.search import retrieve

@@ -22,7 +22,6 @@ from semfs.domain.models import (
     Note,
     SavedView,
     SearchFilters,
-    SourceType,
     StageTiming,
 )
 from semfs.domain.outcomes import Outcome, Status
@@ -39,6 +38,7 @@ from semfs.domain.results import (
     SimilarFile,
 )
 from semfs.domain.tags import MAX_LABEL_LEN
+from semfs.domain.vocabulary import SourceType
 
 HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
 

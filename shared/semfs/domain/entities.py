@@ -19,8 +19,6 @@ repetitions, no nested quantifiers; ``tests/unit/test_linear_text.py``), and a f
 ``MAX_MENTIONS``.
 """
 
-from __future__ import annotations
-
 import re
 import unicodedata
 from collections import Counter
@@ -30,17 +28,13 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from itertools import islice
-from typing import Literal
 
-import phonenumbers
-from babel.dates import get_month_names
 from pydantic import Field
-from stdnum import iban
 
 from semfs.domain.models import ExtractedDocument, Frozen, Location
+from semfs.domain.vocabulary import ENTITY_KINDS, EntityKind
 
-EntityKind = Literal["person", "organisation", "email", "phone", "money", "date", "identifier"]
-KINDS: tuple[EntityKind, ...] = ("person", "organisation", "email", "phone", "money", "date", "identifier")
+KINDS = ENTITY_KINDS
 KIND_LABELS: dict[EntityKind, str] = {
     "person": "People",
     "organisation": "Organisations",
@@ -120,7 +114,7 @@ class Known:
     first: dict[str, int] = field(default_factory=dict)  # first token → longest name starting with it
 
     @classmethod
-    def of(cls, contacts: Iterable[KnownContact]) -> Known:
+    def of(cls, contacts: Iterable[KnownContact]) -> "Known":
         known = cls()
         for c in contacts:
             known.by_email.setdefault(c.email.lower(), c.contact_id)
@@ -196,6 +190,8 @@ DATE_NUMERIC = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})(?
 @cache
 def _months() -> dict[str, int]:
     """Month names (wide and abbreviated) in the languages semfs meets most, from CLDR via Babel."""
+    from babel.dates import get_month_names  # Babel, phonenumbers and stdnum load when text is scanned
+
     names: dict[str, int] = {}
     for locale in ("en", "de", "fr", "es", "it", "nl", "pt"):
         for width in ("wide", "abbreviated"):
@@ -341,6 +337,8 @@ _DATE_LIKE = re.compile(r"(?:19|20)\d\d[-./]\d{1,2}[-./]\d{1,4}")
 def _phones(text: str, loc: Location, known: Known, region: str) -> Iterator[tuple[int, Mention]]:
     if not any(ch.isdigit() for ch in text):
         return
+    import phonenumbers
+
     matcher = phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID, max_tries=2_000)
     for match in matcher:
         if _DATE_LIKE.fullmatch(match.raw_string):  # 2024-12-5678 is an order number, not (202) 412-5678
@@ -445,6 +443,8 @@ def value_text(found: str, value: str) -> str:
 
 
 def _valid_iban(candidate: str) -> str | None:
+    from stdnum import iban
+
     groups = candidate.split(" ")
     for end in range(len(groups), 0, -1):  # a word in capitals after the number is not part of it
         value = "".join(groups[:end])

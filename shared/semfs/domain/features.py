@@ -8,13 +8,12 @@ already stored is touched by a switch.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from semfs.config import Settings
 from semfs.domain.errors import Disabled
+from semfs.domain.vocabulary import FEATURES, Feature
 
-Feature = Literal["ingest", "ocr", "llm", "semantic", "ask", "mail", "entities", "mcp"]
-FEATURES: tuple[Feature, ...] = ("ingest", "ocr", "llm", "semantic", "ask", "mail", "entities", "mcp")
+__all__ = ["FEATURES", "OFF", "Feature", "enabled", "require"]
+
 
 # what is off, said to the caller: the variable that turns it back on is named for whoever runs semfs
 OFF: dict[Feature, str] = {

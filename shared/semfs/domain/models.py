@@ -1,7 +1,5 @@
 """Typed records: the file record (source of truth), extracted documents, chunks, search I/O."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
@@ -9,9 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from semfs.domain.outcomes import Outcome, Status
+from semfs.domain.vocabulary import SearchMode, SourceType
 
-SourceType = Literal["upload", "email_attachment", "agent_generated"]
-SearchMode = Literal["hybrid", "keyword", "semantic"]
 Extraction = Literal["text_layer", "ocr", "mixed"]
 
 
@@ -226,7 +223,7 @@ class FileRecord(Frozen):
     updated_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = None
 
-    def evolve(self, **changes: Any) -> FileRecord:
+    def evolve(self, **changes: Any) -> "FileRecord":
         """A copy with ``changes`` applied and ``updated_at`` bumped (validated)."""
         data = self.model_dump()
         data.update(changes)

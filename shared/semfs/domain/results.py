@@ -2,14 +2,13 @@
 type names instead of keys a dict may or may not hold. The API's response models are these models
 (``api/models.py`` only names them for the OpenAPI document)."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field
 
 from semfs.domain.models import Citation, Frozen
+from semfs.domain.vocabulary import EntityKind
 
 
 class CitedPassage(Frozen):
@@ -23,7 +22,7 @@ class CitedPassage(Frozen):
     quote: str
 
     @classmethod
-    def of(cls, citation: Citation) -> CitedPassage:
+    def of(cls, citation: Citation) -> "CitedPassage":
         return cls.model_validate(citation.as_dict())
 
 
@@ -37,7 +36,7 @@ class Answer(Frozen):
     reason: str | None = None
 
     @classmethod
-    def refused(cls, reason: str) -> Answer:
+    def refused(cls, reason: str) -> "Answer":
         return cls(status="no_answer", reason=reason)
 
 
@@ -150,7 +149,7 @@ class EntityInfo(Frozen):
     """An entity of the tenant's files (``domain/entities.py``), as the entity store keeps it."""
 
     entity_id: str = Field(description="kind:key, e.g. organisation:acme, identifier:INV-2024-0042")
-    kind: Literal["person", "organisation", "email", "phone", "money", "date", "identifier"]
+    kind: EntityKind
     label: str = Field(description="How the files write it most often")
     files: int = Field(description="Stored files that name it (every version counted)")
     detail: str | None = Field(default=None, description="What an identifier is: invoice, order, iban, …")

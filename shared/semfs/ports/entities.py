@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from semfs.domain.entities import EntityKind, FileEntity
-from semfs.domain.results import EntityInfo
+if TYPE_CHECKING:  # the records it names are loaded by the adapters and the pipeline that use them
+    from semfs.domain.entities import FileEntity
+    from semfs.domain.results import EntityInfo
+    from semfs.domain.vocabulary import EntityKind
 
 
 @dataclass(frozen=True)

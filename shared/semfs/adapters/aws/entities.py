@@ -35,11 +35,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from semfs.config import Settings
-from semfs.domain.entities import EntityKind, FileEntity
+from semfs.domain.entities import FileEntity
 from semfs.domain.errors import PermanentError, RetryableError
 from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Outcome
 from semfs.domain.results import EntityInfo
+from semfs.domain.vocabulary import EntityKind
 from semfs.ports.entities import FileMention
 from semfs.ports.mail import Contact, Person, Thread
 

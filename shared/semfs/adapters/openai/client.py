@@ -30,6 +30,7 @@ from semfs.domain.errors import (
 )
 from semfs.domain.models import Enrichment
 from semfs.domain.outcomes import Outcome
+from semfs.domain.vocabulary import ENTITY_KINDS
 from semfs.observability import count, get_logger
 from semfs.ports.enricher import EnrichInput
 
@@ -62,7 +63,7 @@ ENRICH_SCHEMA: dict[str, Any] = {
                     "properties": {
                         "kind": {
                             "type": "string",
-                            "enum": ["person", "organisation", "email", "phone", "money", "date", "identifier"],
+                            "enum": list(ENTITY_KINDS),
                         },
                         "text": {"type": "string", "description": "Verbatim from the document."},
                     },

@@ -9,8 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from semfs.api.models import EntityList, EntityOut, FileEntities
 from semfs.api.request import container, current_tenant, new_router, ok, record_in_tenant
-from semfs.domain.entities import EntityKind
 from semfs.domain.errors import NotFound
+from semfs.domain.vocabulary import EntityKind
 from semfs.pipeline.query.entities import entity_page, file_entities, list_entities
 
 router = new_router()

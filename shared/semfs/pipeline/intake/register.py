@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 from semfs.domain.errors import Busy, Conflict, InvalidRequest, NotFound
 from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
-from semfs.domain.models import FileRecord, SourceType, utcnow
+from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.tags import manual_tag
 from semfs.domain.text import encodable, readable_name
+from semfs.domain.vocabulary import SourceType
 from semfs.pipeline.documents import content_key, follow_lineage
 
 if TYPE_CHECKING:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from semfs.domain.entities import KINDS, EntityKind, FileEntity
+from semfs.domain.entities import KINDS, FileEntity
 from semfs.domain.errors import NotFound
 from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityPage, EntityThread
+from semfs.domain.vocabulary import EntityKind
 from semfs.pipeline import names
 from semfs.pipeline.entities import resolve
 

@@ -18,7 +18,6 @@ from semfs.domain.models import (
     IndexDoc,
     IndexHit,
     SearchFilters,
-    SearchMode,
     SearchRequest,
     SearchResponse,
     SearchResultItem,
@@ -28,6 +27,7 @@ from semfs.domain.ranking import RankedFile, fuse_files, overfetch
 from semfs.domain.relevance import WEAK, Calibration, Evidence, coverage, judge
 from semfs.domain.tags import slugify
 from semfs.domain.text import STOPWORDS, query_terms, words
+from semfs.domain.vocabulary import SearchMode
 from semfs.observability import get_logger
 
 if TYPE_CHECKING:
