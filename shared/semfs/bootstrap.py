@@ -14,11 +14,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from semfs.config import LOCAL_MODELS, IngestLimits, Settings
-from semfs.extractors.dispatch import ExtractLimits
-from semfs.extractors.guard import ArchiveLimits
 from semfs.ports import Container
 
 if TYPE_CHECKING:
+    from semfs.extractors.limits import ExtractLimits
     from semfs.ports import (
         Admission,
         BlobStore,
@@ -44,6 +43,8 @@ __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
 
 
 def extract_limits(limits: IngestLimits) -> ExtractLimits:
+    from semfs.extractors.limits import ArchiveLimits, ExtractLimits
+
     return ExtractLimits(
         max_chars=limits.max_text_chars,
         max_blocks=limits.max_blocks,
@@ -185,13 +186,18 @@ def _local_backend(
     from semfs.adapters.local.sqlite_tags import SqliteTagRepository
     from semfs.adapters.local.sqlite_views import SqliteViewRepository
     from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
-    from semfs.pipeline.stages.table import dispatch
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     jobs = SqliteJobQueue(settings.records_db)
 
     def starter(stages: Container) -> PipelineStarter:
-        run = LocalAslStarter(dispatch(stages), retry_scale=settings.retry_scale)
+        @cache
+        def table() -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+            from semfs.pipeline.stages.table import dispatch  # the stages and parsers load when a file runs
+
+            return dispatch(stages)
+
+        run = LocalAslStarter(lambda name, state: table()(name, state), retry_scale=settings.retry_scale)  # noqa: PLW0108
         # semfs serve: uploads, mail and the drop folder queue their files for worker threads
         if background_workers <= 0:
             return run

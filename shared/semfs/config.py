@@ -7,8 +7,6 @@ people set stay flat: every field is one ``SEMFS_*`` environment variable (``SEM
 ``.env`` files and tests need not know the groups. ``FLAT_NAMES`` maps each flat name to its field.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -80,7 +78,7 @@ class EmbeddingSettings(_Group):
     new_files_only: bool = _env("reembed_new_files_only", default=False)
 
     @model_validator(mode="after")
-    def _check(self) -> EmbeddingSettings:
+    def _check(self) -> "EmbeddingSettings":
         if self.embedder == "onnx" and self.model and self.model not in LOCAL_MODELS:
             raise ValueError(f"SEMFS_EMBEDDING_MODEL for the local embedder is one of: {', '.join(LOCAL_MODELS)}")
         return self
@@ -103,7 +101,7 @@ class ChunkingSettings(_Group):
     overlap_tokens: int = _env("chunk_overlap_tokens", default=32, ge=0)
 
     @model_validator(mode="after")
-    def _check(self) -> ChunkingSettings:
+    def _check(self) -> "ChunkingSettings":
         if self.overlap_tokens >= self.tokens:
             raise ValueError("SEMFS_CHUNK_OVERLAP_TOKENS must be smaller than SEMFS_CHUNK_TOKENS")
         return self
@@ -120,7 +118,7 @@ class LlmSettings(_Group):
     reenrich_per_sweep: int = Field(default=100, ge=0)  # throttled enrichments run again per reconcile sweep
 
     @model_validator(mode="after")
-    def _check(self) -> LlmSettings:
+    def _check(self) -> "LlmSettings":
         if self.base_url and not self.model:
             raise ValueError("SEMFS_LLM_MODEL is required when SEMFS_LLM_BASE_URL is set")
         return self
@@ -207,7 +205,7 @@ class RerankSettings(_Group):
     timeout_s: float = _env("rerank_timeout_s", default=10, gt=0)
 
     @model_validator(mode="after")
-    def _check(self) -> RerankSettings:
+    def _check(self) -> "RerankSettings":
         if self.base_url and not self.base_url.startswith(("https://", "http://")):
             raise ValueError("SEMFS_RERANK_BASE_URL must be an http(s) URL")
         return self
@@ -266,7 +264,7 @@ class MailSettings(_Group):
         return {address.strip().lower(): tenant.strip() for address, tenant in pairs}
 
     @model_validator(mode="after")
-    def _mailbox_tenants_are_tenant_ids(self) -> MailSettings:
+    def _mailbox_tenants_are_tenant_ids(self) -> "MailSettings":
         import re
 
         bad = [t for t in self.mailbox_tenants.values() if not re.fullmatch(TENANT_ID_PATTERN, t)]
@@ -394,7 +392,7 @@ class Settings(BaseSettings):
         super().__init__(**top)
 
     @model_validator(mode="after")
-    def _check(self) -> Settings:
+    def _check(self) -> "Settings":
         if self.backend == "aws":
             required = {
                 "bucket": self.aws.bucket,
@@ -409,11 +407,11 @@ class Settings(BaseSettings):
                 raise ValueError("SEMFS_GATE_TABLE needs SEMFS_ADMISSION_QUEUE_URL: waiting files queue there")
         return self
 
-    def replace(self, **flat: Any) -> Settings:
+    def replace(self, **flat: Any) -> "Settings":
         """A copy with these settings changed, by flat name (validated; the environment is not read again)."""
         return self.model_copy(update=flat)
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Settings:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> "Settings":
         """pydantic's copy, taking flat names as ``Settings()`` does: each goes to its group, which is
         validated again. A name that is neither a flat name nor a field is an error, never set silently."""
         top, groups = _by_group(update or {})

@@ -184,7 +184,8 @@ def test_ingest_eml_and_mbox_files_and_list_contacts(cli: CliRunner, tmp_path: P
 
 def test_missing_paths_and_failed_files_exit_non_zero(cli: CliRunner, tmp_path: Path) -> None:
     result = cli.invoke(app, ["ingest", str(tmp_path / "nonexistent")])
-    assert result.exit_code == 1 and "not found" in result.output
+    assert result.exit_code == 1 and "no such path" in result.output
+    assert "0 of 0" not in result.output and "NOT_FOUND" not in result.output  # (it printed an empty table)
     result = cli.invoke(app, ["ingest", str(tmp_path / "nonexistent"), "--json"])
     report = json.loads(result.stdout)
     assert result.exit_code == 1 and report["exit_code"] == 1 and report["missing"] == [str(tmp_path / "nonexistent")]
@@ -193,6 +194,30 @@ def test_missing_paths_and_failed_files_exit_non_zero(cli: CliRunner, tmp_path: 
     assert result.exit_code == 1 and "FAILED_PARSE" in result.output
     (tmp_path / "fine.md").write_text("# Fine\n\nParking permits are renewed in January.")
     assert cli.invoke(app, ["ingest", str(tmp_path / "fine.md")]).exit_code == 0
+
+
+def test_an_empty_folder_is_said_and_a_piped_ingest_reports_each_file_as_it_ends(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """Issue 49: ``semfs ingest EMPTY_DIR`` printed "0 of 0 file(s)" above an empty table, and a piped
+    ``semfs ingest DIR > log`` wrote nothing until the last file was done."""
+    empty = tmp_path / "inbox"
+    empty.mkdir()
+    (empty / ".DS_Store").write_text("dotfiles are skipped")
+    result = cli.invoke(app, ["ingest", str(empty)])
+    assert result.exit_code == 0, result.output  # an empty inbox folder is nothing to do, not a failure
+    assert f"no files found in {empty}" in result.output and "0 of 0" not in result.output
+    assert json.loads(cli.invoke(app, ["ingest", str(empty), "--json"]).stdout)["files"] == []
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Parking\n\nPermits are renewed every January.")
+    (folder / "b.txt").write_bytes(b"")
+    result = cli.invoke(app, ["ingest", str(folder)])  # the runner's stdout is no terminal: a line per file
+    lines = result.output.splitlines()
+    assert result.exit_code == 0, result.output
+    per_file = [line for line in lines if line.startswith("[")]
+    assert per_file == [f"[1/2] OK                 {folder / 'a.md'}", f"[2/2] SKIPPED_EMPTY      {folder / 'b.txt'}"]
+    assert lines.index(per_file[-1]) < next(i for i, line in enumerate(lines) if "stored and searchable" in line)
 
 
 def test_a_file_name_that_is_not_utf8_is_ingested_with_the_rest(cli: CliRunner, tmp_path: Path) -> None:

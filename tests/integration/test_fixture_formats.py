@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from semfs.extractors.dispatch import ExtractLimits, extract_file
+from semfs.extractors.dispatch import extract_file
+from semfs.extractors.limits import ExtractLimits
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"

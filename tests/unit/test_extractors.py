@@ -10,8 +10,8 @@ import pytest
 from semfs import demo
 from semfs.domain.errors import SemfsError
 from semfs.domain.outcomes import Outcome
-from semfs.extractors.dispatch import ExtractLimits, extract_file
-from semfs.extractors.guard import ArchiveLimits
+from semfs.extractors.dispatch import extract_file
+from semfs.extractors.limits import ArchiveLimits, ExtractLimits
 from semfs.extractors.text import extract_text_kind
 
 pytestmark = pytest.mark.unit

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from semfs.extractors.email import normalise_subject, parse_mail, strip_quotes_and_signature
+from semfs.domain.ids import normalise_subject
+from semfs.extractors.email import parse_mail, strip_quotes_and_signature
 from tests import mail_corpus as mc
 
 pytestmark = pytest.mark.unit

@@ -1,22 +1,21 @@
 """What every command shares: the app, the consoles, the options and the container a command opens."""
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from semfs.bootstrap import build_container
-from semfs.config import Settings
-from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
-from semfs.domain.models import SearchFilters
-from semfs.ports import Container
+from semfs.domain.vocabulary import SearchMode, SourceType
+
+if TYPE_CHECKING:  # imported when a command runs, not when `semfs --help` lists the commands
+    from rich.console import Console
+
+    from semfs.domain.models import SearchFilters
+    from semfs.ports import Container
 
 app = typer.Typer(
     add_completion=False,
@@ -26,16 +25,33 @@ app = typer.Typer(
 )
 
 
-def _console(stderr: bool = False) -> Console:
-    """A terminal gets its own width; a pipe gets lines that are never hard-wrapped at 80 columns."""
-    stream = sys.stderr if stderr else sys.stdout
-    return Console(stderr=stderr, width=None if stream.isatty() else 10_000, soft_wrap=not stream.isatty())
+class _Console:
+    """A rich console made on first use (rich costs a twentieth of a second to import, which `semfs
+    --version` need not pay). A terminal gets its own width; a pipe gets lines that are never hard-wrapped
+    at 80 columns."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> "Console":
+        if self._console is None:
+            from rich.console import Console
+
+            stream = sys.stderr if self._stderr else sys.stdout
+            tty = stream.isatty()
+            self._console = Console(stderr=self._stderr, width=None if tty else 10_000, soft_wrap=not tty)
+        return self._console
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        self.console.print(*objects, **kwargs)
 
 
-out = _console()
+out = _Console(stderr=False)
 
 
-err = _console(stderr=True)
+err = _Console(stderr=True)
 
 
 def tenant_option(value: str | None) -> str | None:
@@ -54,9 +70,11 @@ Tenant = Annotated[str, typer.Option("--tenant", help="Tenant to act in.", callb
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
-def container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> Container:
+def container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> "Container":
     """The container a command works with (an ingesting command steps back for searches file by file:
     ``semfs.priority.lowered``)."""
+    from semfs.bootstrap import build_container
+    from semfs.config import Settings
     from semfs.observability import configure
 
     try:
@@ -71,6 +89,8 @@ def container(background_workers: int = 0, log_level: str = "WARNING", **overrid
 def existing_data() -> None:
     """End a command that reads semfs's data where there is none, saying where it looked. Before, it
     created an empty ``.semfs/`` in whatever folder it ran from and answered "no results"."""
+    from semfs.config import Settings
+
     try:
         settings = Settings()
     except Exception:  # a configuration error: container() says it
@@ -85,11 +105,13 @@ def existing_data() -> None:
 
 
 @contextmanager
-def opened(tenant: str | None = None, create: bool = False) -> Iterator[Container]:
+def opened(tenant: str | None = None, create: bool = False) -> Iterator["Container"]:
     """The container for one command, closed (its worker stopped) however the command ends. A file
     that is not there ends the command with one line and exit code 1, a request that cannot be done as
     asked (an invalid tag, two files already in one lineage) with exit code 2. Only a command that
     stores something (``create``) makes the data folder; the others need one (``existing_data``)."""
+    from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
+
     if not create:
         existing_data()
     c = container()
@@ -110,9 +132,9 @@ def opened(tenant: str | None = None, create: bool = False) -> Iterator[Containe
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from semfs import __version__  # importlib.metadata costs a thirtieth of a second; a test ties the two
 
-        print(f"semfs {version('semfs')}")
+        print(f"semfs {__version__}")
         raise typer.Exit()
 
 
@@ -141,7 +163,7 @@ def one_line(e: Exception) -> str:
 
 
 ModeOpt = Annotated[
-    Literal["hybrid", "keyword", "semantic"],
+    SearchMode,
     typer.Option("--mode", help="hybrid (BM25 and vectors, fused; the default), keyword or semantic."),
 ]
 
@@ -152,7 +174,7 @@ TagOpt = Annotated[
 
 
 SourceOpt = Annotated[
-    Literal["upload", "email_attachment", "agent_generated"] | None,
+    SourceType | None,
     typer.Option("--source-type", help="Only files from this source."),
 ]
 
@@ -190,7 +212,7 @@ def day(value: str | None, option: str) -> date | None:
 
 
 def search_filters(
-    c: Container,
+    c: "Container",
     tenant: str,
     *,
     tag: list[str] | None = None,
@@ -202,8 +224,9 @@ def search_filters(
     until: str | None = None,
     include_history: bool = False,
     entity: str | None = None,
-) -> SearchFilters:
+) -> "SearchFilters":
     """The search filters from what a person typed: names resolve to ids (``pipeline/names``)."""
+    from semfs.domain.models import SearchFilters
     from semfs.pipeline import names
 
     return SearchFilters(

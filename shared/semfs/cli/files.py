@@ -1,18 +1,12 @@
 """Files: ingest, list, show, read, fetch, version, tag and delete them."""
 
-from __future__ import annotations
-
 import json
 import sys
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
-from rich.text import Text
 
 from semfs.cli.common import (
     ContactOpt,
@@ -32,16 +26,10 @@ from semfs.cli.common import (
     opened,
     out,
 )
-from semfs.domain.errors import InvalidRequest, NotFound, RequestError, SemfsError
-from semfs.domain.features import require
-from semfs.domain.outcomes import Outcome
-from semfs.domain.text import encodable
-from semfs.pipeline.catalogue.files import delete_file, set_tags
-from semfs.pipeline.catalogue.versions import detach_version, link_version
-from semfs.pipeline.intake.ingest import ingest_bytes
-from semfs.pipeline.intake.register import Provenance, Registered
-from semfs.ports import Container
-from semfs.priority import lowered
+
+if TYPE_CHECKING:  # the commands import what they use when they run: `semfs --help` stays fast
+    from semfs.pipeline.intake.register import Provenance, Registered
+    from semfs.ports import Container
 
 
 def _files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -63,7 +51,7 @@ def _files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
             found.append(path)  # named on the command line: the caller means it
         else:
             missing.append(path)
-            err.print(f"[red]not found: {path}[/red]")
+            err.print(f"[red]no such path: {path}[/red]")
     return found, missing
 
 
@@ -81,8 +69,12 @@ def ingest(
     """Ingest files: extract, enrich, embed and index each, then print a table of outcomes.
 
     A file's identity is its absolute path: the same path with new content is its next version (if
-    the text is plausibly a revision), the same name elsewhere is another document. Exit code 1 when
-    a path does not exist or a file ended FAILED_* or REJECTED_* (see the table), else 0."""
+    the text is plausibly a revision), the same name elsewhere is another document. On a terminal a
+    progress bar runs; piped, a line per finished file. Exit code 1 when a path does not exist or a
+    file ended FAILED_* or REJECTED_* (see the table), else 0 (a folder with no files in it included)."""
+    from semfs.domain.errors import InvalidRequest
+    from semfs.pipeline.intake.register import Provenance
+
     try:  # checked before any file is read: the same check as POST /files and ingest_agent_file
         prov = Provenance.from_caller(
             source_type=source_type,
@@ -95,64 +87,14 @@ def ingest(
         err.print(f"[red]{e.reason.replace('tags:', '--tag:').replace('source_type', '--source-type')}[/red]")
         raise typer.Exit(2) from None
     files, missing = _files(paths)
-    outcomes: Counter[str] = Counter()
-    rows: list[dict[str, Any]] = []
-    with (
-        opened(tenant, create=True) as c,
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=as_json,
-        ) as progress,
-        c.index.batch(),
-    ):  # keyword-index commits every few seconds, not per file
-        require(c.settings, "ingest")  # switched off: one line and exit 1 (opened), before any file is read
-        task = progress.add_task("ingesting", total=len(files))
-        for path in files:
-            progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
-            shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
-            try:
-                # on a thread at SEMFS_INGEST_NICE: a search beside it gets the cores first, and the caller's
-                # process (semfs used as a library) keeps its own priority
-                regs = lowered(c.settings.limits.ingest_nice, _ingest_one, c, tenant, path, prov)
-            except NotFound as e:
-                err.print(f"[red]{shown}: {e.reason}[/red]")
-                raise typer.Exit(1) from e
-            except (OSError, SemfsError) as e:  # one unreadable file is that file's outcome, not the batch's end
-                outcomes[Outcome.FAILED_INTERNAL.value] += 1
-                reason = e.reason if isinstance(e, RequestError) else f"could not be read ({type(e).__name__})"
-                rows.append(
-                    {"path": shown, "file_id": None, "outcome": "FAILED_INTERNAL", "version": None, "reason": reason}
-                )
-                progress.advance(task)
-                continue
-            for reg in regs:
-                record = reg.record
-                created = reg.created
-                key = (
-                    (record.outcome.value if record.outcome else record.status.value)
-                    if created
-                    else "RESTORED"
-                    if reg.restored
-                    else "UNCHANGED"
-                )
-                outcomes[key] += 1
-                rows.append(
-                    {
-                        "path": shown if record.source_type != "email_attachment" else f"{shown}#{record.filename}",
-                        "file_id": record.file_id,
-                        "outcome": key,
-                        "version": record.version,
-                        "reason": record.error,
-                    }
-                )
-            progress.advance(task)
+    if not files:  # nothing to do: said, not an empty table ("0 of 0 file(s)")
+        _nothing_found(paths, missing, as_json)
+    rows = _ingest_all(tenant, files, prov, quiet=as_json)
+    outcomes = Counter(str(row["outcome"]) for row in rows)
     code = 1 if missing or any(failed(k) for k in outcomes) else 0
     if as_json:
+        from semfs.domain.text import encodable
+
         report = {
             "files": rows,
             "outcomes": dict(outcomes),
@@ -161,7 +103,101 @@ def ingest(
         }
         print(json.dumps(report, indent=2))
         raise typer.Exit(code)
-    # what happened, not how many were tried: "3 file(s) ingested" when all three were skipped
+    _summary(tenant, rows, outcomes, missing)
+    raise typer.Exit(code)
+
+
+def _nothing_found(paths: list[Path], missing: list[Path], as_json: bool) -> None:
+    """End an ingest that found no file: exit 1 when a path is not there, 0 for folders that are empty
+    (an inbox folder a scheduled job ingests is often empty, and that is no failure)."""
+    from semfs.domain.text import encodable
+
+    folders = [encodable(str(p)) for p in paths if p not in missing]
+    if as_json:
+        report = {"files": [], "outcomes": {}, "missing": [encodable(str(p)) for p in missing]}
+        print(json.dumps({**report, "exit_code": 1 if missing else 0}, indent=2))
+    elif folders:
+        err.print(f"no files found in {', '.join(folders)} (names starting with a dot are skipped): nothing ingested")
+    raise typer.Exit(1 if missing else 0)
+
+
+def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bool) -> list[dict[str, Any]]:
+    """Ingest each file, one row per stored file. On a terminal a progress bar (on stderr) follows it;
+    piped, a line per finished file is written as it finishes (`semfs ingest DIR > log` is not silent)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from semfs.domain.features import require
+    from semfs.domain.text import encodable
+
+    lines = not quiet and not sys.stdout.isatty()
+    rows: list[dict[str, Any]] = []
+    with (
+        opened(tenant, create=True) as c,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err.console,
+            transient=True,
+            disable=quiet or lines,
+        ) as progress,
+        c.index.batch(),
+    ):  # keyword-index commits every few seconds, not per file
+        require(c.settings, "ingest")  # switched off: one line and exit 1 (opened), before any file is read
+        task = progress.add_task("ingesting", total=len(files))
+        for n, path in enumerate(files, start=1):
+            progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
+            done = _ingest_path(c, tenant, path, prov)
+            rows += done
+            if lines:
+                for row in done:
+                    out.print(f"[{n}/{len(files)}] {row['outcome']:<18} {row['path']}", highlight=False)
+            progress.advance(task)
+    return rows
+
+
+def _ingest_path(c: "Container", tenant: str, path: Path, prov: "Provenance") -> list[dict[str, Any]]:
+    """One path's rows: a file, or a mail's attachments. An unreadable file is that file's outcome,
+    not the batch's end; a previous version that is not there ends the command (exit 1)."""
+    from semfs.domain.errors import NotFound, RequestError, SemfsError
+    from semfs.domain.outcomes import Outcome
+    from semfs.domain.text import encodable
+    from semfs.priority import lowered
+
+    shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
+    try:
+        # on a thread at SEMFS_INGEST_NICE: a search beside it gets the cores first, and the caller's
+        # process (semfs used as a library) keeps its own priority
+        regs = lowered(c.settings.limits.ingest_nice, _ingest_one, c, tenant, path, prov)
+    except NotFound as e:
+        err.print(f"[red]{shown}: {e.reason}[/red]")
+        raise typer.Exit(1) from e
+    except (OSError, SemfsError) as e:
+        reason = e.reason if isinstance(e, RequestError) else f"could not be read ({type(e).__name__})"
+        failed_row = {"path": shown, "file_id": None, "version": None, "reason": reason}
+        return [{**failed_row, "outcome": Outcome.FAILED_INTERNAL.value}]
+    rows: list[dict[str, Any]] = []
+    for reg in regs:
+        record = reg.record
+        outcome = record.outcome.value if record.outcome else record.status.value
+        key = outcome if reg.created else "RESTORED" if reg.restored else "UNCHANGED"
+        rows.append(
+            {
+                "path": shown if record.source_type != "email_attachment" else f"{shown}#{record.filename}",
+                "file_id": record.file_id,
+                "outcome": key,
+                "version": record.version,
+                "reason": record.error,
+            }
+        )
+    return rows
+
+
+def _summary(tenant: str, rows: list[dict[str, Any]], outcomes: Counter[str], missing: list[Path]) -> None:
+    """What happened, not how many were tried: "3 file(s) ingested" when all three were skipped."""
+    from rich.table import Table
+
     stored = sum(n for k, n in outcomes.items() if k.startswith("OK") or k == "RESTORED")
     title = f"{stored} of {len(rows)} file(s) stored and searchable in tenant '{tenant}'"
     if outcomes.get("UNCHANGED"):
@@ -179,14 +215,16 @@ def ingest(
     for row in rows:
         if row["outcome"] not in ("OK", "UNCHANGED", "RESTORED") and row["reason"]:
             out.print(f"  {row['outcome']}: {row['path']} — {row['reason']}")
-    raise typer.Exit(code)
 
 
 MAIL_SUFFIXES = {".eml", ".mbox", ".msg"}
 
 
-def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list[Registered]:
+def _ingest_one(c: "Container", tenant: str, path: Path, prov: "Provenance") -> list["Registered"]:
     """A file, or — for .eml, .mbox and Outlook .msg — every attachment of every message in it."""
+    from dataclasses import replace
+
+    from semfs.pipeline.intake.ingest import ingest_bytes
     from semfs.pipeline.intake.mail import ingest_mail
 
     suffix = path.suffix.lower()
@@ -199,7 +237,7 @@ def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list
     if suffix == ".mbox":
         import mailbox
 
-        regs: list[Registered] = []
+        regs = []
         for message in mailbox.mbox(path, create=False):
             regs += ingest_mail(c, tenant, message.as_bytes(), source="file").files
         return regs
@@ -211,6 +249,8 @@ def _ingest_one(c: Container, tenant: str, path: Path, prov: Provenance) -> list
 @app.command()
 def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
     """A file's record: identity, provenance, meaning and outcome."""
+    from rich.text import Text
+
     with opened(tenant) as c:
         record = c.repo.get(tenant, file_id)
     data = {**record.model_dump(mode="json"), "came_from": record.came_from}
@@ -262,6 +302,10 @@ def versions(
     ] = None,
 ) -> None:
     """Every version of the file's lineage, oldest first, with change summaries (or detach/re-link it)."""
+    from rich.text import Text
+
+    from semfs.pipeline.catalogue.versions import detach_version, link_version
+
     if detach and link_to:
         err.print("[red]give --detach or --link-to, not both[/red]")
         raise typer.Exit(2)
@@ -309,6 +353,8 @@ def tag(
     tenant: Tenant = "default",
 ) -> None:
     """Add (+a) or remove (-b) manual tags."""
+    from semfs.pipeline.catalogue.files import set_tags
+
     add = [c[1:] for c in changes if c.startswith("+")]
     remove = [c[1:] for c in changes if c.startswith("-")]
     bad = [c for c in changes if not c.startswith(("+", "-"))]
@@ -328,6 +374,8 @@ def note(
     tenant: Tenant = "default",
 ) -> None:
     """Add a note to a file, list its notes, or remove one; search finds a file by its notes."""
+    from rich.text import Text
+
     from semfs.pipeline.catalogue import notes
 
     with opened(tenant) as c:
@@ -347,6 +395,8 @@ def note(
 @app.command()
 def history(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
     """What happened to a file, oldest first: received, versions, processed, tags, notes, trash."""
+    from rich.text import Text
+
     from semfs.pipeline.catalogue import notes
 
     with opened(tenant) as c:
@@ -371,6 +421,8 @@ def rm(
     ] = False,
 ) -> None:
     """Delete a file: move it to the trash (restorable with `semfs restore`), or with --purge erase it."""
+    from semfs.pipeline.catalogue.files import delete_file
+
     with opened(tenant) as c:
         removed = delete_file(c, tenant, file_id, all_versions=all_versions, purge=purge, by=caller())
         days = c.settings.trash_days
@@ -412,6 +464,8 @@ def trash_cmd(
     as_json: Json = False,
 ) -> None:
     """List the trash (newest first), or empty it."""
+    from rich.table import Table
+
     from semfs.pipeline.catalogue import trash
 
     with opened(tenant, create=False) as c:
@@ -474,7 +528,6 @@ def ls_cmd(
 
     from semfs.domain.outcomes import Status
     from semfs.pipeline import names, vocabulary
-    from semfs.pipeline.entities import entity_named
     from semfs.ports.repository import RecordQuery
 
     mime_type: str | None = None
@@ -504,7 +557,7 @@ def ls_cmd(
             mime_type=mime_type,
             contact_id=names.contact_id(c, tenant, contact),
             thread_id=names.thread_id(c, tenant, thread),
-            entity=entity_named(c, tenant, entity),
+            entity=_entity_named(c, tenant, entity),
             latest_only=not all_versions,
             include_deleted=status == "deleted",
             created_from=datetime(day_from.year, day_from.month, day_from.day, tzinfo=UTC) if day_from else None,
@@ -532,6 +585,14 @@ def ls_cmd(
             + (f"  [dim]from {r.came_from}[/dim]" if r.came_from else ""),
             highlight=False,
         )
+
+
+def _entity_named(c: "Container", tenant: str, entity: str | None) -> str | None:
+    if entity is None:  # the entity scanner (and its phone and IBAN libraries) loads only when one is named
+        return None
+    from semfs.pipeline.entities import entity_named
+
+    return entity_named(c, tenant, entity)
 
 
 @app.command(name="similar")

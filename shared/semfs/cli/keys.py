@@ -1,7 +1,5 @@
 """``semfs keys``: local API keys, each mapped to one tenant."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
@@ -12,7 +10,6 @@ from semfs.cli.common import (
     err,
     out,
 )
-from semfs.config import Settings
 
 keys_app = typer.Typer(help="Local API keys (each maps to one tenant).")
 
@@ -23,6 +20,7 @@ app.add_typer(keys_app, name="keys")
 @keys_app.command("list")
 def keys_list() -> None:
     """Every local API key by fingerprint and tenant (the keys themselves are stored hashed)."""
+    from semfs.config import Settings
     from semfs.server import ApiKeys
 
     rows = ApiKeys(Settings().api_keys_file).list()
@@ -37,6 +35,7 @@ def keys_revoke(
     key: Annotated[str, typer.Argument(help="The key, or its fingerprint from 'semfs keys list'.")],
 ) -> None:
     """Revoke an API key: requests with it get 401 from now on."""
+    from semfs.config import Settings
     from semfs.server import ApiKeys
 
     if not ApiKeys(Settings().api_keys_file).revoke(key):
@@ -48,6 +47,7 @@ def keys_revoke(
 @keys_app.command("create")
 def keys_create(tenant: Tenant = "default") -> None:
     """Create an API key for a tenant and print it (it is stored hashed; this is the only time it shows)."""
+    from semfs.config import Settings
     from semfs.server import ApiKeys
 
     print(ApiKeys(Settings().api_keys_file).create(tenant))

@@ -1,14 +1,11 @@
 """Running the store: status, the queue, retries, re-index, re-embed, reconcile, resume, eval and the demo."""
 
-from __future__ import annotations
-
 import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from semfs.cli.common import (
     Json,
@@ -19,13 +16,7 @@ from semfs.cli.common import (
     out,
     tenant_option,
 )
-from semfs.config import Settings
-from semfs.domain.models import SearchMode
-from semfs.pipeline.catalogue.files import cancel as cancel_queued
-from semfs.pipeline.catalogue.files import status_rows, status_warnings
-from semfs.pipeline.catalogue.jobs import jobs_view
-from semfs.pipeline.intake.ingest import resume
-from semfs.pipeline.maintenance.reindex import reindex as rebuild_index
+from semfs.domain.vocabulary import SearchMode
 
 
 @app.command()
@@ -36,6 +27,10 @@ def status(
     as_json: Json = False,
 ) -> None:
     """Counts of files by status and outcome."""
+    from rich.table import Table
+
+    from semfs.pipeline.catalogue.files import status_rows, status_warnings
+    from semfs.pipeline.catalogue.jobs import jobs_view
     from semfs.pipeline.maintenance.reembed import progress
 
     with opened() as c:
@@ -89,6 +84,8 @@ def retry(file_id: str, tenant: Tenant = "default") -> None:
 @app.command()
 def cancel(file_id: str, tenant: Tenant = "default") -> None:
     """Take a file that semfs serve has queued, and not started, out of the queue."""
+    from semfs.pipeline.catalogue.files import cancel as cancel_queued
+
     with opened(tenant) as c:
         record = cancel_queued(c, tenant, file_id)
     out.print(f"cancelled {record.file_id} ({record.filename})")
@@ -97,6 +94,8 @@ def cancel(file_id: str, tenant: Tenant = "default") -> None:
 @app.command()
 def reindex() -> None:
     """Rebuild the search index from the records and stored blobs."""
+    from semfs.pipeline.maintenance.reindex import reindex as rebuild_index
+
     with opened() as c:
         n = rebuild_index(c)
     out.print(f"reindexed {n} file(s)")
@@ -184,6 +183,8 @@ def purge_tenant_cmd(
 @app.command(name="resume")
 def resume_cmd() -> None:
     """Finish files a crash left mid-pipeline (every stage is idempotent, so they restart safely)."""
+    from semfs.pipeline.intake.ingest import resume
+
     with opened() as c:
         done = resume(c)
     if not done:
@@ -204,6 +205,9 @@ def eval_cmd(
     as_json: Json = False,
 ) -> None:
     """Retrieval quality on a BEIR set: nDCG@10, MRR@10, R@10, R@100."""
+    from rich.table import Table
+
+    from semfs.config import Settings
     from semfs.evaluation import evaluate
 
     modes: list[SearchMode] = ["keyword", "semantic", "hybrid"] if mode == "all" else [mode]  # type: ignore[list-item]
@@ -215,7 +219,9 @@ def eval_cmd(
     if not (beir_dir / "queries.jsonl").exists():
         err.print(f"[red]{beir_dir} is not a BEIR folder (no queries.jsonl)[/red]")
         raise typer.Exit(2)
-    results = evaluate(settings, beir_dir, modes, run_out=run_out, max_docs=max_docs, progress=None if as_json else err)
+    results = evaluate(
+        settings, beir_dir, modes, run_out=run_out, max_docs=max_docs, progress=None if as_json else err.console
+    )
     if as_json:
         print(json.dumps(results, indent=2))
         return
@@ -249,5 +255,5 @@ def demo(
     if not ingest_it:
         return
     with opened(create=True) as c:
-        counts = ingest_demo(c, tenant, folder, progress=err)
+        counts = ingest_demo(c, tenant, folder, progress=err.console)
     out.print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

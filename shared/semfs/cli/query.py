@@ -1,14 +1,10 @@
 """Finding things: search, grounded answers, agent context, contacts and entities."""
 
-from __future__ import annotations
-
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from semfs.cli.common import (
     ContactOpt,
@@ -29,12 +25,13 @@ from semfs.cli.common import (
     out,
     search_filters,
 )
-from semfs.domain.entities import EntityKind
-from semfs.domain.models import Location, SearchRequest, SearchResponse
-from semfs.pipeline.query.search import search as run_search
+from semfs.domain.vocabulary import EntityKind
+
+if TYPE_CHECKING:
+    from semfs.domain.models import SearchResponse
 
 
-def _search_json(resp: SearchResponse) -> dict[str, Any]:
+def _search_json(resp: "SearchResponse") -> dict[str, Any]:
     return {
         "results": [
             {
@@ -86,6 +83,11 @@ def search(
     as_json: Json = False,
 ) -> None:
     """Hybrid (BM25 + vectors), keyword or semantic search, grouped by file."""
+    from rich.text import Text
+
+    from semfs.domain.models import SearchRequest
+    from semfs.pipeline.query.search import search as run_search
+
     if not query.strip():
         err.print("[red]the query is empty: say what you are looking for[/red]")
         raise typer.Exit(2)
@@ -155,6 +157,9 @@ def ask(
     as_json: Json = False,
 ) -> None:
     """A grounded answer: every sentence cited to a passage of a file in scope, or no answer."""
+    from rich.text import Text
+
+    from semfs.domain.models import Location
     from semfs.pipeline.query.ask import ask as run_ask
 
     if len(" ".join(question.split())) < 10:
@@ -191,6 +196,8 @@ def context(
     as_json: Json = False,
 ) -> None:
     """The files an agent should know about when it answers this message, and why each matched."""
+    from rich.text import Text
+
     from semfs.pipeline.query.ask import context as run_context
 
     if body == "-":
@@ -218,6 +225,9 @@ def entities(
     as_json: Json = False,
 ) -> None:
     """The people, organisations, amounts, dates and identifiers your files name, in the most files first."""
+    from rich.table import Table
+    from rich.text import Text
+
     from semfs.pipeline.query.entities import list_entities
 
     with opened(tenant) as c:
@@ -244,6 +254,8 @@ def entity(
     as_json: Json = False,
 ) -> None:
     """One entity: the contact it is, the files that name it and where, and their mail threads."""
+    from rich.text import Text
+
     from semfs.domain.errors import NotFound
     from semfs.pipeline.query.entities import entity_page
 
@@ -281,6 +293,8 @@ def entity(
 @app.command()
 def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
     """Contacts seen in mail, with how many files each is on."""
+    from rich.table import Table
+
     from semfs.ports.repository import RecordQuery
 
     with opened(tenant) as c:

@@ -1,7 +1,5 @@
 """``semfs serve``: the local HTTP API and web page, the SMTP listener and the drop folder."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +11,6 @@ from semfs.cli.common import (
     out,
     tenant_option,
 )
-from semfs.domain.features import FEATURES, OFF, enabled
 
 
 @app.command()
@@ -25,6 +22,7 @@ def serve(
     """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
+    from semfs.domain.features import FEATURES, enabled
     from semfs.pipeline.intake.ingest import STRANDED_AFTER, restart_stranded
     from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
 
@@ -99,6 +97,7 @@ def mcp(
     """Serve your files to an agent over MCP on stdin/stdout (add `semfs mcp` to the agent's MCP servers)."""
     import sys
 
+    from semfs.domain.features import OFF
     from semfs.mcp_server import serve_stdio
     from semfs.server import ApiKeys
 

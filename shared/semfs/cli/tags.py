@@ -1,7 +1,5 @@
 """``semfs tags``: the tag vocabulary, merge suggestions and merges."""
 
-from __future__ import annotations
-
 import json
 from typing import Annotated, Any
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from email.utils import parseaddr
 
@@ -54,6 +55,15 @@ def execution_name(tenant_id: str, file_id: str, attempt: int = 0) -> str:
 def thread_id_for(tenant_id: str, subject: str) -> str:
     """A thread named by its normalised subject within a tenant (mail threads refine this)."""
     return "t_" + _digest("thread", tenant_id, " ".join(subject.casefold().split()))[:20]
+
+
+# reply and forward prefixes, in the languages mail clients write them
+_SUBJECT_PREFIX = re.compile(r"^\s*((re|fw|fwd|aw|wg|sv|vs|antw|tr|rv)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+
+
+def normalise_subject(subject: str) -> str:
+    """``"Re: AW: Fwd: Q3 Financials "`` → ``"q3 financials"``: what names a thread."""
+    return " ".join(_SUBJECT_PREFIX.sub("", subject or "").split()).casefold()
 
 
 def sha256_hex(data: bytes) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import PurePosixPath
 from typing import Any
@@ -13,7 +13,8 @@ from typing import Any
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, PermanentError, SemfsError
 from semfs.domain.models import ExtractedDocument
 from semfs.domain.outcomes import Outcome
-from semfs.extractors.guard import ArchiveLimits, check_ooxml
+from semfs.extractors.guard import check_ooxml
+from semfs.extractors.limits import ArchiveLimits, ExtractLimits
 from semfs.extractors.sniff import OLE_MAGIC, sniff
 
 # Libraries whose exceptions always mean "this input is malformed" (never a bug of ours).
@@ -33,15 +34,6 @@ _PARSER_PACKAGES = frozenset(
         "olefile",
     }
 )
-
-
-@dataclass(frozen=True)
-class ExtractLimits:
-    max_chars: int = 2_000_000
-    max_blocks: int = 100_000
-    archive: ArchiveLimits = field(default_factory=ArchiveLimits)
-    max_image_pixels: int = 80_000_000
-    convert_timeout_s: float = 45.0
 
 
 @dataclass(frozen=True)

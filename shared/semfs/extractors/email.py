@@ -19,12 +19,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from semfs.domain.errors import ParseFailed
+from semfs.domain.ids import normalise_subject
 from semfs.domain.models import Block, ExtractedDocument, Location
 from semfs.domain.text import normalise
 
 MAX_PARTS = 500
 MAX_HEADER_BYTES = 512 * 1024
-_SUBJECT_PREFIX = re.compile(r"^\s*((re|fw|fwd|aw|wg|sv|vs|antw|tr|rv)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 _QUOTE_START = re.compile(r"^(on .+ wrote:|am .+ schrieb .+:|-----\s*original message\s*-----|from: .+)$", re.I)
 
 
@@ -66,11 +66,6 @@ class ParsedMail:
         for a in [*([self.sender] if self.sender else []), *self.to, *self.cc]:
             seen.setdefault(a.address, a)
         return list(seen.values())
-
-
-def normalise_subject(subject: str) -> str:
-    """``"Re: AW: Fwd: Q3 Financials "`` → ``"q3 financials"``."""
-    return " ".join(_SUBJECT_PREFIX.sub("", subject or "").split()).casefold()
 
 
 def _addresses(value: object) -> list[Address]:

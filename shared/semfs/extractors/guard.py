@@ -12,19 +12,12 @@ from __future__ import annotations
 
 import zipfile
 import zlib
-from dataclasses import dataclass
 from io import BytesIO
 from itertools import pairwise
 
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed
 from semfs.domain.outcomes import Outcome
-
-
-@dataclass(frozen=True)
-class ArchiveLimits:
-    max_entries: int = 10_000
-    max_uncompressed: int = 500 * 1024 * 1024
-    max_ratio: float = 200.0
+from semfs.extractors.limits import ArchiveLimits
 
 
 def _bomb(reason: str) -> FileRejected:

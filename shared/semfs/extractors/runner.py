@@ -14,12 +14,14 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import UNGUARDED_MAIN, ParseFailed, PermanentError, SemfsError
 from semfs.domain.outcomes import Outcome
-from semfs.extractors.dispatch import ExtractLimits, ExtractOutput, extract_file, render_pages
-from semfs.extractors.pdf import pdf_pages
+
+if TYPE_CHECKING:  # the parsers load when the first file is read, not when the container is built
+    from semfs.extractors.dispatch import ExtractOutput
+    from semfs.extractors.limits import ExtractLimits
 
 RECYCLE_AFTER_BYTES = 16 * 1024 * 1024  # input over this, or extracted text over the next: a fresh worker after
 RECYCLE_AFTER_CHARS = 1_000_000
@@ -68,6 +70,8 @@ class SubprocessExtractor:
     def extract(self, data: bytes, filename: str) -> ExtractOutput:
         from pebble import ProcessExpired
 
+        from semfs.extractors.dispatch import extract_file
+
         try:
             future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
             out: ExtractOutput = future.result()
@@ -104,6 +108,8 @@ class SubprocessExtractor:
         """Page images for OCR, rendered in the bounded worker."""
         from pebble import ProcessExpired
 
+        from semfs.extractors.dispatch import render_pages
+
         args = (data, kind, pages, dpi, self._limits.max_image_pixels)
         future = self._get_pool().schedule(render_pages, args=args, timeout=self._timeout)
         try:
@@ -121,7 +127,9 @@ class SubprocessExtractor:
         """Some pages as a PDF of their own, cut in the bounded worker."""
         from pebble import ProcessExpired
 
-        future = self._get_pool().schedule(pdf_pages, args=(data, pages), timeout=self._timeout)
+        from semfs.extractors.pdf import pdf_pages as cut_pages
+
+        future = self._get_pool().schedule(cut_pages, args=(data, pages), timeout=self._timeout)
         try:
             return future.result()  # type: ignore[no-any-return]
         except FutureTimeout as e:
@@ -160,13 +168,19 @@ class InProcessExtractor:
         self._limits = limits
 
     def extract(self, data: bytes, filename: str) -> ExtractOutput:
+        from semfs.extractors.dispatch import extract_file
+
         return extract_file(data, filename, self._limits)
 
     def render(self, data: bytes, kind: str, pages: list[int], dpi: int) -> list[tuple[int, bytes]]:
+        from semfs.extractors.dispatch import render_pages
+
         return render_pages(data, kind, pages, dpi, self._limits.max_image_pixels)
 
     def pdf_pages(self, data: bytes, pages: list[int]) -> bytes:
-        return pdf_pages(data, pages)
+        from semfs.extractors.pdf import pdf_pages as cut_pages
+
+        return cut_pages(data, pages)
 
     def run(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
         """``fn(*args)`` here: the Lambda's own timeout bounds it."""

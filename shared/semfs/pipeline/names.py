@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from semfs.domain.ids import contact_id_for, thread_id_for
-from semfs.extractors.email import normalise_subject
+from semfs.domain.ids import contact_id_for, normalise_subject, thread_id_for
 
 if TYPE_CHECKING:
     from semfs.domain.models import FileRecord

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from semfs.extractors.dispatch import ExtractOutput
+if TYPE_CHECKING:  # the parsers load where files are read, not where records are listed
+    from semfs.extractors.dispatch import ExtractOutput
 
 
 class Extractor(Protocol):

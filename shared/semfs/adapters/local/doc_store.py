@@ -16,11 +16,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from semfs.domain.models import IndexDoc, Location
+
+if TYPE_CHECKING:  # numpy is imported where vectors are read or written: `semfs ls` never loads it
+    import numpy as np
+    import numpy.typing as npt
 from semfs.domain.scope import DOC_FIELDS, AnyOf, Clause, Term
 
 from .sqlite_util import SqliteConnections
@@ -190,6 +192,8 @@ class VectorRows:
 
     @classmethod
     def of(cls, rows: Sequence[sqlite3.Row], dim: int | None = None) -> VectorRows:
+        import numpy as np
+
         blobs = [r["embedding"] for r in rows]
         if dim is None and blobs:  # mixed dimensions mid-migration: keep the majority dimension only
             sizes = [len(b) for b in blobs]
@@ -268,6 +272,8 @@ class DocStore:
         """Delete-then-insert ``file_id``'s documents, and the searchable model after them. A vector
         of another model than the searchable one is staged beside its row and waits for the switch;
         the first vector ever written names the searchable model."""
+        import numpy as np
+
         stmts: list[Statement] = [("DELETE FROM docs WHERE tenant_id = ? AND file_id = ?", (tenant_id, file_id))]
         for d in docs:
             if d.tenant_id != tenant_id or d.file_id != file_id:
@@ -350,6 +356,8 @@ class DocStore:
     # -- embedding models -----------------------------------------------------------------------
     def stage_vectors(self, tenant_id: str, model: str, vectors: Mapping[str, Sequence[float]]) -> None:
         """Keep ``model``'s vectors beside these chunks' rows until the switch (chunks not stored are skipped)."""
+        import numpy as np
+
         self.write(
             [
                 (
@@ -461,6 +469,8 @@ class DocStore:
 
     def live_rids(self, clauses: Sequence[Clause], up_to: int) -> npt.NDArray[np.int64]:
         """Rids in scope with a searchable vector, up to ``up_to``."""
+        import numpy as np
+
         where, params = compile_sql(clauses)
         sql = f"SELECT d.rid FROM docs d WHERE d.rid <= ? AND d.embedding IS NOT NULL AND {where}"
         return np.array([r[0] for r in self.conn().execute(sql, (up_to, *params))], dtype=np.int64)

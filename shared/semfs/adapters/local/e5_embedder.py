@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:  # numpy loads when a vector is computed, not when the container is built
+    import numpy as np
+    import numpy.typing as npt
+
 
 MODEL_ID = "multilingual-e5-small-q4"
 
@@ -52,6 +54,8 @@ class E5Embedder:
         return self._engine
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float32]:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:  # one pass at a time: the engine uses every thread it was given

@@ -11,12 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:  # numpy loads when a vector is computed, not when the container is built
+    import numpy as np
+    import numpy.typing as npt
+
 
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 
@@ -68,6 +70,8 @@ class OnnxEmbedder:
         return self._session, self._tokenizer
 
     def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
         session, tokenizer = self._load()
         enc = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
@@ -88,6 +92,8 @@ class OnnxEmbedder:
 
     def embed_array(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in batches of similar length (less padding), returning rows in input order."""
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

@@ -15,28 +15,50 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.scope import scope
 
 from .doc_store import DocStore
 from .keyword_index import TenantKeywords, file_key
-from .vector_index import ANN_MIN, TAIL_MAX, VectorIndex
+
+if TYPE_CHECKING:
+    from .vector_index import VectorIndex
 
 
 class LocalSearchIndex:
     """Keyword (tantivy BM25) + vector (usearch HNSW) search over SQLite-held documents."""
 
     def __init__(
-        self, path: Path, *, ann_min: int = ANN_MIN, tail_max: int = TAIL_MAX, build_threads: int | None = None
+        self,
+        path: Path,
+        *,
+        ann_min: int | None = None,
+        tail_max: int | None = None,
+        build_threads: int | None = None,
     ) -> None:
+        self._path = path
+        self._vector_params = {"ann_min": ann_min, "tail_max": tail_max, "build_threads": build_threads}
         self.store = DocStore(path)
         self.keywords = TenantKeywords(path.with_suffix(".keywords"), self.store, kind="chunk")
         self.card_keywords = TenantKeywords(path.with_suffix(".cards.keywords"), self.store, kind="card")
-        self.vectors = VectorIndex(
-            path.with_suffix(".vectors"), self.store, ann_min=ann_min, tail_max=tail_max, build_threads=build_threads
+
+    @cached_property
+    def vectors(self) -> VectorIndex:
+        """Made on first use: numpy and usearch are loaded by what searches or writes vectors, never by
+        a command that only reads records (`semfs ls`)."""
+        from .vector_index import ANN_MIN, TAIL_MAX, VectorIndex
+
+        p = self._vector_params
+        return VectorIndex(
+            self._path.with_suffix(".vectors"),
+            self.store,
+            ann_min=ANN_MIN if p["ann_min"] is None else p["ann_min"],
+            tail_max=TAIL_MAX if p["tail_max"] is None else p["tail_max"],
+            build_threads=p["build_threads"],
         )
 
     # -- writes -----------------------------------------------------------------------------------

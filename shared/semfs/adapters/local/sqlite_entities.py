@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from semfs.domain.entities import EntityKind, FileEntity
-from semfs.domain.results import EntityInfo
+from semfs.domain.vocabulary import EntityKind
 from semfs.ports.entities import FileMention
 
 from .sqlite_util import SqliteConnections, forget_tenant
+
+if TYPE_CHECKING:  # the records load when entities are read: `semfs ls` never reads one
+    from semfs.domain.entities import FileEntity
+    from semfs.domain.results import EntityInfo
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entity_files (
@@ -74,6 +78,8 @@ class SqliteEntityRepository:
             raise
 
     def of_file(self, tenant_id: str, file_id: str) -> list[FileEntity]:
+        from semfs.domain.entities import FileEntity
+
         rows = self._db.get().execute(
             "SELECT entity_id, kind, label, mentions, location, detail, contact_id FROM entity_files"
             " WHERE tenant_id=? AND file_id=? ORDER BY mentions DESC, entity_id",
@@ -124,4 +130,6 @@ _COLUMNS = ", ".join(_INFO)
 
 
 def _info(r: Sequence[object]) -> EntityInfo:
+    from semfs.domain.results import EntityInfo
+
     return EntityInfo.model_validate(dict(zip(_INFO, r, strict=True)))

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from semfs.domain.features import require
-from semfs.domain.ids import contact_id_for, sha256_hex
+from semfs.domain.ids import contact_id_for, normalise_subject, sha256_hex
 from semfs.domain.outcomes import Outcome
 from semfs.domain.tags import contact_tag
-from semfs.extractors.email import Address, ParsedMail, normalise_subject, parse_mail
+from semfs.extractors.email import Address, ParsedMail, parse_mail
 from semfs.observability import get_logger
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance, Registered, register_rejected
