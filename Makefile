@@ -24,9 +24,12 @@ run: setup
 	@echo "semfs is running on its embedded defaults (data in .semfs/). Try:"
 	@echo "  $(VENV)/bin/semfs search 'how long do we have to pay Acme invoices'"
 	@echo "  $(VENV)/bin/semfs search 'e-bike sales in Germany' --thread 'Q3 Financials'"
-	@echo "  $(VENV)/bin/semfs search 'password rules' --mode keyword --json"
+	@echo "  $(VENV)/bin/semfs search 'password rules' --mode keyword --tag policy --json"
 	@echo "  $(VENV)/bin/semfs ingest ~/Documents --tag personal"
-	@echo "  SEMFS_MAILBOXES='files@localhost=default' $(VENV)/bin/semfs serve   # mail to files@localhost, port 2525"
+	@echo
+	@echo "The web page: $(VENV)/bin/semfs serve, then open http://127.0.0.1:8080/ and sign in with the API key"
+	@echo "it prints on its first start (or make one: $(VENV)/bin/semfs keys create --tenant default)."
+	@echo "  SEMFS_MAILBOXES='files@localhost=default' $(VENV)/bin/semfs serve   # also takes mail to files@localhost, port 2525"
 	@echo
 	@echo "\$$ semfs search 'how long do we have to pay Acme invoices' --limit 3"
 	@$(VENV)/bin/semfs search 'how long do we have to pay Acme invoices' --limit 3

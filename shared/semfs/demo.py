@@ -247,6 +247,7 @@ They expect to be back on the 21-day schedule by October. We asked for a written
 with each batch after two frames failed inspection in August.
 
 Action: Priya to send the revised supply agreement with a quality clause.
+Action: Jane to credit invoice INV-2024-0042 for the two rejected frames.
 """,
     "engineering/inventory_sync.py": '''"""Synchronise warehouse stock levels with the web shop every 15 minutes."""
 
@@ -330,6 +331,9 @@ PROVENANCE: dict[str, Provenance] = {
     ),
     "finance/": Provenance(thread_subject=THREAD_Q3, contacts=ACME[:1], upload_context="Q3 close"),
     "notes/": Provenance(contacts=ACME[1:], upload_context="supplier call notes"),
+    # the rules people look up: one manual tag, as `semfs ingest policies/ --tag policy` would give them
+    "policies/": Provenance(tags=["policy"], upload_context="company policies"),
+    "handbook/": Provenance(tags=["policy"], upload_context="company policies"),
 }
 
 
@@ -349,12 +353,19 @@ def provenance_for(rel: str) -> Provenance:
     return next((p for prefix, p in PROVENANCE.items() if rel.startswith(prefix)), Provenance())
 
 
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+
 def ingest_demo(c: Container, tenant: str, folder: Path, progress: Console | None = None) -> Counter[str]:
     """Ingest the corpus in a stable order, so the contract versions arrive v1 → v2 → v3."""
     counts: Counter[str] = Counter()
     paths = sorted(p for p in folder.rglob("*") if p.is_file())
     with c.index.batch():
         _ingest_paths(c, tenant, folder, paths, counts, progress)
+    # a saved view, as someone would keep one on the web page (`semfs ls --view "Board decks"`)
+    from semfs.pipeline.catalogue.views import save_view
+
+    save_view(c, tenant, "Board decks", {"type": PPTX, "sort": "newest"}, by="demo")
     return counts
 
 

@@ -793,9 +793,9 @@ def test_notes_are_kept_signed_searchable_and_in_the_files_history(api: Api) -> 
     status, history = api.call("GET", f"/files/{fid}/history")
     assert status == 200
     actions = [(e["action"], e["detail"]) for e in history["entries"]]
-    assert actions[0] == ("received", "from an upload") and ("processed", "searchable") in actions
+    assert actions[-1] == ("received", "from an upload") and ("processed", "searchable") in actions
     assert ("noted", "Renewal negotiated with Priya: ask about the zeppelin clause") in actions
-    assert actions[-1] == ("tagged", "Legal")
+    assert actions[0] == ("tagged", "Legal")  # newest first
     assert {e["by"] for e in history["entries"] if e["action"] in ("noted", "tagged")} == {note["author"]}
     # the other tenant: no file, no note, no history
     assert api.call("POST", f"/files/{fid}/notes", {"text": "mine now"}, key="globex")[0] == 404
@@ -812,7 +812,7 @@ def test_notes_are_kept_signed_searchable_and_in_the_files_history(api: Api) -> 
     status, found = api.call("POST", "/search", {"query": "zeppelin clause", "mode": "keyword", "limit": 3})
     assert fid not in [r["file_id"] for r in found["results"]]
     status, history = api.call("GET", f"/files/{fid}/history")
-    assert history["entries"][-1]["action"] == "unnoted"
+    assert history["entries"][0]["action"] == "unnoted"
 
 
 def test_a_follow_up_is_read_with_the_question_before_it_in_the_same_scope(api: Api) -> None:

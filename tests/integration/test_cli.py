@@ -330,6 +330,11 @@ def test_contacts_named_on_upload_are_listed(cli: CliRunner, tmp_path: Path) -> 
     contacts = {c["name"] or c["email"]: c for c in json.loads(run(cli, "contacts", "--json"))}
     assert contacts["Acme Corp"]["files"] == 1 and contacts["Acme Corp"]["messages"] == 0
     assert contacts["Hans Becker"]["email"] == "hans@becker.example"
+    # issue 49: the organisation and message columns were blank for "Acme Corp"
+    assert contacts["Acme Corp"]["organisation"] == "Acme Corp" and contacts["Hans Becker"]["organisation"] == "becker"
+    table = run(cli, "contacts")
+    acme = next(line for line in table.splitlines() if "Acme Corp" in line)
+    assert [cell.strip() for cell in acme.strip("│ ").split("│")] == ["c_acme-corp", "Acme Corp", "Acme Corp", "0", "1"]
     # and the name works as a filter
     found = json.loads(run(cli, "search", "payable", "--contact", "Hans Becker", "--json"))["results"]
     assert [r["filename"] for r in found] == ["a.md"]
@@ -434,7 +439,7 @@ def test_notes_and_history_from_the_command_line(cli: CliRunner, tmp_path: Path)
     assert "note: Checked with finance" in run(cli, "show", fid)
     run(cli, "tag", fid, "+finance")
     entries = json.loads(run(cli, "history", fid, "--json"))
-    assert [e["action"] for e in entries] == ["received", "processed", "noted", "tagged"]
+    assert [e["action"] for e in entries] == ["tagged", "noted", "processed", "received"]  # newest first, as the page
     assert "noted" in run(cli, "history", fid)
     note_id = listed.split()[0]
     assert run(cli, "note", fid, "--remove", note_id).strip() == "no notes"

@@ -282,8 +282,8 @@ def test_an_agent_leaves_a_signed_note_people_see_and_search_finds(stocked: tupl
     found = ok(call(c, T, "search", {"query": "zeppelin clause audit", "mode": "keyword"}))
     assert [r["file_id"] for r in found["results"]][:1] == [ids["policy"]]
     entries = ok(call(c, T, "history", {"file_id": ids["policy"]}))["entries"]
-    assert entries[0]["action"] == "received"
-    assert (entries[-1]["action"], entries[-1]["by"]) == ("noted", "agent audit-bot")
+    assert entries[-1]["action"] == "received"  # newest first
+    assert (entries[0]["action"], entries[0]["by"]) == ("noted", "agent audit-bot")
     assert "some text" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "  ", "agent": "a"}))
     assert "agent" in refused(call(c, T, "add_note", {"file_id": ids["policy"], "text": "x", "agent": " "}))
 

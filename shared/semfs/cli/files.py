@@ -394,7 +394,7 @@ def note(
 
 @app.command()
 def history(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> None:
-    """What happened to a file, oldest first: received, versions, processed, tags, notes, trash."""
+    """What happened to a file, newest first: received, versions, processed, tags, notes, trash."""
     from rich.text import Text
 
     from semfs.pipeline.catalogue import notes

@@ -321,5 +321,7 @@ def contacts(tenant: Tenant = "default", as_json: Json = False) -> None:
     for col in ("contact id", "name", "organisation", "messages", "files"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*(str(r[k] or "") for k in ("contact_id", "name", "organisation", "messages", "files")))
+        table.add_row(
+            *(str(r[k] or "") for k in ("contact_id", "name", "organisation")), str(r["messages"]), str(r["files"])
+        )
     out.print(table)

@@ -908,7 +908,7 @@ async function loadHistory(f, mine) {
   if (stale(mine) || !currentFile || currentFile.file_id !== f.file_id) return;
   const words = { received: "Received", versioned: "New version", processed: "Processed", tagged: "Tagged", untagged: "Tag removed",
     noted: "Note added", unnoted: "Note removed", trashed: "Moved to the trash", restored: "Restored", detached: "Detached", linked: "Linked" };
-  $("file-history").replaceChildren(...data.entries.slice().reverse().map((e) => {
+  $("file-history").replaceChildren(...data.entries.map((e) => {
     const li = el("li");
     li.append(el("span", dateLabel(e.at), "muted"), " ", el("strong", words[e.action] || e.action), e.detail ? " " + e.detail : "");
     if (e.by) li.append(el("span", " · " + e.by, "muted"));

@@ -255,7 +255,7 @@ def remove_note(file_id: str, note_id: str) -> FileOut:
     return public(notes.remove_note(container(), record.tenant_id, file_id, note_id, by=current_caller()))
 
 
-@router.get("/files/<file_id>/history", summary="What happened to a file, oldest first", responses=ok(History))
+@router.get("/files/<file_id>/history", summary="What happened to a file, newest first", responses=ok(History))
 def file_history(file_id: str) -> History:
     """Received (and from where), a new version of which file, processed, then what people did: tags,
     notes, trash and restore, version links."""

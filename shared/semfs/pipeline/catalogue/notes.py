@@ -1,4 +1,4 @@
-"""Notes people write on a file version, and the file's history: what happened to it, oldest first.
+"""Notes people write on a file version, and the file's history: what happened to it, newest first.
 
 A note is stored with its record (both backends keep the whole record), goes into the file's card, so
 keyword and meaning search find the file by what was said about it, and is one entry of the history.
@@ -59,7 +59,8 @@ def remove_note(c: Container, tenant_id: str, file_id: str, note_id: str, by: st
 
 
 def history(c: Container, record: FileRecord) -> list[HistoryEntry]:
-    """What happened to the file version, oldest first: received (from where), a new version of which
+    """What happened to the file version, newest first (as the CLI, the API, MCP and the page all show it,
+    like a log): received (from where), a new version of which
     file, processed (or how it ended), and every recorded action."""
     entries = [HistoryEntry(at=record.created_at, action="received", detail=f"from {record.came_from}")]
     if record.previous_version_id:
@@ -76,7 +77,7 @@ def history(c: Container, record: FileRecord) -> list[HistoryEntry]:
     elif record.outcome is not None and record.status in (Status.FAILED, Status.SKIPPED):
         entries.append(HistoryEntry(at=record.updated_at, action="processed", detail=record.outcome.value))
     entries += [HistoryEntry(at=a.at, action=a.action, detail=a.detail, by=a.by) for a in record.activity]
-    return sorted(entries, key=lambda e: e.at)
+    return sorted(entries, key=lambda e: e.at, reverse=True)
 
 
 def _gist(text: str, width: int = 80) -> str:

@@ -283,7 +283,11 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
 
 
 def _remember_contacts(c: Container, tenant_id: str, contacts: list[str]) -> None:
-    """Contacts named on an upload (``--contact``) join the tenant's contacts, as mail senders do."""
+    """Contacts named on an upload (``--contact``) join the tenant's contacts, as mail senders do: the
+    organisation of an address is its company domain (as for mail), and a name with a legal form ("Acme
+    Corp", "DHL Freight GmbH") is an organisation itself. Before, both left the organisation blank."""
+    from semfs.domain.entities import LEGAL_FORM
+    from semfs.domain.tags import contact_tag
     from semfs.ports.mail import Person
 
     for contact in contacts:
@@ -291,7 +295,9 @@ def _remember_contacts(c: Container, tenant_id: str, contacts: list[str]) -> Non
             continue
         name, address = parseaddr(contact)
         email = address.lower() if "@" in address else ""
-        c.mail.upsert_contact(tenant_id, Person(contact_id_for(contact), email, name or ("" if email else contact)))
+        named = name or ("" if email else contact.strip())
+        organisation = contact_tag(email) if email else (named if LEGAL_FORM.fullmatch(named) else "")
+        c.mail.upsert_contact(tenant_id, Person(contact_id_for(contact), email, named, organisation or None))
 
 
 def register_rejected(
