@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from semfs import demo
 from semfs.cli import app
 from tests import mail_corpus
 
@@ -52,13 +50,13 @@ def readme_commands() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[CliRunner, Path]]:
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRunner, Path]:
     """The demo, as `make run` leaves it (the real local model), in a folder of its own."""
     home = tmp_path_factory.mktemp("newcomer")
     runner = CliRunner(env={"SEMFS_DATA_DIR": str(home / "data"), "SEMFS_EMBEDDER": "onnx"})
     result = runner.invoke(app, ["demo", "--dir", str(home / "demo")], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    yield runner, home
+    return runner, home
 
 
 def _ids(runner: CliRunner, home: Path) -> dict[str, str]:
@@ -78,9 +76,10 @@ def _filled(args: list[str], ids: dict[str, str], home: Path) -> list[str]:
     """The placeholders a reader fills in, filled with the demo's files; `[--option]` left out;
     `a|b|c` as its first choice that only reads (`keys list`)."""
     filled: list[str] = []
-    for arg in args:
-        if arg.startswith("[") or arg.endswith("]"):
+    for typed in args:
+        if typed.startswith("[") or typed.endswith("]"):
             continue
+        arg = typed
         if "|" in arg and not arg.startswith("-"):
             arg = "list" if "list" in arg.split("|") else arg.split("|")[0]
         if arg == "f_…" and args[0] == "retry":
