@@ -190,7 +190,7 @@ def make_wsgi_app(
     the same router API Gateway invokes in AWS, or for ``/mcp`` the MCP server over streamable HTTP
     (``mcp_server.McpOverHttp``, started on its first request; its stop is added to ``closing``). Every
     answer it makes itself has the uniform error body."""
-    from semfs.api.app import app
+    from semfs.api.app import app, has_route
 
     limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
     mcp_host: list[Any] = []  # the McpOverHttp, once a request needs it (the SDK is imported then)
@@ -257,6 +257,10 @@ def make_wsgi_app(
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = str(environ["CONTENT_TYPE"])
+        if path != "/mcp" and not has_route(path):  # before the key: an old or mistyped address is a 404
+            if static_dir is not None and method == "GET" and "text/html" in headers.get("accept", ""):
+                return 404, [("Content-Type", "text/html; charset=utf-8")], (static_dir / "404.html").read_bytes()
+            return _json_error(404, "not_found", "no such path")
         auth = headers.get("authorization", "")
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
         if method == "OPTIONS" and "access-control-request-method" in headers:

@@ -166,6 +166,21 @@ def test_malformed_bodies_get_a_4xx_with_the_error_body(host: Host) -> None:
         assert got == status and set(payload) == {"error"}, (got, payload)
 
 
+def test_an_address_with_no_route_is_404_before_any_key_is_asked_for(host: Host) -> None:
+    """Issue 49: `/no/such/page` answered a JSON 401 about API keys. An address no route answers is a 404,
+    with or without a key (the routes are public in /openapi.json); a route's own answer still needs one."""
+    for key in (host.key, None):
+        request = urllib.request.Request(host.base + "/no/such/page", headers={"Accept": "application/json"})
+        if key:
+            request.add_header("Authorization", f"Bearer {key}")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=CEILING_S)
+        assert refused.value.code == 404 and json.loads(refused.value.read())["error"]["code"] == "not_found"
+    with pytest.raises(urllib.error.HTTPError) as asked:
+        urllib.request.urlopen(host.base + "/files/f_0", timeout=CEILING_S)
+    assert asked.value.code == 401
+
+
 def test_download_links_use_the_serving_port_and_die_with_the_file(host: Host) -> None:
     body, ctype = _multipart("terms.md", b"# Terms\n\nPayable within thirty days.")
     _, created = host.call("POST", "/files", body, ctype)

@@ -143,6 +143,12 @@ def _semfs(e: SemfsError) -> Response[str]:
     return _error(503 if isinstance(e, RetryableError) else 500, e.outcome.value.lower(), e.reason)
 
 
+def has_route(path: str) -> bool:
+    """Whether any route (of any method) answers ``path``: a host answers other paths 404 before it
+    asks for a key (a mistyped address is not a question of who is asking)."""
+    return any(route.rule.match(path) for route in app._static_routes + app._dynamic_routes)
+
+
 @app.not_found
 def _no_route(e: Exception) -> Response[str]:
     # Powertools sends a route's own NotFoundError ("no such file") here too, not only unknown paths

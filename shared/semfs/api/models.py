@@ -156,7 +156,11 @@ class FileFilters(BaseModel):
     since: IsoDate | None = None
     until: IsoDate | None = None
     include_history: QueryBool = False
-    include_duplicates: QueryBool = True
+    include_duplicates: QueryBool | None = Field(
+        default=None,
+        description="copies of files already here (SKIPPED_DUPLICATE); default: yes, but not under "
+        "listing=problems (a copy is no problem: the file is here)",
+    )
     listing: Literal["all", "documents", "problems"] = Field(
         default="all",
         description="documents: files read or being read; problems: files skipped or failed, with their reasons",

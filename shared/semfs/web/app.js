@@ -78,7 +78,7 @@ const OUTCOMES = {
 };
 const outcomeLabel = (f) => OUTCOMES[f.outcome] || f.outcome || f.status;
 function outcomeBadge(f) { const b = el("span", outcomeLabel(f), "badge warn"); if (f.outcome) b.title = f.outcome; return b; }
-const SOURCES = { upload: "Upload", email_attachment: "Mail attachment", email_body: "Mail body", agent_generated: "Agent" };
+const SOURCES = { upload: "Upload", email_attachment: "Mail", agent_generated: "Agent" };
 const typeLabel = (mime) => TYPES[mime] || (mime || "").split("/").pop() || "file";
 function sizeLabel(bytes) {
   if (bytes == null) return "";
@@ -87,6 +87,8 @@ function sizeLabel(bytes) {
   return (u === 0 ? String(n) : n.toFixed(n < 10 ? 1 : 0)) + " " + units[u];
 }
 const dateLabel = (iso) => iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+// a day (YYYY-MM-DD, as purge dates are) in the same words as dateLabel's dates
+const dayLabel = (day) => day ? new Date(day + "T00:00:00").toLocaleDateString(undefined, { dateStyle: "medium" }) : "";
 
 // ---- sign-in: the key is checked against the API, and a refused one is said plainly
 function signedOut(message) {
@@ -190,6 +192,7 @@ $("sign-out").addEventListener("click", () => {
 // ---- views and the URL: every view has an address (#/documents?sort=name&page=2, #/file/<id>, …),
 // so links can be shared and back/forward work
 function show(view) {
+  if (view !== "notfound") document.title = "semfs";
   document.querySelectorAll(".view").forEach((v) => v.classList.add("hidden"));
   $("view-" + view).classList.remove("hidden");
   document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
@@ -209,13 +212,15 @@ let renders = 0;
 const stale = (mine) => mine !== renders;
 function render() {
   renders++;
+  keepNotice();
   const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query || "");
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
   if (view === "entity" && params.get("name")) { loadEntity(params.get("name")); return; }
   const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities"];
-  const name = known.includes(view) ? view : "documents";
+  if (!known.includes(view)) { notFound(location.hash); return; }
+  const name = view;
   show(name);
   if (name === "documents") loadDocs(params);
   if (name === "trash") loadTrash(params.get("restored"));
@@ -238,6 +243,12 @@ function render() {
 }
 document.querySelectorAll("nav[aria-label=Views] button").forEach((b) => b.addEventListener("click", () => go(b.dataset.view)));
 window.addEventListener("hashchange", route);
+// an address that names no view (an old or mistyped link) says so, instead of showing Documents under it
+function notFound(address) {
+  show("notfound");
+  $("notfound-address").textContent = address;
+  document.title = "Not found · semfs";
+}
 
 // ---- documents: every file (latest versions), sorted, paged, filtered by names
 const FILTERS = [["tag", "tag"], ["source", "source_type"], ["type", "mime_type"], ["thread", "thread_id"], ["contact", "contact_id"],
@@ -465,7 +476,7 @@ async function bulkDelete() {
     catch (err) { $("bulk-state").textContent = String(err.message); break; }
   }
   $("bulk-state").textContent = "";
-  notice(gone.length + " file(s) moved to the trash.", gone.length ? ["Undo", () => restoreMany(gone, "documents")] : null);
+  notice(gone.length + " file(s) moved to the trash.", gone.length ? ["Undo", () => restoreMany(gone, "documents")] : null, { focus: true });
   await loadDocs(new URLSearchParams(location.hash.split("?")[1] || ""));
 }
 async function restoreMany(rows, then) {
@@ -475,9 +486,11 @@ async function restoreMany(rows, then) {
     try { await api("POST", "/files/" + encodeURIComponent(r.id) + "/restore"); back += 1; }
     catch (err) { notice(String(err.message)); return; }
   }
-  notice(back + " file(s) are back.");
-  if (location.hash !== from) return;
-  if (then === "trash") loadTrash(); else if (location.hash.startsWith("#/documents")) loadDocs(new URLSearchParams(location.hash.split("?")[1] || "")); else go("documents");
+  const moved = location.hash !== from;  // went elsewhere meanwhile: told there, and left there
+  const here = then === "trash" || location.hash.startsWith("#/documents");
+  notice(back + " file(s) are back.", null, { carry: !moved && !here });
+  if (moved) return;
+  if (then === "trash") loadTrash(); else if (here) loadDocs(new URLSearchParams(location.hash.split("?")[1] || "")); else go("documents");
 }
 $("bulk-delete").addEventListener("click", bulkDelete);
 $("bulk-form").addEventListener("submit", (e) => { e.preventDefault(); bulkTag(true); });
@@ -763,17 +776,21 @@ $("delete-file").addEventListener("click", async () => {
   if (!window.confirm("Move “" + f.filename + "” to the trash? It leaves search at once; you can restore it from the Trash.")) return;
   try {
     const done = await api("DELETE", "/files/" + encodeURIComponent(f.file_id));
-    notice("“" + f.filename + "” is in the trash" + (done.purge_on ? " until " + done.purge_on : "") + ".",
-           done.in_trash ? ["Undo", () => restoreFile(f.file_id, f.filename, "documents")] : null);
+    notice("“" + f.filename + "” is in the trash" + (done.purge_on ? " until " + dayLabel(done.purge_on) : "") + ".",
+           done.in_trash ? ["Undo", () => restoreFile(f.file_id, f.filename, "documents")] : null, { carry: true, focus: true });
     go("documents");
   } catch (err) { $("file-state").textContent = String(err.message); }
 });
 
-// ---- a notice under the header (what a click did), with one action (Undo)
-function notice(text, action) {
+// ---- a notice under the header (what a click did), with one action (Undo). It belongs to the view it was
+// given on (or, with carry, to the view the click goes to next): opening another view clears it. With focus,
+// its action takes the focus (after Delete the page's own button is gone; Undo is the next thing to reach).
+function notice(text, action, opts) {
+  const { carry = false, focus = false } = opts || {};
   let box = $("notice");
   if (!box) { box = el("div", null, "notice"); box.id = "notice"; box.setAttribute("role", "status"); document.querySelector("main").prepend(box); }
-  box.replaceChildren(el("span", text));  // until the next notice, or dismissed: its action names its file
+  box.replaceChildren(el("span", text));  // its action names its file
+  box.dataset.address = location.hash; box.dataset.carry = carry ? "1" : "";
   if (action) {
     const b = el("button", action[0]); b.type = "button"; b.id = "notice-action";
     b.addEventListener("click", () => { box.remove(); action[1](); });
@@ -781,6 +798,13 @@ function notice(text, action) {
   }
   const x = el("button", "×", "dismiss"); x.type = "button"; x.setAttribute("aria-label", "Dismiss this notice");
   x.addEventListener("click", () => box.remove()); box.append(x);
+  if (focus) (box.querySelector("#notice-action") || x).focus();
+}
+function keepNotice() {  // on every view change: a notice stays on its own view only
+  const box = $("notice");
+  if (!box) return;
+  if (box.dataset.carry) { box.dataset.carry = ""; box.dataset.address = location.hash; return; }
+  if (box.dataset.address !== location.hash) box.remove();
 }
 // ---- problems: files skipped or failed, each with its reason and what can be done about it
 async function countProblems() {
@@ -800,19 +824,32 @@ async function loadProblems() {
   const mine = renders; const list = $("problems-list");
   $("problems-state").textContent = "Loading…";
   try {
-    const data = await api("GET", "/files?listing=problems&sort=newest&limit=200");
+    const data = await api("GET", "/files?listing=problems&include_duplicates=true&sort=newest&limit=200");
     if (stale(mine)) return;
-    list.replaceChildren(...data.files.map(problemItem));
-    $("problems-state").textContent = data.files.length ? ""
+    const problems = data.files.filter((f) => !f.duplicate_of); const copies = data.files.filter((f) => f.duplicate_of);
+    list.replaceChildren(...problems.map(problemItem));
+    $("copies-list").replaceChildren(...copies.map(problemItem));
+    $("problems-copies").classList.toggle("hidden", !copies.length);
+    $("problems-copies-title").textContent = copies.length === 1 ? "1 copy of a file already here (not a problem)"
+      : copies.length + " copies of files already here (not problems)";
+    $("problems-state").textContent = problems.length ? ""
       : "No problems: every file that arrived was read.";
   } catch (err) { if (stale(mine)) return; list.replaceChildren(); $("problems-state").textContent = String(err.message); }
   countProblems();
+}
+// the reason in words, once: "no text found" and then "no text found in the file" said it twice
+function problemReason(f) {
+  const label = outcomeLabel(f); const said = f.duplicate_of ? "the same bytes arrived before" : (f.error || "");
+  if (said && said.toLowerCase().startsWith(label.toLowerCase())) {
+    const b = el("span", said, "badge warn"); if (f.outcome) b.title = f.outcome; return [b];
+  }
+  return said ? [outcomeBadge(f), " " + said] : [outcomeBadge(f)];
 }
 function problemItem(f) {
   const li = el("li", null, "problem"); li.dataset.file = f.file_id;
   const a = el("a", f.filename, "result-title"); a.href = "#/file/" + encodeURIComponent(f.file_id);
   // a copy's reason names the original by its id: the link below names it for people instead
-  const what = el("p"); what.append(outcomeBadge(f), " " + (f.duplicate_of ? "the same bytes arrived before" : f.error || ""));
+  const what = el("p"); what.append(...problemReason(f));
   const meta = el("p", [SOURCES[f.source_type] || f.source_type, dateLabel(f.created_at)].filter(Boolean).join(" · "), "muted");
   li.append(a, what, meta);
   const actions = el("p", null, "actions");
@@ -835,8 +872,11 @@ async function restoreFile(id, name, then) {
   const from = location.hash;  // a person who went elsewhere meanwhile stays there
   try {
     await api("POST", "/files/" + encodeURIComponent(id) + "/restore");
-    notice("“" + name + "” is back.", ["Open it", () => openFile(id)]);
-    if (location.hash !== from) return;
+    const moved = location.hash !== from;  // went elsewhere meanwhile: told there, and left there
+    const target = "#/" + (then || "documents");
+    notice("“" + name + "” is back.", ["Open it", () => openFile(id)],
+           { carry: !moved && then !== "trash" && !location.hash.startsWith(target) });
+    if (moved) return;
     if (then === "trash") loadTrash(); else go(then || "documents");
   } catch (err) { notice(String(err.message)); }
 }
@@ -856,7 +896,7 @@ async function loadTrash() {
       pick.setAttribute("aria-label", "select " + f.filename);
       pick.addEventListener("change", () => $("restore-selected").classList.toggle("hidden", !trashPicked().length));
       li.append(pick, " ", el("strong", f.title || f.filename), el("span", f.filename, "badge"));
-      li.append(el("p", "deleted " + fmtDate(f.deleted_at) + (f.purge_on ? " · erased for good on " + f.purge_on : ""), "muted"));
+      li.append(el("p", "deleted " + dateLabel(f.deleted_at) + (f.purge_on ? " · erased for good on " + dayLabel(f.purge_on) : ""), "muted"));
       const restore = el("button", "Restore"); restore.type = "button"; restore.dataset.restore = f.file_id;
       restore.setAttribute("aria-label", "Restore " + f.filename);
       restore.addEventListener("click", () => restoreFile(f.file_id, f.filename, "trash"));
@@ -875,11 +915,10 @@ $("empty-trash").addEventListener("click", async () => {
     notice(done.purged.length + " file(s) erased for good."); loadTrash();
   } catch (err) { $("trash-state").textContent = String(err.message); }
 });
-function fmtDate(iso) { return iso ? new Date(iso).toLocaleString() : ""; }
 function renderTags(f) {
   $("file-tags").replaceChildren(...(f.tags || []).map((t) => {
     const span = el("span", (f.tag_labels || {})[t] || t, "tag"); const x = el("button", "×"); x.title = "remove " + t;
-    x.addEventListener("click", async () => renderTags(await api("PATCH", "/files/" + f.file_id, { add_tags: [], remove_tags: [t] })));
+    x.addEventListener("click", async () => tagsChanged(f.file_id, await api("PATCH", "/files/" + f.file_id, { add_tags: [], remove_tags: [t] })));
     span.append(x); return span;
   }));
   $("auto-tags").textContent = "auto: " + (f.auto_tags || []).join(", ");
@@ -957,9 +996,16 @@ $("link-form").addEventListener("submit", async (e) => {
 });
 $("tag-form").addEventListener("submit", async (e) => {
   e.preventDefault(); const t = $("new-tag").value.trim(); if (!t || !currentFile) return;
-  currentFile = await api("PATCH", "/files/" + currentFile.file_id, { add_tags: [t], remove_tags: [] });
-  $("new-tag").value = ""; renderTags(currentFile);
+  const fileId = currentFile.file_id;
+  const f = await api("PATCH", "/files/" + fileId, { add_tags: [t], remove_tags: [] });
+  if (currentFile && currentFile.file_id === fileId) $("new-tag").value = "";
+  tagsChanged(fileId, f);
 });
+// a tag added or removed shows in the tags and in the history at once (the history waited for a reload)
+function tagsChanged(fileId, f) {
+  if (!currentFile || currentFile.file_id !== fileId) return;  // another file is on screen now
+  currentFile = f; renderTags(f); loadHistory(f, renders);
+}
 $("back").addEventListener("click", () => { if (history.length > 1) history.back(); else go("documents"); });
 $("download").addEventListener("click", async (e) => {
   e.preventDefault(); const link = await api("GET", "/files/" + currentFile.file_id + "/download"); window.location = link.url;
@@ -1051,6 +1097,7 @@ const drop = $("drop");
 ["dragleave", "drop"].forEach((t) => drop.addEventListener(t, (e) => { e.preventDefault(); drop.classList.remove("over"); }));
 drop.addEventListener("drop", (e) => uploadAll([...e.dataTransfer.files]));
 drop.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("upload-file").click(); } });
+drop.addEventListener("click", () => $("upload-file").click());
 $("upload-file").addEventListener("change", () => {
   const n = $("upload-file").files.length; $("upload-state").textContent = n ? n + " file(s) chosen: Upload sends them" : "";
 });
@@ -1127,7 +1174,7 @@ async function uploadOne(file, li) {
   try {
     let rec = null;
     while (rec === null) {
-      try { rec = await api("POST", "/files", undefined, form); }
+      try { rec = await api("POST", "/files", undefined, form); li.dataset.created = rec.created === false ? "no" : "yes"; }
       catch (err) {  // this tenant's queue is full (429): nothing was stored, so send it again when told
         if (err.status !== 429) throw err;
         stage.textContent = "semfs is busy with earlier files: trying again in " + err.retryAfter + " s";
@@ -1147,8 +1194,11 @@ function showResult(li, rec) {
   li.dataset.state = rec.status === "indexed" ? "done" : "failed";
   bar.value = rec.status === "indexed" ? bar.max : 0;
   // a duplicate leads to the file already here (its tags, notes and versions are that file's, not the copy's)
+  // the same file sent again (same name, same bytes) is the file already here, unchanged: said so
   const shown = rec.duplicate_of || rec.file_id;
-  const link = el("a", rec.duplicate_of ? "already here: open it" : outcomeLabel(rec)); link.href = "#/file/" + encodeURIComponent(shown);
+  const again = li.dataset.created === "no" && !rec.duplicate_of;
+  const link = el("a", rec.duplicate_of ? "already here: open it" : again ? "already here, unchanged: open it" : outcomeLabel(rec));
+  link.href = "#/file/" + encodeURIComponent(shown);
   if (rec.outcome) link.title = rec.outcome;
   stage.replaceChildren(link);
   if (rec.error && !rec.duplicate_of) stage.append(" — " + rec.error);
@@ -1200,7 +1250,8 @@ async function renderStatus() {
   }));
   const queue = await api("GET", "/jobs");
   $("tile-queue").textContent = queue.jobs.length.toLocaleString();
-  $("jobs").replaceChildren(...queue.jobs.map((j) => {
+  if (!queue.jobs.length) $("jobs").replaceChildren(el("li", "Nothing is waiting: every file that arrived has been read.", "muted"));
+  else $("jobs").replaceChildren(...queue.jobs.map((j) => {
     const li = el("li", j.filename + " — " + (j.state === "queued" ? "queued" : j.stage));
     if (j.state === "queued") {
       const b = el("button", "Cancel"); b.dataset.cancel = j.file_id;
@@ -1210,6 +1261,7 @@ async function renderStatus() {
     return li;
   }));
   const failed = await api("GET", "/files?status=failed&limit=50");
+  if (!failed.files.length) { $("failed").replaceChildren(el("li", "No file failed.", "muted")); return; }
   $("failed").replaceChildren(...failed.files.map((f) => {
     const li = el("li", f.filename + " — " + f.outcome + ": " + (f.error || "")); const b = el("button", "Retry");
     b.dataset.retry = f.file_id;

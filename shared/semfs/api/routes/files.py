@@ -92,7 +92,9 @@ def _file_query(filters: FileFilters) -> RecordQuery | None:
         contact_id=names.contact_id(c, tenant, filters.contact_id),
         entity=entity_named(c, tenant, filters.entity),
         latest_only=not filters.include_history,
-        exclude_duplicates=not filters.include_duplicates,
+        exclude_duplicates=not (
+            filters.include_duplicates if filters.include_duplicates is not None else filters.listing != "problems"
+        ),
         created_from=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
         created_to=datetime(until.year, until.month, until.day, tzinfo=UTC) if until else None,
     )
