@@ -5,6 +5,7 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes import EventBridgeEvent
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -22,8 +23,8 @@ def handle_record(record: SQSRecord) -> None:
 
 @logger.inject_lambda_context
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any] | None:
-    if event.get("detail-type") == STATUS_CHANGE:
-        detail = event["detail"]
+    if event.get("detail-type") == STATUS_CHANGE:  # EventBridge; else an SQS batch
+        detail = EventBridgeEvent(event).detail
         execution_ended(get_container(), detail["name"], json.loads(detail.get("input") or "{}"), detail["status"])
         return None
     return process_partial_response(event=event, record_handler=handle_record, processor=processor, context=context)

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -18,14 +19,16 @@ processor = BatchProcessor(event_type=EventType.SQS)
 
 
 def handle_record(record: SQSRecord) -> None:
-    body = json.loads(record.body)
-    for s3 in body.get("Records", []):  # an s3:TestEvent has none
-        obj = s3["s3"]["object"]
-        key = unquote_plus(obj["key"])  # keys arrive URL-encoded in S3 notifications
-        if s3["eventName"].startswith("ObjectRemoved"):
+    notice = S3Event(json.loads(record.body))  # the S3 notification SQS carries, as Powertools types it
+    if "Records" not in notice:  # an s3:TestEvent has none
+        return
+    for s3 in notice.records:
+        obj = s3.s3.get_object
+        key = unquote_plus(obj.key)  # keys arrive URL-encoded in S3 notifications
+        if s3.event_name.startswith("ObjectRemoved"):
             delete_s3_object(get_container(), key)
         else:
-            ingest_s3_object(get_container(), key, int(obj.get("size", 0)), obj.get("versionId"))
+            ingest_s3_object(get_container(), key, obj.size, obj.version_id)
 
 
 @logger.inject_lambda_context

@@ -8,17 +8,27 @@ named when it started the job. Whichever comes second resumes the execution (``S
 import json
 from typing import Any
 
+from aws_lambda_powertools.utilities.data_classes import SNSEvent
+from aws_lambda_powertools.utilities.parser import BaseModel, parse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from semfs.lambda_support import get_container, logger
 from semfs.pipeline.stages.ocr import job_ended, job_waiting
 
 
+class WaitingStep(BaseModel):
+    """What the state machine's WaitForOcrNotice step sends: the Textract job and the step's task token."""
+
+    job_id: str
+    token: str
+
+
 @logger.inject_lambda_context
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> None:
     if "token" in event:
-        job_waiting(get_container(), str(event["job_id"]), str(event["token"]))
+        step = parse(event=event, model=WaitingStep)
+        job_waiting(get_container(), step.job_id, step.token)
         return
-    for record in event.get("Records", []):  # SNS: one notice per record
-        notice = json.loads(record["Sns"]["Message"])
+    for record in SNSEvent(event).records if "Records" in event else []:  # SNS: one notice per record
+        notice = json.loads(record.sns.message)
         job_ended(get_container(), str(notice["JobId"]), str(notice.get("Status", "")))

@@ -1414,6 +1414,9 @@ def test_the_papercuts_a_careful_user_found_are_gone(library: tuple[Any, int], b
         assert not browser.find_element(By.ID, "view-documents").is_displayed()
         assert "#/nosuchview" in browser.find_element(By.ID, "notfound-address").text
         _shot(browser, "not-found-view")
+        browser.set_window_size(390, 844)
+        _shot(browser, "not-found-view-phone")
+        browser.set_window_size(1280, 900)
         browser.get(base + "no/such/page")
         assert browser.title == "Not found · semfs" and "Page not found" in browser.page_source
         assert "API key" not in browser.find_element(By.TAG_NAME, "body").text

@@ -69,3 +69,16 @@ def test_the_outcome_table_names_every_code() -> None:
     table = (ROOT / "docs" / "outcomes.md").read_text()
     missing = [o.value for o in [*Outcome, *RequestOutcome] if f"| `{o.value}` |" not in table]
     assert missing == []
+
+
+def test_no_docstring_cites_a_document_the_repository_does_not_have() -> None:
+    """Issue 48: ten docstrings cited "DESIGN §7" and "STYLE 6", documents that live outside the repository
+    (the team's reference folder): a reader of the code cannot follow them. A citation names docs/ instead."""
+    code = [ROOT / "shared" / "semfs", ROOT / "functions"]
+    citing = sorted(
+        str(p.relative_to(ROOT))
+        for folder in code
+        for p in folder.rglob("*.py")
+        if re.search(r"\b(?:DESIGN|STYLE)(?:\.md|\s§|\s\d)", p.read_text(encoding="utf-8"))
+    )
+    assert citing == []

@@ -1,4 +1,4 @@
-"""The error taxonomy. Class names are the Step Functions contract (DESIGN §7, STYLE 6).
+"""The error taxonomy. Class names are the Step Functions contract (docs/outcomes.md).
 
 The ASL's ``ErrorEquals`` matches the raised class name exactly, so a task boundary re-raises the
 family name (``RetryableError`` / ``PermanentError``) and keeps the leaf and outcome in the message.

@@ -153,7 +153,7 @@ class Activity(Frozen):
 
 
 class FileRecord(Frozen):
-    """The source of truth for one version of one file (DESIGN §3)."""
+    """The source of truth for one version of one file."""
 
     # identity
     file_id: str
@@ -262,7 +262,7 @@ DocKind = Literal["chunk", "card"]
 
 
 class IndexDoc(Frozen):
-    """One index document: a chunk, or the file card (DESIGN §3)."""
+    """One index document: a chunk, or the file card."""
 
     chunk_id: str
     kind: DocKind = "chunk"

@@ -1,4 +1,4 @@
-"""Outcome codes and processing statuses (DESIGN §7). Every file ends in exactly one outcome."""
+"""Outcome codes and processing statuses (docs/outcomes.md). Every file ends in exactly one outcome."""
 
 from __future__ import annotations
 

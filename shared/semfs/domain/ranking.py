@@ -35,7 +35,7 @@ _MIN_SCORE = 0.001  # OpenSearch's min-max floor: the lowest hit of a leg still 
 
 
 def overfetch(limit: int) -> int:
-    """How many hits each leg fetches before fusion (DESIGN §6)."""
+    """How many hits each leg fetches before fusion."""
     return min(256, max(limit * 5, 50))
 
 

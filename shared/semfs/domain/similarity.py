@@ -1,4 +1,4 @@
-"""Is a new file plausibly a revision of an earlier one with the same source? (DESIGN §3, versions)
+"""Is a new file plausibly a revision of an earlier one with the same source?
 
 The same S3 key, path or filename in a thread only says a file *may* be the next version; the text
 decides. Measure: word 3-shingle sets of both texts; a revision when their Jaccard similarity is at

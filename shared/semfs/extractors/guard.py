@@ -1,4 +1,4 @@
-"""Checks an OOXML (zip) package before any parser opens it (DESIGN §7: archives checked first).
+"""Checks an OOXML (zip) package before any parser opens it (archives are checked first).
 
 Rejects: too many entries, a total or per-entry uncompressed size or ratio beyond the caps (the
 ratio of the whole package too, so many small parts at 1000:1 do not pass), entries whose data

@@ -1,4 +1,4 @@
-"""Runs ``extract_file`` in a bounded worker process (DESIGN §7).
+"""Runs ``extract_file`` in a bounded worker process (docs/outcomes.md: what each bound ends as).
 
 A pebble process pool (one worker, recycled every ``max_tasks`` files) started from a forkserver,
 so the worker never inherits the parent's model or threads. The worker's address space is capped

@@ -198,11 +198,13 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
 def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
     """(Re)write one indexed record's documents from its stored chunks and vectors. Re-embeds when
     the stored vectors are from another model (or only the card, when asked)."""
-    c.index.replace_file(record.tenant_id, record.file_id, record_docs(c, record, reembed_card))
+    c.index.replace_file(record.tenant_id, record.file_id, rebuild_index_docs(c, record, reembed_card))
 
 
-def record_docs(c: Container, record: FileRecord, reembed_card: bool = False) -> list[IndexDoc]:
-    """An indexed record's documents, from its stored chunks and vectors (see ``index_record``)."""
+def rebuild_index_docs(c: Container, record: FileRecord, reembed_card: bool = False) -> list[IndexDoc]:
+    """An indexed record's index documents, rebuilt from its stored chunks and vectors (see ``index_record``).
+    Not only a read: vectors from another model (or missing ones) are embedded again, and the record saved
+    with the model that embedded them; ``reembed_card`` embeds the card again (its title or tags changed)."""
     chunks, vectors = load_chunks(c, record)
     model = record.embedding_model
     if model != c.embedder.model or vectors.shape[0] != len(chunks) + 1:
@@ -254,6 +256,6 @@ def settle_index(c: Container, tenant_id: str, lineage_id: str, latest: FileReco
     flag changes is rewritten (where the index must) from its stored chunks and vectors."""
 
     def docs_of(file_id: str) -> list[IndexDoc]:
-        return record_docs(c, c.repo.get(tenant_id, file_id))
+        return rebuild_index_docs(c, c.repo.get(tenant_id, file_id))
 
     c.index.set_latest(tenant_id, lineage_id, latest.file_id if latest else None, docs_of)

@@ -36,7 +36,7 @@ MAX_NAME = 255
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a file came from and why (DESIGN §3 provenance)."""
+    """Where a file came from and why (its provenance)."""
 
     source_type: SourceType = "upload"
     source_key: str | None = None  # e.g. an S3 key or an email Message-ID + part; defaults to the name

@@ -10,7 +10,7 @@ from semfs.domain.features import enabled
 from semfs.domain.models import Enrichment, FileRecord, IndexDoc
 from semfs.domain.outcomes import Status
 from semfs.pipeline.catalogue.files import iter_records
-from semfs.pipeline.documents import load_document, record_docs
+from semfs.pipeline.documents import load_document, rebuild_index_docs
 from semfs.pipeline.entities import record_entities
 from semfs.pipeline.record_update import update
 
@@ -29,7 +29,7 @@ def reindex(c: Container) -> int:
         for tenant in c.repo.tenants():
             pending: list[tuple[str, str, Sequence[IndexDoc]]] = []
             for record in iter_records(c, tenant, (Status.INDEXED,)):
-                pending.append((tenant, record.file_id, record_docs(c, record)))
+                pending.append((tenant, record.file_id, rebuild_index_docs(c, record)))
                 c.tags.record_uses(tenant, record.file_id, record.all_tags)  # idempotent: seeds old stores
                 backfill_entities(c, record)
                 n += 1

@@ -1,4 +1,4 @@
-"""Hybrid search (DESIGN §6): BM25 leg(s) + k-NN leg, over-fetched, fused per file (min-max or RRF,
+"""Hybrid search: BM25 leg(s) + k-NN leg, over-fetched, fused per file (min-max or RRF,
 ``domain/ranking.py``), optionally reranked.
 
 The tenant is a required argument of every index call; callers get it from the verified
