@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract lock deploy clean
+.PHONY: setup run demo test unit lint typecheck openapi bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -41,6 +41,9 @@ lint: setup
 
 typecheck: setup
 	$(VENV)/bin/mypy
+
+openapi: setup  # write docs/openapi.json from the routes: a route change shows in review (a test compares them)
+	$(PY) -c "import json; from semfs.api.app import openapi_document; print(json.dumps(openapi_document(), indent=2, sort_keys=True))" > docs/openapi.json
 
 test: setup lint typecheck
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q

@@ -21,7 +21,9 @@ from tests.conftest import make_settings
 
 pytestmark = pytest.mark.integration
 
-schema = schemathesis.openapi.from_dict(openapi_document())
+# /mcp's body is the Model Context Protocol's JSON-RPC, read by the official SDK: test_mcp.py drives it with
+# the SDK's own client, hostile bodies included; its document entry says where it is, not each message
+schema = schemathesis.openapi.from_dict(openapi_document()).exclude(path="/mcp")
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
     max_examples=60,

@@ -82,3 +82,23 @@ def test_no_docstring_cites_a_document_the_repository_does_not_have() -> None:
         if re.search(r"\b(?:DESIGN|STYLE)(?:\.md|\s§|\s\d)", p.read_text(encoding="utf-8"))
     )
     assert citing == []
+
+
+def test_the_committed_openapi_document_is_the_one_the_routes_make() -> None:
+    """docs/openapi.json is committed (issue 48), so a change to a route, a model or a parameter shows up in
+    review as a diff of the document. It must be what the code serves: `make openapi` writes it."""
+    import json
+
+    from semfs.api.app import openapi_document
+
+    committed = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    served = json.loads(json.dumps(openapi_document()))
+    changed = sorted(
+        f"{method.upper()} {path}"
+        for path in set(committed["paths"]) | set(served["paths"])
+        for method in set(committed["paths"].get(path, {})) | set(served["paths"].get(path, {}))
+        if committed["paths"].get(path, {}).get(method) != served["paths"].get(path, {}).get(method)
+    )
+    assert changed == [], "docs/openapi.json is out of date for these operations: run `make openapi` and commit it"
+    assert committed == served, "docs/openapi.json differs from the served document: run `make openapi`"
+    assert "/mcp" in served["paths"]

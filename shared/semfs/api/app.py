@@ -170,7 +170,50 @@ def openapi_document(uploads_in_body: bool = True) -> dict[str, Any]:
             op["security"] = []  # no credentials needed
             op["responses"].pop("422", None)
     _query_model_schemas(document)
+    document["paths"]["/mcp"] = MCP_PATH
     return document
+
+
+def _error_ref(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+    }
+
+
+# The MCP endpoint (mcp_server.McpOverHttp locally, lambda_support in AWS): its body is the Model Context
+# Protocol's JSON-RPC, which the official SDK reads and answers; described here so that a client and a
+# reviewer find it beside the routes (issue 48), not as a schema of each MCP message.
+MCP_PATH: dict[str, Any] = {
+    "post": {
+        "summary": "MCP over streamable HTTP (stateless): the same tools as `semfs mcp`",
+        "description": "A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, "
+        "…). Send `Accept: application/json, text/event-stream`. Each request stands alone: no session, no "
+        "stream left open; it runs under the request deadline.",
+        "operationId": "mcp",
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object", "description": "a JSON-RPC 2.0 message"}}},
+        },
+        "responses": {
+            "200": {"description": "The JSON-RPC answer (application/json or one text/event-stream message)"},
+            "202": {"description": "A notification or a response, accepted (no body)"},
+            "400": {"description": "Not a JSON-RPC message the SDK accepts"},
+            "401": _error_ref("No key, or a key (a token in AWS) that is not valid"),
+            "406": {"description": "The Accept header does not list application/json and text/event-stream"},
+            "503": _error_ref("MCP is switched off here (SEMFS_ENABLE_MCP=false)"),
+            "504": _error_ref("The exchange ran past the request deadline"),
+        },
+    },
+    **{
+        method: {
+            "summary": "Not served: a stateless server has no stream to open and no session to end",
+            "operationId": f"mcp_{method}",
+            "responses": {"405": _error_ref("Use POST (the answer says Allow: POST)")},
+        }
+        for method in ("get", "delete")
+    },
+}
 
 
 # the query strings read into one model, by route (Powertools expands a model's fields into parameters)
