@@ -72,5 +72,9 @@ def test_spreadsheet_row_ranges_extend_over_packed_blocks() -> None:
 
 def test_chunking_is_deterministic_and_skips_empty_blocks() -> None:
     doc = _doc(Block(text="  "), Block(text="Hello world. " * 50))
-    assert chunk_document(doc, 40, 8) == chunk_document(doc, 40, 8)
-    assert all(c.text.strip() for c in chunk_document(doc, 40, 8))
+    chunks = chunk_document(doc, 40, 8)
+    assert chunks == chunk_document(doc, 40, 8)
+    # issue 48: this passed when chunking returned nothing. The text is all there, and only the text
+    assert len(chunks) >= 2 and all(c.text.strip() for c in chunks)
+    assert {w for c in chunks for w in c.text.split()} == {"Hello", "world."}
+    assert sum(c.text.count("Hello") for c in chunks) >= 50
