@@ -33,7 +33,7 @@ from semfs.bootstrap import extract_limits  # noqa: E402
 from semfs.config import Settings  # noqa: E402
 from semfs.demo import BINARY_FILES, TEXT_FILES  # noqa: E402
 from semfs.domain.enrichment import validate_enrichment  # noqa: E402
-from semfs.domain.entities import KINDS, extract_mentions, fold, located, normalised_key  # noqa: E402
+from semfs.domain.mentions import KINDS, extract_mentions, fold, located, normalised_key  # noqa: E402
 from semfs.domain.models import Block, ExtractedDocument  # noqa: E402
 from semfs.extractors.dispatch import extract_file  # noqa: E402
 

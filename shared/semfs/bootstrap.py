@@ -225,13 +225,11 @@ def _local_backend(
 def _aws_backend(
     settings: Settings, embedder: Embedder | None, extractor: Extractor | None, events: EventPublisher | None
 ) -> _Backend:
+    from semfs.adapters.aws.dynamo_entities import DynamoEntityRepository
+    from semfs.adapters.aws.dynamo_mail import DynamoMailRepository
+    from semfs.adapters.aws.dynamo_tags import DynamoTagRepository
+    from semfs.adapters.aws.dynamo_views import DynamoViewRepository
     from semfs.adapters.aws.dynamodb import DynamoFileRepository
-    from semfs.adapters.aws.entities import (
-        DynamoEntityRepository,
-        DynamoMailRepository,
-        DynamoTagRepository,
-        DynamoViewRepository,
-    )
     from semfs.adapters.aws.eventbridge import EventBridgePublisher
     from semfs.adapters.aws.jobs import RecordJobs
     from semfs.adapters.aws.opensearch import OpenSearchIndex

@@ -50,7 +50,7 @@ def repository(request: pytest.FixtureRequest, tmp_path: Path) -> FileRepository
 def mail_repository(request: pytest.FixtureRequest, tmp_path: Path) -> MailRepository:
     if request.param == "sqlite":
         return SqliteMailRepository(tmp_path / "r.db")
-    from semfs.adapters.aws.entities import DynamoMailRepository
+    from semfs.adapters.aws.dynamo_mail import DynamoMailRepository
 
     return DynamoMailRepository(request.getfixturevalue("aws_settings"))
 
@@ -59,7 +59,7 @@ def mail_repository(request: pytest.FixtureRequest, tmp_path: Path) -> MailRepos
 def tag_repository(request: pytest.FixtureRequest, tmp_path: Path) -> TagRepository:
     if request.param == "sqlite":
         return SqliteTagRepository(tmp_path / "r.db")
-    from semfs.adapters.aws.entities import DynamoTagRepository
+    from semfs.adapters.aws.dynamo_tags import DynamoTagRepository
 
     return DynamoTagRepository(request.getfixturevalue("aws_settings"))
 
@@ -70,7 +70,7 @@ def view_repository(request: pytest.FixtureRequest, tmp_path: Path) -> ViewRepos
         from semfs.adapters.local.sqlite_views import SqliteViewRepository
 
         return SqliteViewRepository(tmp_path / "r.db")
-    from semfs.adapters.aws.entities import DynamoViewRepository
+    from semfs.adapters.aws.dynamo_views import DynamoViewRepository
 
     return DynamoViewRepository(request.getfixturevalue("aws_settings"))
 
@@ -81,7 +81,7 @@ def entity_repository(request: pytest.FixtureRequest, tmp_path: Path) -> EntityR
         from semfs.adapters.local.sqlite_entities import SqliteEntityRepository
 
         return SqliteEntityRepository(tmp_path / "r.db")
-    from semfs.adapters.aws.entities import DynamoEntityRepository
+    from semfs.adapters.aws.dynamo_entities import DynamoEntityRepository
 
     return DynamoEntityRepository(request.getfixturevalue("aws_settings"))
 
@@ -135,7 +135,7 @@ def aws_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Se
 
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
-    from semfs.adapters.aws.entities import entity_table_definition
+    from semfs.adapters.aws.item_table import entity_table_definition
 
     for key, value in {
         "AWS_ACCESS_KEY_ID": "testing",

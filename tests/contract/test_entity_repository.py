@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from semfs.domain.entities import FileEntity
+from semfs.domain.mentions import FileEntity
 from semfs.ports import EntityRepository
 
 pytestmark = pytest.mark.contract

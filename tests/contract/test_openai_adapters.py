@@ -472,7 +472,7 @@ def test_the_enricher_asks_for_entities_under_the_strict_schema_and_returns_them
     """The model is asked for the entities a document names, each copied from it; what it answers comes
     back as candidates (malformed items left out), and ``domain.entities.located`` then keeps those the
     text holds: the invented one is dropped there, not trusted here."""
-    from semfs.domain.entities import located
+    from semfs.domain.mentions import located
 
     answer = {
         "title": "Payment terms",

@@ -271,7 +271,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
     from semfs.adapters.aws.admission import gate_table_definition
     from semfs.adapters.aws.clients import _session_client
     from semfs.adapters.aws.dynamodb import table_definition
-    from semfs.adapters.aws.entities import entity_table_definition
+    from semfs.adapters.aws.item_table import entity_table_definition
     from semfs.lambda_support import get_container
 
     env = {

@@ -115,7 +115,7 @@ def test_listings_facets_and_search_filter_by_an_entity_as_written(stocked: Stoc
 
 
 def _named(c: Container, value: str) -> str | None:
-    from semfs.pipeline.entities import entity_named
+    from semfs.pipeline.file_entities import entity_named
 
     return entity_named(c, "acme", value)
 

@@ -133,7 +133,7 @@ def test_table_in_the_template_matches_the_adapter() -> None:
 def test_entity_table_in_the_template_matches_the_adapter() -> None:
     from samtranslator.yaml_helper import yaml_parse
 
-    from semfs.adapters.aws.entities import entity_table_definition
+    from semfs.adapters.aws.item_table import entity_table_definition
 
     props = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]["EntityTable"]["Properties"]
     expected = entity_table_definition("x")

@@ -1,4 +1,4 @@
-"""The deterministic entity extractor (``domain/entities.py``): what each kind finds and how it is keyed, and
+"""The deterministic entity extractor (``domain/mentions.py``): what each kind finds and how it is keyed, and
 what it must not take for an entity (capitalised words without evidence, a checksum that fails, a date
 that is no date). Precision and recall on a labelled set are measured by ``bench/entities.py``."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from semfs.domain.entities import (
+from semfs.domain.mentions import (
     Known,
     KnownContact,
     amount,

@@ -67,8 +67,8 @@ def _functions() -> dict[str, Callable[[str], object]]:
         unsafe,
         validate_enrichment,
     )
-    from semfs.domain.entities import Known, KnownContact, extract_mentions
     from semfs.domain.errors import EnrichmentFailed
+    from semfs.domain.mentions import Known, KnownContact, extract_mentions
     from semfs.domain.models import Block, ExtractedDocument
     from semfs.domain.relevance import coverage
     from semfs.domain.tags import slugify

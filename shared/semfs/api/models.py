@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from semfs.domain.entities import FileEntity
+from semfs.domain.mentions import FileEntity
 from semfs.domain.models import (
     NOTE_MAX_CHARS,
     Activity,

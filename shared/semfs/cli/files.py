@@ -590,7 +590,7 @@ def ls_cmd(
 def _entity_named(c: "Container", tenant: str, entity: str | None) -> str | None:
     if entity is None:  # the entity scanner (and its phone and IBAN libraries) loads only when one is named
         return None
-    from semfs.pipeline.entities import entity_named
+    from semfs.pipeline.file_entities import entity_named
 
     return entity_named(c, tenant, entity)
 

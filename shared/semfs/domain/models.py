@@ -91,7 +91,7 @@ class Chunk(Frozen):
 
 
 class EntityCandidate(Frozen):
-    """An entity an LLM says a document names; kept only where the text holds it (``domain/entities.py``)."""
+    """An entity an LLM says a document names; kept only where the text holds it (``domain/mentions.py``)."""
 
     kind: str
     text: str
@@ -186,7 +186,7 @@ class FileRecord(Frozen):
     tags: list[str] = Field(default_factory=list)  # manual tags, as slugs
     tag_labels: dict[str, str] = Field(default_factory=dict)  # slug → the label as typed, where it differs
     auto_tags: list[str] = Field(default_factory=list)
-    # the entities the text names (``domain/entities.py`` ids, most mentioned first, at most
+    # the entities the text names (``domain/mentions.py`` ids, most mentioned first, at most
     # MAX_FILE_ENTITIES): for facets and filters; every mention is in the entity store
     entities: list[str] = Field(default_factory=list)
     change_summary: str | None = None

@@ -146,7 +146,7 @@ class HistoryEntry(Frozen):
 
 
 class EntityInfo(Frozen):
-    """An entity of the tenant's files (``domain/entities.py``), as the entity store keeps it."""
+    """An entity of the tenant's files (``domain/mentions.py``), as the entity store keeps it."""
 
     entity_id: str = Field(description="kind:key, e.g. organisation:acme, identifier:INV-2024-0042")
     kind: EntityKind

@@ -8,7 +8,7 @@ from semfs.ports.chat import ChatModel
 from semfs.ports.container import Container
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher, EnrichInput
-from semfs.ports.entities import EntityRepository, FileMention
+from semfs.ports.entity_repository import EntityRepository, FileMention
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
 from semfs.ports.index import IndexWriter, Retriever, SearchIndex, VectorMigration

@@ -16,7 +16,7 @@ from semfs.ports.blobs import BlobStore
 from semfs.ports.callbacks import JobWaits
 from semfs.ports.embedder import Embedder
 from semfs.ports.enricher import Enricher
-from semfs.ports.entities import EntityRepository
+from semfs.ports.entity_repository import EntityRepository
 from semfs.ports.events import EventPublisher
 from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex

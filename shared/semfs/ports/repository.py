@@ -22,7 +22,7 @@ class RecordQuery:
     mime_type: str | None = None
     tag: str | None = None
     contact_id: str | None = None
-    entity: str | None = None  # an entity id (``domain/entities.py``) the file names
+    entity: str | None = None  # an entity id (``domain/mentions.py``) the file names
     source_key: str | None = None
     latest_only: bool = False
     include_deleted: bool = False

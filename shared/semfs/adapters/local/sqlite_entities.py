@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from semfs.domain.vocabulary import EntityKind
-from semfs.ports.entities import FileMention
+from semfs.ports.entity_repository import FileMention
 
 from .sqlite_util import SqliteConnections, forget_tenant
 
 if TYPE_CHECKING:  # the records load when entities are read: `semfs ls` never reads one
-    from semfs.domain.entities import FileEntity
+    from semfs.domain.mentions import FileEntity
     from semfs.domain.results import EntityInfo
 
 _SCHEMA = """
@@ -78,7 +78,7 @@ class SqliteEntityRepository:
             raise
 
     def of_file(self, tenant_id: str, file_id: str) -> list[FileEntity]:
-        from semfs.domain.entities import FileEntity
+        from semfs.domain.mentions import FileEntity
 
         rows = self._db.get().execute(
             "SELECT entity_id, kind, label, mentions, location, detail, contact_id FROM entity_files"

@@ -56,7 +56,7 @@ from semfs.pipeline.catalogue.files import cancel as cancel_queued
 from semfs.pipeline.catalogue.files import delete_file, facets, set_tags
 from semfs.pipeline.catalogue.versions import detach_version, link_version
 from semfs.pipeline.documents import load_document
-from semfs.pipeline.entities import entity_named
+from semfs.pipeline.file_entities import entity_named
 from semfs.ports.blobs import INLINE_TYPES
 from semfs.ports.repository import RecordQuery
 

@@ -16,7 +16,7 @@ from semfs.domain.tags import manual_tag, slugify
 from semfs.pipeline import names
 from semfs.pipeline.catalogue import trash
 from semfs.pipeline.documents import index_record
-from semfs.pipeline.entities import labels as entity_labels
+from semfs.pipeline.file_entities import labels as entity_labels
 from semfs.pipeline.record_update import update
 from semfs.ports.repository import RecordQuery
 

@@ -286,7 +286,7 @@ def _remember_contacts(c: Container, tenant_id: str, contacts: list[str]) -> Non
     """Contacts named on an upload (``--contact``) join the tenant's contacts, as mail senders do: the
     organisation of an address is its company domain (as for mail), and a name with a legal form ("Acme
     Corp", "DHL Freight GmbH") is an organisation itself. Before, both left the organisation blank."""
-    from semfs.domain.entities import LEGAL_FORM
+    from semfs.domain.mentions import LEGAL_FORM
     from semfs.domain.tags import contact_tag
     from semfs.ports.mail import Person
 

@@ -11,7 +11,7 @@ from semfs.domain.models import Enrichment, FileRecord, IndexDoc
 from semfs.domain.outcomes import Status
 from semfs.pipeline.catalogue.files import iter_records
 from semfs.pipeline.documents import load_document, rebuild_index_docs
-from semfs.pipeline.entities import record_entities
+from semfs.pipeline.file_entities import record_entities
 from semfs.pipeline.record_update import update
 
 if TYPE_CHECKING:

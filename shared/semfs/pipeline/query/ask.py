@@ -20,7 +20,7 @@ from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
-from semfs.pipeline.entities import named_in
+from semfs.pipeline.file_entities import named_in
 from semfs.pipeline.query.search import Vectors, highlight, keyword_text, retrieve
 
 if TYPE_CHECKING:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from semfs.domain.entities import KINDS, FileEntity
 from semfs.domain.errors import NotFound
+from semfs.domain.mentions import KINDS, FileEntity
 from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityPage, EntityThread
 from semfs.domain.vocabulary import EntityKind
 from semfs.pipeline import names
-from semfs.pipeline.entities import resolve
+from semfs.pipeline.file_entities import resolve
 
 if TYPE_CHECKING:
     from semfs.ports import Container

@@ -92,7 +92,7 @@ def retrieve(
         filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     bm25_text = keyword_text(query)
     if filters.entity:  # the files that name it, as a list of ids every leg applies
-        from semfs.pipeline.entities import files_naming
+        from semfs.pipeline.file_entities import files_naming
 
         named = files_naming(c, tenant_id, filters.entity)
         if filters.file_ids:

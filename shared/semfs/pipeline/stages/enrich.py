@@ -12,7 +12,7 @@ from semfs.domain.outcomes import Status
 from semfs.domain.tags import contact_tag, is_generic, merge_tags
 from semfs.observability import get_logger
 from semfs.pipeline.documents import load_document
-from semfs.pipeline.entities import record_entities
+from semfs.pipeline.file_entities import record_entities
 from semfs.pipeline.stages.state import PipelineState
 from semfs.pipeline.stages.unit_of_work import stage
 from semfs.ports.enricher import EnrichInput

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the records it names are loaded by the adapters and the pipeline that use them
-    from semfs.domain.entities import FileEntity
+    from semfs.domain.mentions import FileEntity
     from semfs.domain.results import EntityInfo
     from semfs.domain.vocabulary import EntityKind
 
@@ -21,7 +21,7 @@ class FileMention:
 
 
 class EntityRepository(Protocol):
-    """The entities named in a tenant's files (``domain/entities.py``), kept for three reads: the files
+    """The entities named in a tenant's files (``domain/mentions.py``), kept for three reads: the files
     of an entity, the entities of a file, and a tenant's entities by kind. Bounded per file (what a file
     names), never a scan of the tenant's files."""
 

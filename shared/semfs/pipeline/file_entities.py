@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from semfs.domain.entities import (
+from semfs.domain.features import enabled
+from semfs.domain.mentions import (
     KINDS,
     MAX_FILE_ENTITIES,
     MAX_STORED_ENTITIES,
@@ -20,7 +21,6 @@ from semfs.domain.entities import (
     normalised_key,
     split_id,
 )
-from semfs.domain.features import enabled
 from semfs.domain.models import Enrichment, ExtractedDocument, FileRecord, Location
 from semfs.observability import get_logger
 
