@@ -103,88 +103,115 @@ def _heading_level(style_name: str | None) -> int:
     return 0
 
 
+class _Paragraphs:
+    """The blocks of a document as they are read, numbered in order, inside the character budget."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.budget = _Budget(max_chars)
+        self.blocks: list[Block] = []
+
+    def add(self, kind: str, text: str, level: int = 0) -> None:
+        text = self.budget.take(normalise(text))
+        if text:
+            location = Location(paragraph=len(self.blocks) + 1)
+            self.blocks.append(Block(kind=kind, text=text, level=level, location=location))
+
+    @property
+    def full(self) -> bool:
+        return self.budget.left <= 0
+
+
 def extract_docx(data: bytes, max_chars: int) -> ExtractedDocument:
+    """A Word document in reading order: headers, the body (numbering as Word shows it), what the body
+    walk does not reach, the parts beside it (notes, comments, charts, alt texts, SmartArt), footers."""
     import docx
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(BytesIO(data))
     except Exception as e:  # python-docx raises many types for a broken package
         raise ParseFailed(f"the DOCX cannot be parsed: {type(e).__name__}") from e
+    out = _Paragraphs(max_chars)
+    _docx_margins(document, out, "header")
+    title = _docx_body(document, out, (document.core_properties.title or "").strip() or None)
+    _docx_unreached(document, out)
+    _docx_beside(data, document, out)
+    _docx_margins(document, out, "footer")
+    return ExtractedDocument(
+        blocks=out.blocks, title=title, truncated=out.budget.truncated, document_date=_dated(document.core_properties)
+    )
+
+
+def _docx_margins(document: Any, out: _Paragraphs, which: str) -> None:
+    """Every section's headers or footers (first page, even pages, and the text boxes in them), once."""
+    for section in document.sections:
+        for part in (
+            getattr(section, which),
+            getattr(section, f"first_page_{which}"),
+            getattr(section, f"even_page_{which}"),
+        ):
+            if part is not None and not part.is_linked_to_previous:
+                out.add("notes", "\n".join(_all_paragraphs(part._element)))
+
+
+def _docx_body(document: Any, out: _Paragraphs, title: str | None) -> str | None:
+    """The body's paragraphs and tables; the title, when the properties have none, is the first heading."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
     from semfs.extractors.numbering import Numbering
 
-    budget = _Budget(max_chars)
-    blocks: list[Block] = []
-    title = (document.core_properties.title or "").strip() or None
     numbering = Numbering(document)
-    n = 0
-
-    def add(kind: str, text: str, level: int = 0) -> None:
-        nonlocal n
-        text = budget.take(normalise(text))
-        if text:
-            n += 1
-            blocks.append(Block(kind=kind, text=text, level=level, location=Location(paragraph=n)))
-
-    for section in document.sections:  # (every kind: first page, even pages, and text boxes in them)
-        for part in (section.header, section.first_page_header, section.even_page_header):
-            if part is not None and not part.is_linked_to_previous:
-                add("notes", "\n".join(_all_paragraphs(part._element)))
     for item in document.iter_inner_content():
-        if budget.left <= 0:
+        if out.full:
             break
         if isinstance(item, Paragraph):
             level = _heading_level(item.style.name if item.style is not None else "")
             number = numbering.label(item)  # automatic numbering ("2.17") is in no run of the paragraph
             body = _paragraph_text(item._p)
-            add("heading" if level else "paragraph", f"{number} {body}" if number else body, level)
+            out.add("heading" if level else "paragraph", f"{number} {body}" if number else body, level)
             if level == 1 and title is None and body.strip():
                 title = body.strip()
         elif isinstance(item, Table):
-            rows = []
-            for row in item.rows:
-                cells = list(dict.fromkeys(c.text.strip() for c in row.cells))
-                rows.append(" | ".join(cells))
-            add("table", "\n".join(rows))
-    # What python-docx's body walk does not reach: content controls (w:sdt), text boxes, drawing shapes,
-    # equations (m:t), then footnotes, endnotes and comments - each paragraph not already captured
-    seen = {" ".join(b.text.split()) for b in blocks}
+            rows = [" | ".join(dict.fromkeys(c.text.strip() for c in row.cells)) for row in item.rows]
+            out.add("table", "\n".join(rows))
+    return title
+
+
+def _docx_unreached(document: Any, out: _Paragraphs) -> None:
+    """What python-docx's body walk does not reach: content controls (w:sdt), text boxes, drawing shapes,
+    equations (m:t) - each paragraph not already captured."""
+    seen = {" ".join(b.text.split()) for b in out.blocks}
     seen_text = "\n".join(seen)
     for text in _all_paragraphs(document.element.body):
-        if budget.left <= 0:
+        if out.full:
             break
         flat = " ".join(text.split())
         if flat and flat not in seen and flat not in seen_text:
             seen.add(flat)
-            add("paragraph", text)
+            out.add("paragraph", text)
+
+
+def _docx_beside(data: bytes, document: Any, out: _Paragraphs) -> None:
+    """The parts beside the body: footnotes, endnotes and comments, charts, images' alt texts, SmartArt."""
     from semfs.extractors.ooxml import Package, chart_text, diagram_texts
 
     pkg = Package(data)
     main = str(document.part.partname).lstrip("/")
     for kind, target in pkg.rels(main).values():
-        root = pkg.read(target) if kind in ("footnotes", "endnotes", "comments") and budget.left > 0 else None
+        root = pkg.read(target) if kind in ("footnotes", "endnotes", "comments") and not out.full else None
         notes = [] if root is None else [t for t in _all_paragraphs(root) if t.strip()]
         if notes:
-            add("notes", "\n".join(notes))
+            out.add("notes", "\n".join(notes))
     for chart in pkg.charts_of(main):
-        if chart in pkg.names and budget.left > 0:
-            add("table", chart_text(pkg.zip.read(chart)))
-    alt_texts = [
-        d.get("descr").strip() for d in document.element.body.iter(f"{_WP}docPr") if (d.get("descr") or "").strip()
-    ]
+        if chart in pkg.names and not out.full:
+            out.add("table", chart_text(pkg.zip.read(chart)))
+    body = document.element.body
+    alt_texts = [d.get("descr").strip() for d in body.iter(f"{_WP}docPr") if (d.get("descr") or "").strip()]
     if alt_texts:
-        add("notes", "\n".join(f"Image: {t}" for t in alt_texts))
+        out.add("notes", "\n".join(f"Image: {t}" for t in alt_texts))
     smart_art = diagram_texts(pkg, main)
     if smart_art:
-        add("paragraph", "\n".join(smart_art))
-    for section in document.sections:
-        for footer in (section.footer, section.first_page_footer, section.even_page_footer):
-            if footer is not None and not footer.is_linked_to_previous:
-                add("notes", "\n".join(_all_paragraphs(footer._element)))
-    return ExtractedDocument(
-        blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(document.core_properties)
-    )
+        out.add("paragraph", "\n".join(smart_art))
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -307,9 +334,11 @@ _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 
 
 def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
+    """Every visible sheet: its rows under their header, in blocks of ``ROWS_PER_BLOCK``, then what is drawn
+    over or attached to it (comments, header and footer, charts, text boxes)."""
     import openpyxl
 
-    from semfs.extractors.ooxml import Package, chart_text, drawing_texts, sheet_comments, sheet_header_footer
+    from semfs.extractors.ooxml import Package
 
     try:
         wb = openpyxl.load_workbook(BytesIO(data), read_only=True, data_only=True)
@@ -320,58 +349,14 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
     budget = _Budget(max_chars)
     blocks: list[Block] = []
     title = (wb.properties.title or "").strip() or None if wb.properties else None
-
-    def extras(sheet: str) -> None:
-        """A sheet's comments, header/footer and charts, after its cells."""
-        part = parts.get(sheet, "")
-        notes = [line for _, line in sheet_comments(pkg, part)] + sheet_header_footer(pkg, part)
-        if notes:
-            text = budget.take(normalise("\n".join(notes)))
-            blocks.append(Block(kind="notes", text=text, location=Location(sheet=sheet)))
-        for chart in pkg.charts_of(part):
-            text = budget.take(chart_text(pkg.zip.read(chart)) if chart in pkg.names else "")
-            blocks.append(Block(kind="table", text=text, location=Location(sheet=sheet)))
-        for shown in drawing_texts(pkg, part):  # text boxes, shapes and SmartArt drawn over the cells
-            blocks.append(Block(kind="paragraph", text=budget.take(shown), location=Location(sheet=sheet)))
-
     try:
         for ws in [*wb.worksheets, *wb.chartsheets]:
             # a hidden sheet is not what a reader sees and, like hidden HTML, must not reach a model's prompt
             if ws.sheet_state != "visible":
                 continue
-            if not hasattr(ws, "iter_rows"):  # a chartsheet: only its charts
-                extras(ws.title)
-                continue
-            formulas = _uncached_formulas(pkg, parts.get(ws.title, ""))
-            header: str | None = None
-            pending: list[str] = []
-            start = 0
-            last = 0
-            for r_idx, row in enumerate(ws.iter_rows(), start=1):
-                cells = [
-                    _cell(c.value, getattr(c, "number_format", "General"))
-                    if c.value is not None or not formulas
-                    else formulas.get((r_idx, getattr(c, "column", 0)), "")
-                    for c in row
-                ]
-                if not any(cells):
-                    continue
-                line = " | ".join(c for c in cells if c)  # empty cells are layout, not content
-                if header is None:
-                    header = line
-                    continue
-                if not pending:
-                    start = r_idx
-                pending.append(line)
-                last = r_idx
-                if len(pending) >= ROWS_PER_BLOCK:
-                    blocks.append(_sheet_block(ws.title, header, pending, start, last, budget))
-                    pending = []
-                if budget.left <= 0:
-                    break
-            if pending or (header and not any(b.location.sheet == ws.title for b in blocks)):
-                blocks.append(_sheet_block(ws.title, header or "", pending, start or 1, last or 1, budget))
-            extras(ws.title)
+            if hasattr(ws, "iter_rows"):  # (a chartsheet has only its charts)
+                blocks += _sheet_rows(ws, _uncached_formulas(pkg, parts.get(ws.title, "")), budget)
+            blocks += _sheet_extras(pkg, parts.get(ws.title, ""), ws.title, budget)
             if budget.left <= 0:
                 break
     finally:
@@ -380,6 +365,57 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
     return ExtractedDocument(
         blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(wb.properties)
     )
+
+
+def _sheet_rows(ws: Any, formulas: dict[tuple[int, int], str], budget: _Budget) -> list[Block]:
+    """A sheet's rows as the sheet shows them (a formula without a cached value as its formula), each
+    block headed by the sheet's first row; empty rows and cells are layout, not content."""
+    blocks: list[Block] = []
+    header: str | None = None
+    pending: list[str] = []
+    start = last = 0
+    for r_idx, row in enumerate(ws.iter_rows(), start=1):
+        cells = [
+            _cell(c.value, getattr(c, "number_format", "General"))
+            if c.value is not None or not formulas
+            else formulas.get((r_idx, getattr(c, "column", 0)), "")
+            for c in row
+        ]
+        if not any(cells):
+            continue
+        line = " | ".join(c for c in cells if c)
+        if header is None:
+            header = line
+            continue
+        start = start if pending else r_idx
+        pending.append(line)
+        last = r_idx
+        if len(pending) >= ROWS_PER_BLOCK:
+            blocks.append(_sheet_block(ws.title, header, pending, start, last, budget))
+            pending = []
+        if budget.left <= 0:
+            break
+    if pending or (header and not blocks):
+        blocks.append(_sheet_block(ws.title, header or "", pending, start or 1, last or 1, budget))
+    return blocks
+
+
+def _sheet_extras(pkg: Any, part: str, sheet: str, budget: _Budget) -> list[Block]:
+    """A sheet's comments, header/footer and charts, and the text boxes, shapes and SmartArt drawn over it."""
+    from semfs.extractors.ooxml import chart_text, drawing_texts, sheet_comments, sheet_header_footer
+
+    blocks: list[Block] = []
+    notes = [line for _, line in sheet_comments(pkg, part)] + sheet_header_footer(pkg, part)
+    if notes:
+        blocks.append(
+            Block(kind="notes", text=budget.take(normalise("\n".join(notes))), location=Location(sheet=sheet))
+        )
+    for chart in pkg.charts_of(part):
+        text = budget.take(chart_text(pkg.zip.read(chart)) if chart in pkg.names else "")
+        blocks.append(Block(kind="table", text=text, location=Location(sheet=sheet)))
+    for shown in drawing_texts(pkg, part):
+        blocks.append(Block(kind="paragraph", text=budget.take(shown), location=Location(sheet=sheet)))
+    return blocks
 
 
 _NO_CACHED_VALUE = re.compile(rb"</f>\s*(?:<v\s*/>|<v>\s*</v>)?\s*</c>")
@@ -458,9 +494,11 @@ def _table_rows(table: Any) -> Iterator[str]:
 
 
 def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
+    """Every slide (its title, its shapes and SmartArt, its speaker notes and comments), then what every
+    slide and every notes page shows from its master."""
     from pptx import Presentation
 
-    from semfs.extractors.ooxml import Package, diagram_texts, slide_comments
+    from semfs.extractors.ooxml import Package
 
     try:
         prs = Presentation(BytesIO(data))
@@ -471,55 +509,68 @@ def extract_pptx(data: bytes, max_chars: int) -> ExtractedDocument:
     blocks: list[Block] = []
     title = (prs.core_properties.title or "").strip() or None
     for number, slide in enumerate(prs.slides, start=1):
-        loc = Location(slide=number)
-        title_shape = slide.shapes.title
-        slide_title = title_shape.text_frame.text.strip() if title_shape is not None else ""
-        if slide_title:
-            blocks.append(Block(kind="heading", text=budget.take(slide_title), level=2, location=loc))
-            if title is None:
-                title = slide_title
-        part = str(slide.part.partname).lstrip("/")
-        texts = [*_shape_texts(slide.shapes, title_shape), *diagram_texts(pkg, part)]
-        body = budget.take(normalise("\n".join(texts)))
-        if body:
-            blocks.append(Block(text=body, location=loc))
-        if slide.has_notes_slide:
-            notes_slide = slide.notes_slide
-            box = notes_slide.notes_text_frame
-            # the notes box, and any text a presenter put elsewhere on the notes page (a text box beside it)
-            extra = [
-                t for t in _shape_texts(notes_slide.shapes, notes_slide.notes_placeholder) if not _is_page_furniture(t)
-            ]
-            notes = budget.take(normalise("\n".join([(box.text if box is not None else "") or "", *extra]).strip()))
-            if notes:
-                blocks.append(Block(kind="notes", text=f"Speaker notes: {notes}", location=loc))
-        comments = budget.take(normalise("\n".join(slide_comments(pkg, part))))
-        if comments:
-            blocks.append(Block(kind="notes", text=comments, location=loc))
+        slide_blocks = _slide(pkg, slide, Location(slide=number), budget)
+        blocks += slide_blocks
+        if title is None and slide_blocks and slide_blocks[0].kind == "heading":
+            title = slide_blocks[0].text
         if budget.left <= 0:
             break
-    # what every slide shows from its master (a footer, a confidentiality line), once; not the master's
-    # placeholders, whose text is the template's own ("Click to edit Master title style")
-    masters = list(dict.fromkeys(
-        t for master in prs.slide_masters for t in _shape_texts(
-            [s for s in master.shapes if not s.is_placeholder], None
-        ) if not _is_page_furniture(t)
-    ))  # fmt: skip
-    if masters and budget.left > 0:
-        text = budget.take(normalise("\n".join(masters)))
-        blocks.append(Block(kind="notes", text=f"On every slide: {text}", location=Location(slide=1)))
-    # and what every notes page shows from the notes master (printed handouts: "Internal: do not forward"),
-    # when the deck has notes pages and a notes master of its own (python-pptx would make a default one)
-    has_notes_master = any(kind == "notesMaster" for kind, _ in pkg.rels("ppt/presentation.xml").values())
-    if budget.left > 0 and has_notes_master and any(slide.has_notes_slide for slide in prs.slides):
-        notes_master = list(dict.fromkeys(
-            t for t in _shape_texts([s for s in prs.notes_master.shapes if not s.is_placeholder], None)
-            if not _is_page_furniture(t)
-        ))  # fmt: skip
-        if notes_master:
-            text = budget.take(normalise("\n".join(notes_master)))
-            blocks.append(Block(kind="notes", text=f"On every notes page: {text}", location=Location(slide=1)))
+    blocks += _masters(pkg, prs, budget)
     dated = _dated(prs.core_properties)
     return ExtractedDocument(
         blocks=blocks, title=title, pages=len(prs.slides), truncated=budget.truncated, document_date=dated
     )
+
+
+def _slide(pkg: Any, slide: Any, loc: Location, budget: _Budget) -> list[Block]:
+    """One slide's blocks: its title (a heading), its text, its speaker notes, its comments."""
+    from semfs.extractors.ooxml import diagram_texts, slide_comments
+
+    blocks: list[Block] = []
+    title_shape = slide.shapes.title
+    slide_title = title_shape.text_frame.text.strip() if title_shape is not None else ""
+    if slide_title:
+        blocks.append(Block(kind="heading", text=budget.take(slide_title), level=2, location=loc))
+    part = str(slide.part.partname).lstrip("/")
+    texts = [*_shape_texts(slide.shapes, title_shape), *diagram_texts(pkg, part)]
+    body = budget.take(normalise("\n".join(texts)))
+    if body:
+        blocks.append(Block(text=body, location=loc))
+    if slide.has_notes_slide:
+        notes_slide = slide.notes_slide
+        box = notes_slide.notes_text_frame
+        # the notes box, and any text a presenter put elsewhere on the notes page (a text box beside it)
+        extra = [
+            t for t in _shape_texts(notes_slide.shapes, notes_slide.notes_placeholder) if not _is_page_furniture(t)
+        ]
+        notes = budget.take(normalise("\n".join([(box.text if box is not None else "") or "", *extra]).strip()))
+        if notes:
+            blocks.append(Block(kind="notes", text=f"Speaker notes: {notes}", location=loc))
+    comments = budget.take(normalise("\n".join(slide_comments(pkg, part))))
+    if comments:
+        blocks.append(Block(kind="notes", text=comments, location=loc))
+    return blocks
+
+
+def _masters(pkg: Any, prs: Any, budget: _Budget) -> list[Block]:
+    """What every slide shows from its master (a footer, a confidentiality line), once - not the master's
+    placeholders, whose text is the template's own ("Click to edit Master title style"); and what every
+    notes page shows from the notes master (printed handouts: "Internal: do not forward"), when the deck
+    has notes pages and a notes master of its own (python-pptx would make a default one)."""
+
+    def drawn(shapes: Any) -> list[str]:
+        texts = _shape_texts([s for s in shapes if not s.is_placeholder], None)
+        return list(dict.fromkeys(t for t in texts if not _is_page_furniture(t)))
+
+    blocks: list[Block] = []
+    masters = list(dict.fromkeys(t for master in prs.slide_masters for t in drawn(master.shapes)))
+    if masters and budget.left > 0:
+        text = budget.take(normalise("\n".join(masters)))
+        blocks.append(Block(kind="notes", text=f"On every slide: {text}", location=Location(slide=1)))
+    has_notes_master = any(kind == "notesMaster" for kind, _ in pkg.rels("ppt/presentation.xml").values())
+    if budget.left > 0 and has_notes_master and any(slide.has_notes_slide for slide in prs.slides):
+        notes_master = drawn(prs.notes_master.shapes)
+        if notes_master:
+            text = budget.take(normalise("\n".join(notes_master)))
+            blocks.append(Block(kind="notes", text=f"On every notes page: {text}", location=Location(slide=1)))
+    return blocks
