@@ -103,73 +103,24 @@ def _filename_for(part: EmailMessage, subject: str, index: int) -> str:
 
 
 def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
-    header_end = raw.find(b"\r\n\r\n")
-    if header_end < 0:
-        header_end = raw.find(b"\n\n")
-    defects: list[str] = []
-    if header_end > MAX_HEADER_BYTES or (header_end < 0 and len(raw) > MAX_HEADER_BYTES):
-        defects.append("headers exceed the size limit")
-        raw = raw[:MAX_HEADER_BYTES]
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(msg, EmailMessage)
-    defects += [type(d).__name__ for d in msg.defects]
-    try:
-        subject = str(msg.get("Subject", "") or "")
-    except Exception:  # a header the policy cannot decode
-        subject, defects = "", [*defects, "undecodable subject"]
-    date = None
-    try:
-        date = parsedate_to_datetime(str(msg["Date"])) if msg.get("Date") else None
-    except (TypeError, ValueError):
-        defects.append("bad date")
-    senders = _addresses(msg.get("From"))
-    attachments: list[Attachment] = []
-    body_parts: list[str] = []
-    html_parts: list[str] = []
-    shown_by_cid: dict[int, str] = {}  # attachment position -> the Content-ID of an image marked as an attachment
+    """A message's headers, its body (quotes and signature stripped; an HTML-only body by its text) and its
+    attachments (not the logos and signature images a body draws). What cannot be read is a defect, never an
+    exception: one broken part loses that part."""
+    msg, defects = _parse_headers(raw)
+    subject, date = _subject_and_date(msg, defects)
+    parts = _Parts(min_inline_image_bytes)
     for n, part in enumerate(msg.walk()):
         if n >= MAX_PARTS:
             defects.append(f"more than {MAX_PARTS} parts; the rest were not read")
             break
-        if part.is_multipart():
-            continue
-        assert isinstance(part, EmailMessage)
-        disposition = part.get_content_disposition()
-        ctype = part.get_content_type()
-        try:
-            filename = part.get_filename()
-            payload = part.get_payload(decode=True)
-        except Exception as e:  # malformed encodings: this part is lost, the others are kept
-            defects.append(f"unreadable part: {type(e).__name__}")
-            continue
-        data = payload if isinstance(payload, bytes) else b""
-        if not filename and disposition in (None, "inline") and ctype in ("text/plain", "text/html"):
-            # the message's own text, marked inline or not; an HTML-only message's body is its HTML's text
-            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
-            (body_parts if ctype == "text/plain" else html_parts).append(text)
-            continue
-        if not filename and ctype.startswith("text/") and disposition != "attachment":
-            continue  # alternative bodies
-        content_id = _content_id(part)
-        is_inline = disposition == "inline" or (disposition is None and bool(content_id))
-        if ctype.startswith("image/") and is_inline and len(data) < min_inline_image_bytes:
-            continue  # logos and signature images
-        if ctype.startswith("image/") and content_id and not is_inline:
-            shown_by_cid[len(attachments)] = content_id
-        attachments.append(
-            Attachment(
-                index=n,
-                filename=filename or _filename_for(part, subject, n),
-                content_type=ctype,
-                data=data,
-                inline=is_inline,
-            )
-        )
-    attachments = _inline_by_reference(attachments, shown_by_cid, html_parts, min_inline_image_bytes)
-    message_id = (_ids(msg.get("Message-ID")) or [""])[0]
+        if not part.is_multipart():
+            assert isinstance(part, EmailMessage)
+            parts.read(n, part, subject, defects)
+    attachments = _inline_by_reference(parts.attachments, parts.shown_by_cid, parts.html, min_inline_image_bytes)
+    senders = _addresses(msg.get("From"))
     references = _ids(msg.get("References")) + _ids(msg.get("In-Reply-To"))
     return ParsedMail(
-        message_id=message_id,
+        message_id=(_ids(msg.get("Message-ID")) or [""])[0],
         subject=subject,
         sender=senders[0] if senders else None,
         to=_addresses(msg.get("To")),
@@ -180,10 +131,74 @@ def parse_mail(raw: bytes, min_inline_image_bytes: int = 20_000) -> ParsedMail:
         # an empty text/plain part (some mailers send one beside the HTML) does not hide the HTML's text;
         # NULs (Outlook ends a body with one) are no part of a body and made it read as binary
         body=strip_quotes_and_signature(
-            "\n".join([p for p in body_parts if p.strip()] or [_html_text(h) for h in html_parts]).replace("\x00", "")
+            "\n".join([p for p in parts.plain if p.strip()] or [_html_text(h) for h in parts.html]).replace("\x00", "")
         ),
         defects=defects,
     )
+
+
+def _parse_headers(raw: bytes) -> tuple[EmailMessage, list[str]]:
+    """The message as the standard library reads it, its headers cut at ``MAX_HEADER_BYTES``."""
+    header_end = raw.find(b"\r\n\r\n")
+    if header_end < 0:
+        header_end = raw.find(b"\n\n")
+    defects: list[str] = []
+    if header_end > MAX_HEADER_BYTES or (header_end < 0 and len(raw) > MAX_HEADER_BYTES):
+        defects.append("headers exceed the size limit")
+        raw = raw[:MAX_HEADER_BYTES]
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(msg, EmailMessage)
+    return msg, defects + [type(d).__name__ for d in msg.defects]
+
+
+def _subject_and_date(msg: EmailMessage, defects: list[str]) -> tuple[str, datetime | None]:
+    try:
+        subject = str(msg.get("Subject", "") or "")
+    except Exception:  # a header the policy cannot decode
+        subject = ""
+        defects.append("undecodable subject")
+    try:
+        return subject, parsedate_to_datetime(str(msg["Date"])) if msg.get("Date") else None
+    except (TypeError, ValueError):
+        defects.append("bad date")
+        return subject, None
+
+
+class _Parts:
+    """A message's leaf parts sorted as they are read: its text, its HTML, its attachments."""
+
+    def __init__(self, min_inline_image_bytes: int) -> None:
+        self.min_image = min_inline_image_bytes
+        self.plain: list[str] = []
+        self.html: list[str] = []
+        self.attachments: list[Attachment] = []
+        self.shown_by_cid: dict[int, str] = {}  # attachment position -> the Content-ID of an image marked attachment
+
+    def read(self, n: int, part: EmailMessage, subject: str, defects: list[str]) -> None:
+        disposition = part.get_content_disposition()
+        ctype = part.get_content_type()
+        try:
+            filename = part.get_filename()
+            payload = part.get_payload(decode=True)
+        except Exception as e:  # malformed encodings: this part is lost, the others are kept
+            defects.append(f"unreadable part: {type(e).__name__}")
+            return
+        data = payload if isinstance(payload, bytes) else b""
+        if not filename and disposition in (None, "inline") and ctype in ("text/plain", "text/html"):
+            # the message's own text, marked inline or not; an HTML-only message's body is its HTML's text
+            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+            (self.plain if ctype == "text/plain" else self.html).append(text)
+            return
+        if not filename and ctype.startswith("text/") and disposition != "attachment":
+            return  # alternative bodies
+        content_id = _content_id(part)
+        is_inline = disposition == "inline" or (disposition is None and bool(content_id))
+        if ctype.startswith("image/") and is_inline and len(data) < self.min_image:
+            return  # logos and signature images
+        if ctype.startswith("image/") and content_id and not is_inline:
+            self.shown_by_cid[len(self.attachments)] = content_id
+        name = filename or _filename_for(part, subject, n)
+        self.attachments.append(Attachment(index=n, filename=name, content_type=ctype, data=data, inline=is_inline))
 
 
 _CID_REF = re.compile(r"cid:([^\s\"'<>()]+)", re.IGNORECASE)
@@ -249,34 +264,60 @@ def extract_msg_document(data: bytes) -> ExtractedDocument:
     the date, the body (its HTML's text when there is no plain body) and its attachments' names."""
     message = _open_msg(data)
     try:
+        shown = _OutlookShows.of(message)
+    except Exception as e:
+        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
+    finally:
+        message.close()
+    blocks = [Block(kind="notes", text=shown.header(), location=Location(paragraph=1))]
+    for para in (p for p in re.split(r"\n\s*\n", shown.body.replace("\r\n", "\n")) if p.strip()):
+        blocks.append(Block(text=normalise(para), location=Location(paragraph=len(blocks) + 1)))
+    if shown.attachments:
+        text = "Attachments: " + ", ".join(shown.attachments)
+        blocks.append(Block(kind="notes", text=text, location=Location(paragraph=len(blocks) + 1)))
+    return ExtractedDocument(
+        blocks=[b for b in blocks if b.text], title=shown.subject or None, document_date=shown.date
+    )
+
+
+@dataclass
+class _OutlookShows:
+    """What Outlook shows of a message: who sent it to whom, when, about what, its body, its attachments."""
+
+    sender: str
+    sender_name: str
+    to: list[str]
+    subject: str
+    date: datetime | None
+    body: str
+    attachments: list[str]
+
+    @classmethod
+    def of(cls, message: Any) -> _OutlookShows:
         sender = message.getStringStream("__substg1.0_0C1F") or ""
         sender_name = message.getStringStream("__substg1.0_0C1A") or ""
         if not sender:
             found = _addresses(message.sender)
             sender, sender_name = (found[0].address, found[0].name) if found else ("", "")
-        to = [r.email or r.name for r in message.recipients if int(r.type) == 1 and (r.email or r.name)]
-        subject = str(message.subject or "")
-        date = message.date if isinstance(message.date, datetime) else None
         body = str(message.body or "").replace("\x00", "")
         if not body.strip() and message.htmlBody:
             body = _html_text(message.htmlBody.decode("utf-8", errors="replace"))
-        names = [a.longFilename or a.shortFilename or "attachment" for a in message.attachments]
-    except Exception as e:
-        raise ParseFailed(f"the Outlook message cannot be read: {type(e).__name__}") from e
-    finally:
-        message.close()
-    header = [
-        f"From: {sender} ({sender_name})" if sender and sender_name and sender_name != sender else f"From: {sender}",
-        "To: " + ", ".join(to) if to else "",
-        f"Date: {date.isoformat()}" if date else "",
-        f"Subject: {subject}" if subject else "",
-    ]
-    blocks = [
-        Block(kind="notes", text="\n".join(h for h in header if h.strip(" :From")), location=Location(paragraph=1))
-    ]
-    for para in (p for p in re.split(r"\n\s*\n", body.replace("\r\n", "\n")) if p.strip()):
-        blocks.append(Block(text=normalise(para), location=Location(paragraph=len(blocks) + 1)))
-    if names:
-        text = "Attachments: " + ", ".join(str(n) for n in names)
-        blocks.append(Block(kind="notes", text=text, location=Location(paragraph=len(blocks) + 1)))
-    return ExtractedDocument(blocks=[b for b in blocks if b.text], title=subject or None, document_date=date)
+        return cls(
+            sender=sender,
+            sender_name=sender_name,
+            to=[r.email or r.name for r in message.recipients if int(r.type) == 1 and (r.email or r.name)],
+            subject=str(message.subject or ""),
+            date=message.date if isinstance(message.date, datetime) else None,
+            body=body,
+            attachments=[str(a.longFilename or a.shortFilename or "attachment") for a in message.attachments],
+        )
+
+    def header(self) -> str:
+        named = self.sender_name and self.sender_name != self.sender
+        lines = [
+            f"From: {self.sender} ({self.sender_name})" if self.sender and named else f"From: {self.sender}",
+            "To: " + ", ".join(self.to) if self.to else "",
+            f"Date: {self.date.isoformat()}" if self.date else "",
+            f"Subject: {self.subject}" if self.subject else "",
+        ]
+        return "\n".join(h for h in lines if h.strip(" :From"))
