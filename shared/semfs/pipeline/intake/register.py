@@ -186,92 +186,22 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     filename, prov = readable_name(filename), _encodable(prov)
     sha = sha256_hex(data)
     name = safe_filename(filename)
-    shown = name or "unnamed"
-    normalised = normalise_filename(shown)
+    normalised = normalise_filename(name or "unnamed")
     source_key = prov.source_key or normalised
     file_id = file_id_for(tenant_id, prov.source_type, source_key, sha)
-    try:
-        existing = c.repo.get(tenant_id, file_id)
-    except NotFound:
-        existing = None
-    if existing is not None and existing.status is Status.TRASHED:  # sent again: the user wants it back
-        from semfs.pipeline.catalogue.trash import restore
-
-        (back,) = restore(c, tenant_id, file_id)
-        return Registered(back, created=False, restored=True)
+    existing = _existing(c, tenant_id, file_id)
     if existing is not None and existing.status is not Status.DELETED:
-        return Registered(existing, created=False)
+        return _again(c, existing)
     # (a purged file's tombstone is replaced below: sent again after a purge, it is a new file)
     if prov.by_caller:
         check_references(c, tenant_id, prov)
     admit_new_file(c, tenant_id)
-
-    thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
-    version_key = prov.version_key or (f"thread:{thread_id}:{normalised}" if thread_id else None)
-    contact_ids = list(dict.fromkeys([*prov.contact_ids, *(contact_id_for(x) for x in prov.contacts if x.strip())]))
-    base = FileRecord(
-        file_id=file_id,
-        tenant_id=tenant_id,
-        lineage_id=lineage_id_for(file_id),
-        sha256=sha,
-        blob_key=content_key(tenant_id, sha),
-        filename=shown,
-        normalised_name=normalised,
-        size_bytes=len(data),
-        source_type=prov.source_type,
-        source_key=source_key,
-        version_key=version_key,
-        source_message_id=prov.source_message_id,
-        uploaded_by=prov.uploaded_by,
-        upload_context=prov.upload_context,
-        contact_ids=contact_ids,
-        thread_id=thread_id,
-        tags=list(dict.fromkeys(slug for slug, _ in _manual(prov.tags))),
-        tag_labels={slug: label for slug, label in _manual(prov.tags) if slug != label},
-        provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
-    )
-
-    def terminal(outcome: Outcome, reason: str, **changes: Any) -> Registered:
+    base = _new_record(tenant_id, file_id, sha, data, name, normalised, source_key, prov)
+    refused = _refusal(c, base, name, data)
+    if refused is not None:
+        outcome, reason, changes = refused
         return _create(c, base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes), existing)
-
-    if name is None:
-        return terminal(Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters")
-    if len(data) > c.settings.limits.max_file_bytes:
-        return terminal(
-            Outcome.REJECTED_TOO_LARGE,
-            f"{len(data)} bytes exceeds the {c.settings.limits.max_file_mb:g} MB limit",
-            blob_key="",
-        )
-    if not data:  # every empty file is empty, not a duplicate of the first one
-        return terminal(Outcome.SKIPPED_EMPTY, "the file is empty (0 bytes)", blob_key="")
-    duplicates = [r for r in c.repo.find_by_sha256(tenant_id, sha) if r.outcome is not Outcome.SKIPPED_DUPLICATE]
-    if duplicates:
-        first = duplicates[0]
-        return terminal(
-            Outcome.SKIPPED_DUPLICATE,
-            f"identical bytes already stored as {first.file_id}",
-            duplicate_of=first.file_id,
-        )
-
-    previous: FileRecord | None = None
-    link = "explicit"
-    if prov.previous_version_id:
-        try:
-            previous = c.repo.get(tenant_id, prov.previous_version_id)
-        except NotFound:  # the caller named a bad id
-            raise NotFound("previous_version_id: no such file in this tenant") from None
-    elif version_key:
-        previous, link = c.repo.find_latest(tenant_id, version_key), "implicit"
-    if previous is not None:
-        previous, number = follow_lineage(c, tenant_id, previous)
-        base = base.evolve(
-            lineage_id=previous.lineage_id,
-            version=number,
-            previous_version_id=previous.file_id,
-            is_latest=False,
-            provenance={**base.provenance, "version_link": link},
-        )
-
+    base = _as_next_version(c, base, prov)
     if not c.blobs.exists(base.blob_key):
         c.blobs.put(base.blob_key, data)
     created = _store(c, base.evolve(status=Status.RECEIVED), existing)
@@ -280,6 +210,107 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     if created:
         _remember_contacts(c, tenant_id, prov.contacts)
     return Registered(c.repo.get(tenant_id, file_id), created=created)
+
+
+def _existing(c: Container, tenant_id: str, file_id: str) -> FileRecord | None:
+    try:
+        return c.repo.get(tenant_id, file_id)
+    except NotFound:
+        return None
+
+
+def _again(c: Container, existing: FileRecord) -> Registered:
+    """The same file sent again: unchanged, or - from the trash - the user wants it back."""
+    if existing.status is Status.TRASHED:
+        from semfs.pipeline.catalogue.trash import restore
+
+        (back,) = restore(c, existing.tenant_id, existing.file_id)
+        return Registered(back, created=False, restored=True)
+    return Registered(existing, created=False)
+
+
+def _new_record(
+    tenant_id: str,
+    file_id: str,
+    sha: str,
+    data: bytes,
+    name: str | None,
+    normalised: str,
+    source_key: str,
+    prov: Provenance,
+) -> FileRecord:
+    """The record of a file not seen before, with its provenance, thread, contacts and manual tags."""
+    thread_id = prov.thread_id or (thread_id_for(tenant_id, prov.thread_subject) if prov.thread_subject else None)
+    manual = _manual(prov.tags)
+    return FileRecord(
+        file_id=file_id,
+        tenant_id=tenant_id,
+        lineage_id=lineage_id_for(file_id),
+        sha256=sha,
+        blob_key=content_key(tenant_id, sha),
+        filename=name or "unnamed",
+        normalised_name=normalised,
+        size_bytes=len(data),
+        source_type=prov.source_type,
+        source_key=source_key,
+        version_key=prov.version_key or (f"thread:{thread_id}:{normalised}" if thread_id else None),
+        source_message_id=prov.source_message_id,
+        uploaded_by=prov.uploaded_by,
+        upload_context=prov.upload_context,
+        contact_ids=list(dict.fromkeys([*prov.contact_ids, *(contact_id_for(x) for x in prov.contacts if x.strip())])),
+        thread_id=thread_id,
+        tags=list(dict.fromkeys(slug for slug, _ in manual)),
+        tag_labels={slug: label for slug, label in manual if slug != label},
+        provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
+    )
+
+
+def _refusal(
+    c: Container, base: FileRecord, name: str | None, data: bytes
+) -> tuple[Outcome, str, dict[str, Any]] | None:
+    """Why a file ends here, recorded but never read: an unsafe name, too large, empty, or a copy."""
+    if name is None:
+        return Outcome.REJECTED_UNSAFE_NAME, "the file name is empty, too long or has control characters", {}
+    limits = c.settings.limits
+    if len(data) > limits.max_file_bytes:
+        return (
+            Outcome.REJECTED_TOO_LARGE,
+            f"{len(data)} bytes exceeds the {limits.max_file_mb:g} MB limit",
+            {"blob_key": ""},
+        )
+    if not data:  # every empty file is empty, not a duplicate of the first one
+        return Outcome.SKIPPED_EMPTY, "the file is empty (0 bytes)", {"blob_key": ""}
+    found = c.repo.find_by_sha256(base.tenant_id, base.sha256)
+    duplicates = [r for r in found if r.outcome is not Outcome.SKIPPED_DUPLICATE]
+    if duplicates:
+        first = duplicates[0].file_id
+        return Outcome.SKIPPED_DUPLICATE, f"identical bytes already stored as {first}", {"duplicate_of": first}
+    return None
+
+
+def _as_next_version(c: Container, base: FileRecord, prov: Provenance) -> FileRecord:
+    """The record as the next version of the file the caller named, or of the latest file with its
+    version key (the same path, S3 key or thread and name); as it is when there is none."""
+    link = "explicit"
+    if prov.previous_version_id:
+        try:
+            previous: FileRecord | None = c.repo.get(base.tenant_id, prov.previous_version_id)
+        except NotFound:  # the caller named a bad id
+            raise NotFound("previous_version_id: no such file in this tenant") from None
+    elif base.version_key:
+        previous, link = c.repo.find_latest(base.tenant_id, base.version_key), "implicit"
+    else:
+        previous = None
+    if previous is None:
+        return base
+    previous, number = follow_lineage(c, base.tenant_id, previous)
+    return base.evolve(
+        lineage_id=previous.lineage_id,
+        version=number,
+        previous_version_id=previous.file_id,
+        is_latest=False,
+        provenance={**base.provenance, "version_link": link},
+    )
 
 
 def _remember_contacts(c: Container, tenant_id: str, contacts: list[str]) -> None:
