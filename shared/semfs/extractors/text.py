@@ -401,45 +401,62 @@ def _length_px(token: Any) -> float | None:
 
 
 def _hides(style: str) -> bool:
-    """Whether declarations ``style`` (an inline ``style`` or a rule's body) hide an element from a reader."""
+    """Whether declarations ``style`` (an inline ``style`` or a rule's body) hide an element from a reader:
+    not displayed, invisible, transparent, no size, clipped to nothing, or moved off the screen."""
     import tinycss2
 
-    values: dict[str, list[Any]] = {}
+    values: _Declarations = {}
     for item in tinycss2.parse_declaration_list(style, skip_comments=True, skip_whitespace=True):
         if item.type == "declaration":
             values[item.lower_name] = [t for t in item.value if t.type not in ("whitespace", "comment")]
+    return _not_shown(values) or _no_room(values) or _clipped_away(values)
 
-    def ident(name: str) -> str | None:
-        tokens = values.get(name) or []
-        return tokens[0].lower_value if len(tokens) == 1 and tokens[0].type == "ident" else None
 
-    def length(name: str) -> float | None:
-        tokens = values.get(name) or []
-        return _length_px(tokens[0]) if len(tokens) == 1 else None
+_Declarations = dict[str, list[Any]]
 
-    if ident("display") == "none" or ident("visibility") in ("hidden", "collapse"):
+
+def _ident(values: _Declarations, name: str) -> str | None:
+    tokens = values.get(name) or []
+    return str(tokens[0].lower_value) if len(tokens) == 1 and tokens[0].type == "ident" else None
+
+
+def _length(values: _Declarations, name: str) -> float | None:
+    tokens = values.get(name) or []
+    return _length_px(tokens[0]) if len(tokens) == 1 else None
+
+
+def _not_shown(values: _Declarations) -> bool:
+    """``display: none``, ``visibility: hidden``, or an opacity no one can read."""
+    if _ident(values, "display") == "none" or _ident(values, "visibility") in ("hidden", "collapse"):
         return True
     opacity = values.get("opacity") or []
     if len(opacity) == 1 and opacity[0].type in ("number", "percentage"):
-        level = float(opacity[0].value) / (100.0 if opacity[0].type == "percentage" else 1.0)
-        if level <= _INVISIBLE_OPACITY:
-            return True
-    if length("font-size") == 0:
+        return float(opacity[0].value) / (100.0 if opacity[0].type == "percentage" else 1.0) <= _INVISIBLE_OPACITY
+    return False
+
+
+def _no_room(values: _Declarations) -> bool:
+    """A zero font size, a box of no size that clips what overflows it, or a place off the screen."""
+    if _length(values, "font-size") == 0:
         return True
-    clipped = {ident(o) for o in ("overflow", "overflow-x", "overflow-y")} & {"hidden", "clip"}
-    if clipped and any(length(b) == 0 for b in _BOX):
+    clipped = {_ident(values, o) for o in ("overflow", "overflow-x", "overflow-y")} & {"hidden", "clip"}
+    if clipped and any(_length(values, b) == 0 for b in _BOX):
         return True
-    if any((length(o) or 0.0) <= _OFF_SCREEN_PX for o in _OFFSETS):
-        return True
+    return any((_length(values, o) or 0.0) <= _OFF_SCREEN_PX for o in _OFFSETS)
+
+
+def _clipped_away(values: _Declarations) -> bool:
+    """``clip: rect(…)`` to a pixel or less, or ``clip-path: inset(…)`` of half the box or more."""
     for name in ("clip", "clip-path"):
         tokens = values.get(name) or []
-        if len(tokens) == 1 and tokens[0].type == "function":
-            args = [_length_px(t) for t in tokens[0].arguments if t.type not in ("whitespace", "literal")]
-            percent = [float(t.value) for t in tokens[0].arguments if t.type == "percentage"]
-            if tokens[0].lower_name == "rect" and args and all(a is not None and a <= 1 for a in args):
-                return True
-            if tokens[0].lower_name == "inset" and percent and percent[0] >= 50:
-                return True
+        if len(tokens) != 1 or tokens[0].type != "function":
+            continue
+        args = [_length_px(t) for t in tokens[0].arguments if t.type not in ("whitespace", "literal")]
+        percent = [float(t.value) for t in tokens[0].arguments if t.type == "percentage"]
+        if tokens[0].lower_name == "rect" and args and all(a is not None and a <= 1 for a in args):
+            return True
+        if tokens[0].lower_name == "inset" and percent and percent[0] >= 50:
+            return True
     return False
 
 
