@@ -145,35 +145,54 @@ def looks_binary(data: bytes) -> bool:
 
 def sniff(data: bytes, filename: str) -> FileKind:
     """Classify ``data``. Raises ``FileRejected(REJECTED_TYPE_MISMATCH)`` when the extension claims a
-    format the bytes are not, ``FileSkipped`` for formats semfs does not read."""
+    format the bytes are not, ``FileSkipped`` for formats semfs does not read. The bytes decide first
+    (magic numbers), then, for text, the name."""
     ext = PurePosixPath(filename.lower()).suffix
-    head = data[:64]
     # PDF readers accept junk before the header (within 1 KB); a text that merely mentions %PDF-1.7 does
     # not also end with the end-of-file marker
     is_pdf = data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024] and b"%%EOF" in data[-2048:])
-    is_zip = head.startswith(b"PK\x03\x04")
-    image = _image_magic(head)
+    claimed = _as_claimed(data, ext, is_pdf)
+    if claimed is not None:
+        return claimed
+    found = _by_magic(data, ext, is_pdf)
+    if found is not None:
+        return found
+    _refuse_unread(data, ext)
+    return _text_kind(data, ext, filename)
 
+
+def _as_claimed(data: bytes, ext: str, is_pdf: bool) -> FileKind | None:
+    """An extension that names a binary format must be that format: a .docx that is a zip is Word (the
+    archive guard checks the package before it is opened); one that is not is refused, or skipped when
+    it is an encrypted package."""
     if ext == ".pdf" and not is_pdf:
         raise FileRejected("the .pdf extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
-    if ext in OOXML:
-        kind, mime, _ = OOXML[ext]
-        if is_zip:
-            return FileKind(kind, mime)  # the archive guard checks the package before it is opened
-        # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
-        if data.startswith(OLE_MAGIC) and (
-            b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e" in data
-        ):
-            raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
+    if ext in IMAGE_EXTS and _image_magic(data[:64]) is None:
         raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
-    if ext in IMAGE_EXTS and image is None:
-        raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
+    if ext not in OOXML:
+        return None
+    kind, mime, _ = OOXML[ext]
+    if data.startswith(b"PK\x03\x04"):
+        return FileKind(kind, mime)
+    # An encrypted OOXML file is an OLE container holding EncryptionInfo + EncryptedPackage.
+    if (
+        data.startswith(OLE_MAGIC)
+        and b"E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e" in data
+    ):
+        raise FileSkipped("the document is password-protected", outcome=Outcome.SKIPPED_ENCRYPTED)
+    raise FileRejected(f"the {ext} extension does not match the content", outcome=Outcome.REJECTED_TYPE_MISMATCH)
 
+
+def _by_magic(data: bytes, ext: str, is_pdf: bool) -> FileKind | None:
+    """What the first bytes say, whatever the name: PDF, an image, a zip or OLE container, RTF, a
+    compressed stream."""
+    head = data[:64]
+    image = _image_magic(head)
     if is_pdf:
         return FileKind("pdf", "application/pdf")
     if image is not None:
         return image
-    if is_zip:
+    if head.startswith(b"PK\x03\x04"):
         return _sniff_zip(data)
     if data.startswith(OLE_MAGIC):
         return _sniff_ole(data, ext)
@@ -182,7 +201,12 @@ def sniff(data: bytes, filename: str) -> FileKind:
     for magic, (method, mime) in COMPRESSED.items():
         if head.startswith(magic):
             return FileKind(f"compressed:{method}", mime)
-    media = _media_magic(head)
+    return None
+
+
+def _refuse_unread(data: bytes, ext: str) -> None:
+    """Audio, video and other binary formats are skipped, the reason naming what the file is."""
+    media = _media_magic(data[:64])
     if media is not None:
         raise FileSkipped(
             f"{media} is not read: semfs indexes text and images", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
@@ -191,6 +215,10 @@ def sniff(data: bytes, filename: str) -> FileKind:
         raise FileSkipped(
             f"unsupported binary format ({ext or 'no extension'})", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
         )
+
+
+def _text_kind(data: bytes, ext: str, filename: str) -> FileKind:
+    """A text by its name (a man page, markdown, CSV, source code…), else by its first markup."""
     if _MAN_EXT.match(ext) and looks_like_man(data[:4096]):
         return FileKind("man", "text/troff")
     if ext in TEXT_KINDS:

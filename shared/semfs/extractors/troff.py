@@ -104,85 +104,93 @@ def looks_like_man(head: bytes) -> bool:
 
 
 def extract_man(text: str) -> ExtractedDocument:
-    blocks: list[Block] = []
-    paragraph: list[str] = []
-    title: str | None = None
-    skipping = False
-    in_table_format = False
+    """A man or mdoc page as a reader sees it rendered: its sections as headings, its paragraphs, its
+    tables' rows; macro definitions and layout requests read as nothing."""
+    reader = _ManReader(mdoc=_is_mdoc(text))
+    for line in text.splitlines():
+        reader.line(line)
+    reader.flush()
+    return ExtractedDocument(blocks=reader.blocks, title=_name_line(reader.blocks) or reader.title)
 
-    def flush() -> None:
-        body = " ".join(" ".join(paragraph).split())
+
+class _ManReader:
+    """The state of one page read line by line: the blocks so far, the paragraph being gathered."""
+
+    def __init__(self, mdoc: bool) -> None:
+        self.mdoc = mdoc
+        self.blocks: list[Block] = []
+        self.paragraph: list[str] = []
+        self.title: str | None = None
+        self.skipping = False  # inside a macro definition or an ignored block
+        self.in_table_format = False  # tbl's options and format lines
+        self.name: list[str] = []  # mdoc's .Nm: the page's name, which a bare .Nm repeats
+
+    def flush(self) -> None:
+        body = " ".join(" ".join(self.paragraph).split())
         if body:
-            blocks.append(Block(kind="paragraph", text=body, location=Location(paragraph=len(blocks) + 1)))
-        paragraph.clear()
+            self.blocks.append(Block(kind="paragraph", text=body, location=Location(paragraph=len(self.blocks) + 1)))
+        self.paragraph.clear()
 
-    mdoc = _is_mdoc(text)
-    name: list[str] = []  # mdoc's .Nm: the page's name, which a bare .Nm repeats
-    for line_in in text.splitlines():
-        if skipping:  # a macro definition or an ignored block, up to its ".." (".  ." as Asciidoctor writes it)
-            skipping = _END_OF_DEFINITION.match(line_in) is None
-            continue
+    def line(self, line_in: str) -> None:
+        if self.skipping:  # a definition or an ignored block, up to its ".." (".  ." as Asciidoctor writes it)
+            self.skipping = _END_OF_DEFINITION.match(line_in) is None
+            return
         raw = _COMMENT.sub("", line_in)
         if raw.rstrip() in (".", "'") or (not raw.strip() and line_in.strip()):
-            continue  # an empty request, or a line that was all comment
+            return  # an empty request, or a line that was all comment
         if raw.startswith((".", "'")):
-            request = raw[1:].lstrip()
-            macro, _, rest = request.partition(" ")
-            macro = macro.strip()
-            raw_args = _arguments(rest)
-            args = [_unescape(a) for a in raw_args]
-            if macro in ("de", "de1", "am", "am1", "ig", "ds", "ds1"):
-                skipping = not macro.startswith("ds")  # (a string definition is one line)
-                continue
-            if mdoc and macro in _MDOC_TEXT:
-                if macro == "It":
-                    flush()
-                if macro == "Nm" and raw_args and not name:
-                    name.append(_unescape(raw_args[0]))
-                rendered = _mdoc(macro, raw_args, name[0] if name else "")
-                if rendered:
-                    paragraph.append(rendered)
-                continue
-            if macro == "TS":
-                flush()
-                in_table_format = True
-                continue
-            if macro == "TE":
-                flush()
-                continue
-            if macro == "TH" and args:
-                title = f"{args[0]}({args[1]})" if len(args) > 1 else args[0]
-            elif macro in ("SH", "SS", "Sh", "Ss"):
-                flush()
-                heading = " ".join(args).strip()
-                if heading:
-                    blocks.append(
-                        Block(kind="heading", text=heading, level=2 if macro in ("SH", "Sh") else 3,
-                              location=Location(paragraph=len(blocks) + 1))
-                    )  # fmt: skip
-            elif macro in ("URL", "MTO") and args:  # groff's www.tmac links (Asciidoctor's pages): text <address>
-                address, text_, after = (*args, "", "")[:3]
-                paragraph.append((f"{text_} <{address}>" if text_ else address) + after)
-            elif macro == "Nd":  # mdoc's one-line description, which it renders after a dash
-                paragraph.append("— " + " ".join(args))
-            elif macro in _SPACED:
-                paragraph.append(" ".join(args))
-            elif macro in _ALTERNATING:
-                paragraph.append("".join(args))
-            elif macro in _PARAGRAPH:
-                flush()
-                if macro == "IP" and args:  # the tag of an indented paragraph
-                    paragraph.append(args[0])
-            continue  # any other request: layout or programming, nothing to read
-        line = raw
-        if in_table_format:  # tbl: options and format lines end at the one ending with '.'
-            in_table_format = not line.rstrip().endswith(".")
-            continue
-        paragraph.append(_unescape(line).replace("\t", " | ") if "\t" in line else _unescape(line))
-        if not line.strip():
-            flush()
-    flush()
-    return ExtractedDocument(blocks=blocks, title=_name_line(blocks) or title)
+            macro, _, rest = raw[1:].lstrip().partition(" ")
+            self.request(macro.strip(), _arguments(rest))
+        elif self.in_table_format:  # tbl: options and format lines end at the one ending with '.'
+            self.in_table_format = not raw.rstrip().endswith(".")
+        else:
+            self.paragraph.append(_unescape(raw).replace("\t", " | ") if "\t" in raw else _unescape(raw))
+            if not raw.strip():
+                self.flush()
+
+    def request(self, macro: str, raw_args: list[str]) -> None:
+        """One request line: a definition skipped, an mdoc line rendered, a table's bounds, or a man macro."""
+        if macro in ("de", "de1", "am", "am1", "ig", "ds", "ds1"):
+            self.skipping = not macro.startswith("ds")  # (a string definition is one line)
+        elif self.mdoc and macro in _MDOC_TEXT:
+            if macro == "It":
+                self.flush()
+            if macro == "Nm" and raw_args and not self.name:
+                self.name.append(_unescape(raw_args[0]))
+            rendered = _mdoc(macro, raw_args, self.name[0] if self.name else "")
+            if rendered:
+                self.paragraph.append(rendered)
+        elif macro in ("TS", "TE"):
+            self.flush()
+            self.in_table_format = macro == "TS"
+        else:
+            self.man_macro(macro, [_unescape(a) for a in raw_args])
+
+    def man_macro(self, macro: str, args: list[str]) -> None:
+        """A man macro with text: the title, a section, a link, spaced or alternating fonts, a paragraph break.
+        Any other request is layout or programming, nothing to read."""
+        if macro == "TH" and args:
+            self.title = f"{args[0]}({args[1]})" if len(args) > 1 else args[0]
+        elif macro in ("SH", "SS", "Sh", "Ss"):
+            self.flush()
+            heading = " ".join(args).strip()
+            if heading:
+                level = 2 if macro in ("SH", "Sh") else 3
+                location = Location(paragraph=len(self.blocks) + 1)
+                self.blocks.append(Block(kind="heading", text=heading, level=level, location=location))
+        elif macro in ("URL", "MTO") and args:  # groff's www.tmac links (Asciidoctor's pages): text <address>
+            address, text_, after = (*args, "", "")[:3]
+            self.paragraph.append((f"{text_} <{address}>" if text_ else address) + after)
+        elif macro == "Nd":  # mdoc's one-line description, which it renders after a dash
+            self.paragraph.append("— " + " ".join(args))
+        elif macro in _SPACED:
+            self.paragraph.append(" ".join(args))
+        elif macro in _ALTERNATING:
+            self.paragraph.append("".join(args))
+        elif macro in _PARAGRAPH:
+            self.flush()
+            if macro == "IP" and args:  # the tag of an indented paragraph
+                self.paragraph.append(args[0])
 
 
 _END_OF_DEFINITION = re.compile(r"[.']\s*\.")
@@ -224,75 +232,80 @@ def _is_mdoc(text: str) -> bool:
 
 def _mdoc(macro: str, raw: list[str], page_name: str) -> str:
     """One mdoc request line as a reader sees it: ``Op Fl a Ar file`` → ``[-a file]``."""
-    words: list[str] = []
-    closing: list[str] = []
-    glue = False  # Ns: the next word joins the last without a space
-    current = macro
-
-    def add(word: str, closer: bool = False) -> None:
-        nonlocal glue
-        if words and (glue or closer or (_MDOC_PUNCT.fullmatch(word) and word != "...")):  # (an ellipsis is a word)
-            words[-1] += word
-        else:
-            words.append(word)
-        glue = False
-
-    def start(name: str) -> None:
-        nonlocal current, glue
-        current = name
-        if name in _MDOC_ENCLOSE:
-            opener, closer = _MDOC_ENCLOSE[name]
-            words.append(opener)
-            glue = True
-            closing.append(closer)
-        elif name in _MDOC_OPEN:
-            words.append(_MDOC_OPEN[name])
-            glue = True
-        elif name in _MDOC_CLOSE:
-            add(_MDOC_CLOSE[name], closer=True)
-        elif name == "Ns":
-            glue = True
-        elif (
-            name == "Nm"
-            and page_name
-            and not (rest and rest[0] not in _MDOC_TEXT and not _MDOC_PUNCT.fullmatch(rest[0]))
-        ):
-            add(page_name)
-        elif name in _MDOC_NAMES:
-            add(_MDOC_NAMES[name])
-
     end = len(raw)  # a line's closing punctuation goes after its enclosures: Dq md5 , → “md5”,
     if _closing_ahead(macro, raw):
         while end and raw[end - 1] != "..." and _MDOC_PUNCT.fullmatch(raw[end - 1]):
             end -= 1
-    trailing = raw[end:]
-    rest = deque(raw[:end])  # (one pass over the line's words: popleft is O(1))
-    start(macro)
-    flagged = 0  # the words a Fl has prefixed
-    while rest:
-        word_or_macro = rest.popleft()
+    line = _MdocLine(page_name, deque(raw[:end]))  # (one pass over the line's words: popleft is O(1))
+    line.start(macro)
+    while line.rest:
+        line.take(line.rest.popleft())
+    line.end_flag()
+    for closer in reversed(line.closing):
+        line.add(closer, closer=True)
+    for mark in raw[end:]:
+        line.add(mark)
+    return re.sub(r"([\[({<\u201c\u2018\"]) ", r"\1", " ".join(line.words))
+
+
+class _MdocLine:
+    """The words of one mdoc line as they are rendered, and the macro now in force."""
+
+    def __init__(self, page_name: str, rest: deque[str]) -> None:
+        self.page_name = page_name
+        self.rest = rest
+        self.words: list[str] = []
+        self.closing: list[str] = []
+        self.glue = False  # Ns: the next word joins the last without a space
+        self.current = ""
+        self.flagged = 0  # the words a Fl has prefixed
+
+    def add(self, word: str, closer: bool = False) -> None:
+        joins = self.glue or closer or (_MDOC_PUNCT.fullmatch(word) and word != "...")  # (an ellipsis is a word)
+        if self.words and joins:
+            self.words[-1] += word
+        else:
+            self.words.append(word)
+        self.glue = False
+
+    def start(self, name: str) -> None:
+        """A macro takes over the line: its opener, closer, name or glue."""
+        self.current = name
+        if name in _MDOC_ENCLOSE:
+            opener, closer = _MDOC_ENCLOSE[name]
+            self.words.append(opener)
+            self.glue = True
+            self.closing.append(closer)
+        elif name in _MDOC_OPEN:
+            self.words.append(_MDOC_OPEN[name])
+            self.glue = True
+        elif name in _MDOC_CLOSE:
+            self.add(_MDOC_CLOSE[name], closer=True)
+        elif name == "Ns":
+            self.glue = True
+        elif name == "Nm" and self.page_name and not (self.rest and _is_word(self.rest[0])):
+            self.add(self.page_name)
+        elif name in _MDOC_NAMES:
+            self.add(_MDOC_NAMES[name])
+
+    def end_flag(self) -> None:
+        """A Fl with no word of its own is a lone dash."""
+        if self.current == "Fl" and not self.flagged:
+            self.add("-")
+
+    def take(self, word_or_macro: str) -> None:
         if word_or_macro in _MDOC_TEXT and word_or_macro != "Ta":  # a callable macro by name (``\&Fl`` is text)
-            if current == "Fl" and not flagged:
-                add("-")
-            flagged = 0
-            start(word_or_macro)
-            continue
+            self.end_flag()
+            self.flagged = 0
+            self.start(word_or_macro)
+            return
         word = _unescape(word_or_macro)
-        if current == "Fl" and not _MDOC_PUNCT.fullmatch(word) and word != "|":
-            word, flagged = "-" + word, flagged + 1
-        if current == "Xr" and words and word.isdigit() and len(word) <= 2:
-            words[-1] += f"({word})"
-            continue
-        if word:
-            add(word)
-    if current == "Fl" and not flagged:
-        add("-")
-    for closer in reversed(closing):
-        add(closer, closer=True)
-    for mark in trailing:
-        add(mark)
-    text = " ".join(words)
-    return re.sub(r"([\[({<\u201c\u2018\"]) ", r"\1", text)
+        if self.current == "Fl" and not _MDOC_PUNCT.fullmatch(word) and word != "|":
+            word, self.flagged = "-" + word, self.flagged + 1
+        if self.current == "Xr" and self.words and word.isdigit() and len(word) <= 2:
+            self.words[-1] += f"({word})"
+        elif word:
+            self.add(word)
 
 
 def _name_line(blocks: list[Block]) -> str | None:
