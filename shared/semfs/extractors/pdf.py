@@ -57,57 +57,73 @@ def extract_pdf(data: bytes, max_chars: int) -> tuple[ExtractedDocument, list[in
         meta = pdf.get_metadata_dict(skip_empty=True)
         title = (meta.get("Title") or "").strip() or None
         dated = pdf_date(meta.get("ModDate") or "") or pdf_date(meta.get("CreationDate") or "")
-        blocks: list[Block] = []
-        readers: dict[str, Any] = {}  # pypdf's reading of the file, made once if a page needs it
-        needs_ocr: list[int] = []
-        total = 0
-        truncated = False
+        pages = _Pages(data, max_chars)
         for i in range(len(pdf)):
-            try:
-                page = pdf[i]
-            except pdfium.PdfiumError as e:  # a broken page tree (a cycle, a missing page object)
-                raise ParseFailed(f"page {i + 1} of the PDF cannot be read (broken page tree)") from e
-            textpage = page.get_textpage()
-            try:
-                text = _scripts_apart(normalise(_glyphs_in_logical_order(textpage, textpage.get_text_range())))
-                notes = _annotations(page)
-                coverage = _image_coverage(page)
-                pictured = coverage > 0
-            finally:
-                textpage.close()
-                page.close()
-            if notes:
-                blocks.append(Block(kind="notes", text=notes, location=Location(page=i + 1)))
-            if _letter_spaced(text):
-                text = _respaced(readers, data, i) or text
-            visible = sum(1 for ch in text if not ch.isspace())
-            if (visible < MIN_PAGE_CHARS and (pictured or not text.strip())) or (
-                coverage >= SCAN_COVERAGE and visible < MAX_STAMP_CHARS
-            ):
-                # no text, or little text over a picture: a scan (a text layer it has is kept beside the OCR);
-                # a few words and nothing else ("Signed.") are the page's real text and stay as they are
-                needs_ocr.append(i + 1)
-                if not text.strip():
-                    continue
-            if total + len(text) > max_chars:
-                text = text[: max(0, max_chars - total)]
-                truncated = True
-            total += len(text)
-            if text:
-                blocks.append(Block(text=text, location=Location(page=i + 1)))
-            if truncated:
+            if pages.read(pdf, i):
                 break
+        blocks = pages.blocks
         has_form = pdfium.raw.FPDF_GetFormType(pdf.raw) != pdfium.raw.FORMTYPE_NONE
-        form = _form_values(readers, data) if has_form else ""  # (no form: pypdf never parses the file)
+        form = _form_values(pages.readers, data) if has_form else ""  # (no form: pypdf never parses the file)
         if form:
             blocks.append(Block(kind="notes", text=form, location=Location(page=1)))
         outline = [t for t in _outline(pdf) if t not in "\n".join(b.text for b in blocks[:50])]
         if outline:
             blocks.insert(0, Block(kind="notes", text="Contents: " + " · ".join(outline), location=Location(page=1)))
+        truncated = pages.truncated
         doc = ExtractedDocument(blocks=blocks, title=title, pages=len(pdf), truncated=truncated, document_date=dated)
-        return doc, needs_ocr
+        return doc, pages.needs_ocr
     finally:
         pdf.close()
+
+
+class _Pages:
+    """The pages of a PDF read one by one: their text and annotations, the pages a scan needs OCR for."""
+
+    def __init__(self, data: bytes, max_chars: int) -> None:
+        self.data = data
+        self.left = max_chars
+        self.blocks: list[Block] = []
+        self.readers: dict[str, Any] = {}  # pypdf's reading of the file, made once if a page needs it
+        self.needs_ocr: list[int] = []
+        self.truncated = False
+
+    def read(self, pdf: Any, i: int) -> bool:
+        """Read page ``i`` (0-based); True when the character budget is spent."""
+        import pypdfium2 as pdfium
+
+        try:
+            page = pdf[i]
+        except pdfium.PdfiumError as e:  # a broken page tree (a cycle, a missing page object)
+            raise ParseFailed(f"page {i + 1} of the PDF cannot be read (broken page tree)") from e
+        textpage = page.get_textpage()
+        try:
+            text = _scripts_apart(normalise(_glyphs_in_logical_order(textpage, textpage.get_text_range())))
+            notes = _annotations(page)
+            coverage = _image_coverage(page)
+        finally:
+            textpage.close()
+            page.close()
+        if notes:
+            self.blocks.append(Block(kind="notes", text=notes, location=Location(page=i + 1)))
+        if _letter_spaced(text):
+            text = _respaced(self.readers, self.data, i) or text
+        if _scanned(text, coverage):
+            # no text, or little text over a picture: a scan (a text layer it has is kept beside the OCR);
+            # a few words and nothing else ("Signed.") are the page's real text and stay as they are
+            self.needs_ocr.append(i + 1)
+        if len(text) > self.left:
+            text, self.truncated = text[: self.left], True
+        self.left -= len(text)
+        if text.strip():
+            self.blocks.append(Block(text=text, location=Location(page=i + 1)))
+        return self.truncated
+
+
+def _scanned(text: str, coverage: float) -> bool:
+    visible = sum(1 for ch in text if not ch.isspace())
+    return (visible < MIN_PAGE_CHARS and (coverage > 0 or not text.strip())) or (
+        coverage >= SCAN_COVERAGE and visible < MAX_STAMP_CHARS
+    )
 
 
 def _annotations(page: object) -> str:
