@@ -54,6 +54,29 @@ def _formatted(n: int, fmt: str) -> str:
             return str(n)
 
 
+def _levels_of(abstract: Any) -> dict[int, tuple[str, str, int]]:
+    """An abstract numbering's levels: each one's format, its text ("%1.%2") and its start."""
+    levels = {}
+    for lvl in abstract.iter(f"{_W}lvl"):
+        start = _val(lvl, "start")
+        levels[int(lvl.get(f"{_W}ilvl") or 0)] = (
+            _val(lvl, "numFmt") or "decimal",
+            _val(lvl, "lvlText") or "",
+            int(start or 1),
+        )
+    return levels
+
+
+def _overrides_of(num: Any) -> dict[int, int]:
+    """A numbering instance's restarts: level → its start override."""
+    overrides = {}
+    for override in num.iter(f"{_W}lvlOverride"):
+        start = _val(override, "startOverride")
+        if start is not None:
+            overrides[int(override.get(f"{_W}ilvl") or 0)] = int(start)
+    return overrides
+
+
 class Numbering:
     """The numbering of one document: ``label(paragraph)`` gives each numbered paragraph its number, in
     the order the paragraphs are read."""
@@ -67,27 +90,16 @@ class Numbering:
             root = document.part.numbering_part.element
         except (KeyError, NotImplementedError, AttributeError):
             return  # no numbering part: nothing is numbered
-        for abstract in root.iter(f"{_W}abstractNum"):
-            levels = {}
-            for lvl in abstract.iter(f"{_W}lvl"):
-                ilvl = int(lvl.get(f"{_W}ilvl") or 0)
-                start = _val(lvl, "start")
-                levels[ilvl] = (_val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "", int(start or 1))
-            self._levels[abstract.get(f"{_W}abstractNumId") or ""] = levels
-        for num in root.iter(f"{_W}num"):
-            overrides = {}
-            for override in num.iter(f"{_W}lvlOverride"):
-                start = _val(override, "startOverride")
-                if start is not None:
-                    overrides[int(override.get(f"{_W}ilvl") or 0)] = int(start)
-            self._nums[num.get(f"{_W}numId") or ""] = (_val(num, "abstractNumId") or "", overrides)
+        self._levels = {a.get(f"{_W}abstractNumId") or "": _levels_of(a) for a in root.iter(f"{_W}abstractNum")}
+        self._nums = {
+            num.get(f"{_W}numId") or "": (_val(num, "abstractNumId") or "", _overrides_of(num))
+            for num in root.iter(f"{_W}num")
+        }
         for style in document.styles.element.iter(f"{_W}style"):
             num_pr = style.find(f"{_W}pPr/{_W}numPr")
             if num_pr is not None and _val(num_pr, "numId"):
-                self._style_num[style.get(f"{_W}styleId") or ""] = (
-                    _val(num_pr, "numId") or "",
-                    int(_val(num_pr, "ilvl") or 0),
-                )
+                num_id, ilvl = _val(num_pr, "numId") or "", int(_val(num_pr, "ilvl") or 0)
+                self._style_num[style.get(f"{_W}styleId") or ""] = (num_id, ilvl)
 
     def label(self, paragraph: Any) -> str:
         """The number Word shows before ``paragraph`` (``""`` when it is not numbered)."""

@@ -130,41 +130,48 @@ def chart_text(blob: bytes) -> str:
         root = parse_xml(blob)
     except Exception:
         return ""
-    lines: list[str] = []
     chart = root.find(f"{_C}chart")
     if chart is None:
         return ""
+    lines: list[str] = []
     title = chart.find(f"{_C}title")
     if title is not None:
         lines.append(" ".join(t.text or "" for t in title.iter(f"{_A}t")).strip())
     plot_area = chart.find(f"{_C}plotArea")
     for plot in [] if plot_area is None else list(plot_area):
         tag = plot.tag.removeprefix(_C) if isinstance(plot.tag, str) else ""
-        if tag not in _PLOTS:
-            continue
-        lines.append(_PLOTS[tag])
-        names: list[str] = []
-        columns: list[list[str]] = []
-        categories: list[str] = []
-        for series in plot.iter(f"{_C}ser"):
-            tx = series.find(f"{_C}tx")
-            name = " ".join(_points(tx)) if tx is not None else ""
-            if tx is not None and not name:
-                name = " ".join(v.text or "" for v in tx.iter(f"{_C}v"))
-            names.append(name.strip())
-            cat = series.find(f"{_C}cat")
-            if cat is None:
-                cat = series.find(f"{_C}xVal")
-            categories = categories or _points(cat)
-            val = series.find(f"{_C}val")
-            if val is None:
-                val = series.find(f"{_C}yVal")
-            columns.append(_points(val))
-        lines.append(" | ".join(["", *names]).strip())
-        for i in range(max((len(c) for c in columns), default=0)):
-            label = categories[i] if i < len(categories) else ""
-            lines.append(" | ".join([label, *(c[i] if i < len(c) else "" for c in columns)]).strip(" |"))
+        if tag in _PLOTS:
+            lines += [_PLOTS[tag], *_plot_table(plot)]
     return normalise("\n".join(line for line in lines if line))
+
+
+def _plot_table(plot: Any) -> list[str]:
+    """A plot's series as a table: a header of series names, a row per category (or x value)."""
+    names: list[str] = []
+    columns: list[list[str]] = []
+    categories: list[str] = []
+    for series in plot.iter(f"{_C}ser"):
+        names.append(_series_name(series))
+        categories = categories or _points(_first(series, "cat", "xVal"))
+        columns.append(_points(_first(series, "val", "yVal")))
+    rows = [" | ".join(["", *names]).strip()]
+    for i in range(max((len(c) for c in columns), default=0)):
+        label = categories[i] if i < len(categories) else ""
+        rows.append(" | ".join([label, *(c[i] if i < len(c) else "" for c in columns)]).strip(" |"))
+    return rows
+
+
+def _first(series: Any, *names: str) -> Any:
+    """The first of a series' children named ``names`` that it has (a scatter plot's x/y values)."""
+    return next((el for name in names if (el := series.find(f"{_C}{name}")) is not None), None)
+
+
+def _series_name(series: Any) -> str:
+    tx = series.find(f"{_C}tx")
+    if tx is None:
+        return ""
+    name = " ".join(_points(tx)) or " ".join(v.text or "" for v in tx.iter(f"{_C}v"))
+    return name.strip()
 
 
 _THREADED = "{http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments}"
