@@ -122,35 +122,19 @@ def reembed(
     switching = active is not None and active != target
     if switching and c.settings.embedding.new_files_only and not (file_ids or tag):
         # the archive stays on its model; new files already carry the configured one (searched as their own leg)
-        return {
-            "model": target,
-            "from_model": active,
-            "total": 0,
-            "done": 0,
-            "remaining": 0,
-            "switched": False,
-            "mode": "new_files_only",
-        }
-    started = time.monotonic()
-    done = 0
-
-    def out_of_budget() -> bool:
-        return done > 0 and (
-            (limit is not None and done >= limit) or (deadline is not None and time.monotonic() >= deadline)
-        )
-
+        return {**_result(target, active, 0, 0, 0), "switched": False, "mode": "new_files_only"}
+    budget = _Pass(limit, deadline)
     if file_ids or tag:
         todo = _on_demand(c, target, switching, file_ids, tag)
         for record in todo:
-            if out_of_budget():
+            if budget.spent():
                 break
             _reembed_one(c, record, target, switching)
-            done += 1
-        return _result(target, active, len(todo), done, len(todo) - done)
-
+            budget.done += 1
+        return _result(target, active, len(todo), budget.done, len(todo) - budget.done)
     walk = _walk(c, target)
     pages = 0
-    while not walk.finished and not out_of_budget():
+    while not walk.finished and not budget.spent():
         if pages and deadline is not None and time.monotonic() >= deadline:
             break  # a walk with nothing to do still stops in time: a page at least, every pass
         if walk.tenant >= len(walk.tenants):  # the end of a walk
@@ -160,43 +144,56 @@ def reembed(
             walk.finished = True
             break
         pages += 1
-        tenant = walk.tenants[walk.tenant]
-        page = c.repo.query(RecordQuery(tenant_id=tenant, statuses=(Status.INDEXED,), limit=PAGE, after=walk.after))
-        last = len(page) < PAGE
-        staged = (
-            {
-                f
-                for _, f in c.index.staged_file_ids(
-                    target, tenant, after=walk.after, until=None if last else page[-1].file_id
-                )
-            }
-            if switching
-            else set()
-        )
-        stopped = False
-        for record in page:
-            if record.file_id in staged or (not switching and record.embedding_model == target):
-                walk.after, walk.walked = record.file_id, walk.walked + 1
-                continue
-            if out_of_budget():
-                stopped = True
-                break
-            _reembed_one(c, record, target, switching)
-            done += 1
-            walk.dirty = True
-            walk.after, walk.walked = record.file_id, walk.walked + 1
-        if not stopped and last:
-            walk.tenant, walk.after = walk.tenant + 1, None
-        _save_progress(c, walk, active, done, started)
+        _walk_page(c, walk, target, switching, budget)
+        _save_progress(c, walk, active, budget.done, budget.started)
     switched = following = False
     if walk.finished and switching:
         c.index.switch_model(target)
         switched = True
         log.info("re-embed switched", model=target, from_model=active)
         following = not _records_follow(c, target, deadline)
-    _save_progress(c, walk, active, done, started)
-    result = _result(target, active, done, done, 0 if walk.finished else None)
+    _save_progress(c, walk, active, budget.done, budget.started)
+    result = _result(target, active, budget.done, budget.done, 0 if walk.finished else None)
     return {**result, "switched": switched, "following": following}
+
+
+class _Pass:
+    """What one pass may do: at most ``limit`` files, until ``deadline``; always one file first."""
+
+    def __init__(self, limit: int | None, deadline: float | None) -> None:
+        self.limit, self.deadline = limit, deadline
+        self.started = time.monotonic()
+        self.done = 0
+
+    def spent(self) -> bool:
+        if self.done == 0:
+            return False
+        return (self.limit is not None and self.done >= self.limit) or (
+            self.deadline is not None and time.monotonic() >= self.deadline
+        )
+
+
+def _walk_page(c: Container, walk: Walk, target: str, switching: bool, budget: _Pass) -> None:
+    """One page of the walk's tenant: each stale file re-embedded (staged when switching), the walk's place
+    moved past it; the tenant is done when its last page is."""
+    tenant = walk.tenants[walk.tenant]
+    page = c.repo.query(RecordQuery(tenant_id=tenant, statuses=(Status.INDEXED,), limit=PAGE, after=walk.after))
+    last = len(page) < PAGE
+    staged: set[str] = set()
+    if switching:
+        until = None if last else page[-1].file_id
+        staged = {f for _, f in c.index.staged_file_ids(target, tenant, after=walk.after, until=until)}
+    for record in page:
+        stale = record.file_id not in staged and (switching or record.embedding_model != target)
+        if stale and budget.spent():
+            return
+        if stale:
+            _reembed_one(c, record, target, switching)
+            budget.done += 1
+            walk.dirty = True
+        walk.after, walk.walked = record.file_id, walk.walked + 1
+    if last:
+        walk.tenant, walk.after = walk.tenant + 1, None
 
 
 def _result(target: str, active: str | None, total: int, done: int, remaining: int | None) -> dict[str, Any]:
