@@ -68,12 +68,30 @@ def _extractive(
 ) -> tuple[str, list[Citation]] | str:
     """The answer is up to three distinct sentences, in the order they stand in the best passage that has
     them (so it reads as a paragraph); a sentence that several files hold is quoted once and cites each."""
-    terms = set(query_terms(keyword_query))  # a German question's "die" is not a match
     candidates: list[tuple[IndexDoc, str]] = [
         (doc, s) for doc in chunks for s in passage_sentences(doc.text) if 4 <= len(words(s)) <= 80
     ][:200]
     if not candidates:
         return "no passage in scope is about the question"
+    quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates)
+    if not quotes:
+        return "the passages in scope do not support an answer"
+    order = {id(d): i for i, d in enumerate(chunks)}
+    position = {(id(d), s): i for i, (d, s) in enumerate(candidates)}
+    first = sorted(quotes.values(), key=lambda held: (order[id(held[0][0])], position[(id(held[0][0]), held[0][1])]))
+    citations = [
+        Citation(d.file_id, d.version, d.chunk_id, d.location, s, d.filename)
+        for held in first
+        for d, s in list({d.file_id: (d, s) for d, s in held}.values())[:MAX_SOURCES_PER_QUOTE]
+    ]
+    return " ".join(held[0][1] for held in first), citations
+
+
+def _supported_quotes(
+    embedder: Embedder, question: str, terms: set[str], candidates: list[tuple[IndexDoc, str]]
+) -> dict[str, list[tuple[IndexDoc, str]]]:
+    """Up to three distinct sentences the question's words and meaning support, best first, each with the
+    places it stands (a German question's "die" is no match: ``terms`` are the keyword query's)."""
 
     def overlap(s: str) -> float:
         have = {w.lower() for w in words(s)}
@@ -90,22 +108,12 @@ def _extractive(
         ((float(sims[i]), overlap(s), doc, s) for i, (doc, s) in enumerate(candidates)),
         key=lambda x: -(x[0] + x[1]),
     )
-    supported = [x for x in scored if x[1] >= MIN_TERM_OVERLAP and (x[0] >= MIN_SENTENCE_SCORE or x[1] >= 0.99)]
     quotes: dict[str, list[tuple[IndexDoc, str]]] = {}  # distinct sentence → where it stands, best first
-    for _, _, doc, s in supported:
-        if _same(s) in quotes or len(quotes) < 3:
+    for sim, share, doc, s in scored:
+        supported = share >= MIN_TERM_OVERLAP and (sim >= MIN_SENTENCE_SCORE or share >= 0.99)
+        if supported and (_same(s) in quotes or len(quotes) < 3):
             quotes.setdefault(_same(s), []).append((doc, s))
-    if not quotes:
-        return "the passages in scope do not support an answer"
-    order = {id(d): i for i, d in enumerate(chunks)}
-    position = {(id(d), s): i for i, (d, s) in enumerate(candidates)}
-    first = sorted(quotes.values(), key=lambda held: (order[id(held[0][0])], position[(id(held[0][0]), held[0][1])]))
-    citations = [
-        Citation(d.file_id, d.version, d.chunk_id, d.location, s, d.filename)
-        for held in first
-        for d, s in list({d.file_id: (d, s) for d, s in held}.values())[:MAX_SOURCES_PER_QUOTE]
-    ]
-    return " ".join(held[0][1] for held in first), citations
+    return quotes
 
 
 ANSWER_SCHEMA: dict[str, Any] = {

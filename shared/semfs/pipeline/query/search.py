@@ -85,21 +85,11 @@ def retrieve(
     """Ranked files (id, score, best chunk hits) for ``query``, each with its calibrated relevance; none
     when not one file reaches the relevance floor (``floor=False``: every one). No records are read here.
     ``vectors``: a caller retrieving one query more than once embeds it once."""
-    if filters.tags:  # a merged-away tag name still finds the files now carrying its target
-        from semfs.pipeline.vocabulary import resolve
-
-        typed = [slugify(t) or t for t in filters.tags]  # "Needs Review" finds needs-review
-        filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
     bm25_text = keyword_text(query)
-    if filters.entity:  # the files that name it, as a list of ids every leg applies
-        from semfs.pipeline.file_entities import files_naming
-
-        named = files_naming(c, tenant_id, filters.entity)
-        if filters.file_ids:
-            named = [f for f in named if f in set(filters.file_ids)]
-        if not named:
-            return Retrieved(files=[], degraded=False, keyword_query=bm25_text)
-        filters = filters.model_copy(update={"entity": None, "file_ids": named})
+    scoped = _scoped(c, tenant_id, filters)
+    if scoped is None:  # an entity no file names: nothing to rank
+        return Retrieved(files=[], degraded=False, keyword_query=bm25_text)
+    filters = scoped
     k = overfetch(limit)  # the BM25 legs' text: a question's foreign function words left out
     cards = c.settings.search.card_leg
     legs: list[tuple[Leg, list[IndexHit]]] = []
@@ -121,11 +111,7 @@ def retrieve(
                 names: list[Leg] = ["semantic", "keyword", "cards"] if cards else ["semantic", "keyword"]
                 legs = list(zip(names, together, strict=True))
                 return _ranked(c, tenant_id, query, bm25_text, legs, limit, floor, model, degraded=False)
-            legs.append(("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model)))
-            if c.settings.embedding.new_files_only and embedder is not c.embedder:
-                # new-files-only mode: files embedded with the configured model since the change
-                new_vector = query_vector(c.embedder, query, vectors)
-                legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
+            legs += _semantic_legs(c, tenant_id, query, vector, embedder, filters, k, vectors)
         except (EmbeddingUnavailable, EmbeddingKeyRefused) as e:  # a refused key is alarmed, not a 500
             log.warning("embedder unavailable; keyword-only answer", error=type(e).__name__)
             degraded = True
@@ -135,6 +121,48 @@ def retrieve(
         if cards:  # file cards are ranked by a BM25 leg of their own (their statistics kept apart)
             legs.append(("cards", c.index.keyword(tenant_id, bm25_text, filters, k, kind="card")))
     return _ranked(c, tenant_id, query, bm25_text, legs, limit, floor, model, degraded)
+
+
+def _scoped(c: Container, tenant_id: str, filters: SearchFilters) -> SearchFilters | None:
+    """The filters as the index applies them: tags through the tenant's merges ("Needs Review" finds
+    needs-review, a merged-away name its target), an entity as the ids of the files naming it (None when no
+    file does)."""
+    if filters.tags:
+        from semfs.pipeline.vocabulary import resolve
+
+        typed = [slugify(t) or t for t in filters.tags]
+        filters = filters.model_copy(update={"tags": resolve(c, tenant_id, typed)})
+    if filters.entity:
+        from semfs.pipeline.file_entities import files_naming
+
+        named = files_naming(c, tenant_id, filters.entity)
+        if filters.file_ids:
+            named = [f for f in named if f in set(filters.file_ids)]
+        if not named:
+            return None
+        filters = filters.model_copy(update={"entity": None, "file_ids": named})
+    return filters
+
+
+def _semantic_legs(
+    c: Container,
+    tenant_id: str,
+    query: str,
+    vector: list[float],
+    embedder: Embedder,
+    filters: SearchFilters,
+    k: int,
+    vectors: Vectors | None,
+) -> list[tuple[Leg, list[IndexHit]]]:
+    """The k-NN leg; in new-files-only mode a second one over the files embedded with the configured model
+    since the change."""
+    legs: list[tuple[Leg, list[IndexHit]]] = [
+        ("semantic", c.index.knn(tenant_id, vector, filters, k, model=embedder.model))
+    ]
+    if c.settings.embedding.new_files_only and embedder is not c.embedder:
+        new_vector = query_vector(c.embedder, query, vectors)
+        legs.append(("semantic", c.index.knn_staged(tenant_id, new_vector, filters, k, model=c.embedder.model)))
+    return legs
 
 
 @cache
