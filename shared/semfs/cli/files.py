@@ -530,39 +530,31 @@ def ls_cmd(
     from semfs.pipeline import names, vocabulary
     from semfs.ports.repository import RecordQuery
 
-    mime_type: str | None = None
-    source: str | None = source_type
     with opened(tenant) as c:
-        if view is not None:
-            saved = {v.name.casefold(): v for v in c.views.views(tenant)}.get(" ".join(view.split()).casefold())
-            if saved is None:
-                known = ", ".join(v.name for v in c.views.views(tenant)) or "none yet"
-                err.print(f"[red]no saved view {view!r} (saved: {known})[/red]")
-                raise typer.Exit(2)
-            p = saved.params
-            tag, source, thread, contact = (
-                tag or p.get("tag"),
-                source_type or p.get("source"),
-                thread or p.get("thread"),
-                contact or p.get("contact"),
-            )
-            since, until, mime_type = since or p.get("since"), until or p.get("until"), p.get("type")
-            sort = sort if sort != "newest" else p.get("sort", "newest")  # type: ignore[assignment]
-        day_from, day_to = day(since, "--since"), day(until, "--until")
+        given = {
+            "tag": tag,
+            "source": source_type,
+            "thread": thread,
+            "contact": contact,
+            "since": since,
+            "until": until,
+        }
+        asked = _with_view(c, tenant, view, {**given, "sort": sort if sort != "newest" else None})
+        day_from, day_to = day(asked["since"], "--since"), day(asked["until"], "--until")
         query = RecordQuery(
             tenant_id=tenant,
             statuses=[Status(status)] if status else [],
-            tag=vocabulary.named(c, tenant, tag),
-            source_type=source,
-            mime_type=mime_type,
-            contact_id=names.contact_id(c, tenant, contact),
-            thread_id=names.thread_id(c, tenant, thread),
+            tag=vocabulary.named(c, tenant, asked["tag"]),
+            source_type=asked["source"],
+            mime_type=asked["type"],
+            contact_id=names.contact_id(c, tenant, asked["contact"]),
+            thread_id=names.thread_id(c, tenant, asked["thread"]),
             entity=_entity_named(c, tenant, entity),
             latest_only=not all_versions,
             include_deleted=status == "deleted",
             created_from=datetime(day_from.year, day_from.month, day_from.day, tzinfo=UTC) if day_from else None,
             created_to=datetime(day_to.year, day_to.month, day_to.day, 23, 59, 59, tzinfo=UTC) if day_to else None,
-            order=sort,
+            order=asked["sort"] or "newest",  # type: ignore[arg-type]  # a saved view's sort was checked when saved
             limit=limit,
         )
         records = c.repo.query(query)
@@ -593,6 +585,20 @@ def _entity_named(c: "Container", tenant: str, entity: str | None) -> str | None
     from semfs.pipeline.file_entities import entity_named
 
     return entity_named(c, tenant, entity)
+
+
+def _with_view(c: "Container", tenant: str, view: str | None, given: dict[str, str | None]) -> dict[str, str | None]:
+    """The listing asked for: the options given, over a saved view's filters and sort (the web page's Saved
+    view). A view that is not there ends the command, naming the ones that are."""
+    asked: dict[str, str | None] = {**given, "type": None}
+    if view is None:
+        return asked
+    saved = {v.name.casefold(): v for v in c.views.views(tenant)}.get(" ".join(view.split()).casefold())
+    if saved is None:
+        known = ", ".join(v.name for v in c.views.views(tenant)) or "none yet"
+        err.print(f"[red]no saved view {view!r} (saved: {known})[/red]")
+        raise typer.Exit(2)
+    return {key: value or saved.params.get(key) for key, value in asked.items()}
 
 
 @app.command(name="similar")

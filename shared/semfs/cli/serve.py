@@ -22,7 +22,6 @@ def serve(
     """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
     import time
 
-    from semfs.domain.features import FEATURES, enabled
     from semfs.pipeline.intake.ingest import STRANDED_AFTER, restart_stranded
     from semfs.server import ApiKeys, start_http, start_inbox, start_smtp
 
@@ -33,37 +32,15 @@ def serve(
     c = container(background_workers=workers, log_level="INFO", **overrides)  # a server's log is its output
     settings = c.settings
     keys = ApiKeys(settings.api_keys_file)
-    if settings.default_tenant not in keys.tenants():
-        key = keys.create(settings.default_tenant)
-        out.print(f"API key for tenant '{settings.default_tenant}' (shown once): [bold]{key}[/bold]")
-    else:
-        out.print(
-            f"API keys exist for tenant '{settings.default_tenant}' (stored hashed): "
-            f"semfs keys create --tenant {settings.default_tenant} makes a new one, semfs keys list shows them"
-        )
+    _first_key(keys, settings.default_tenant)
     http_port = port or settings.http.port
+    smtp = smtp_port or settings.mail.smtp_port
     static = Path(__file__).parent.parent / "web"
     server = start_http(c, keys, settings.http.host, http_port, static if static.is_dir() else None)
-    features = settings.features
     # mail off: no listener at all; ingest off: the listener answers 451, so senders retry later
-    controller = start_smtp(c, settings.mail.smtp_host, smtp_port or settings.mail.smtp_port) if features.mail else None
-    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant) if features.ingest else None
-    out.print(f"API and web page: http://{settings.http.host}:{http_port}/  (OpenAPI: /docs)")
-    if features.mcp:
-        out.print(f"MCP for agents: http://{settings.http.host}:{http_port}/mcp (streamable HTTP, the same API keys)")
-    if inbox is not None:
-        out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
-    if controller is not None:
-        out.print(
-            f"SMTP: {settings.mail.smtp_host}:{smtp_port or settings.mail.smtp_port} for "
-            + (
-                ", ".join(f"{a} → {t}" for a, t in settings.mail.mailbox_tenants.items())
-                or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
-            )
-        )
-    off = [name for name in FEATURES if not enabled(settings, name)]
-    if off:
-        out.print("Switched off: " + ", ".join(off) + " (GET /capabilities says so too)")
+    controller = start_smtp(c, settings.mail.smtp_host, smtp) if settings.features.mail else None
+    inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant) if settings.features.ingest else None
+    _say_where(c, http_port, smtp if controller is not None else None, inbox is not None)
     try:
         while True:  # files a killed process registered but never queued: picked up within a minute or two
             restarted = restart_stranded(c)
@@ -79,6 +56,41 @@ def serve(
         if controller is not None:
             controller.stop()
         c.close()
+
+
+def _first_key(keys: Any, tenant: str) -> None:
+    """On the first start, the default tenant's key, shown once; after, where keys come from."""
+    if tenant not in keys.tenants():
+        out.print(f"API key for tenant '{tenant}' (shown once): [bold]{keys.create(tenant)}[/bold]")
+    else:
+        out.print(
+            f"API keys exist for tenant '{tenant}' (stored hashed): "
+            f"semfs keys create --tenant {tenant} makes a new one, semfs keys list shows them"
+        )
+
+
+def _say_where(c: Any, http_port: int, smtp_port: int | None, inbox: bool) -> None:
+    """Where each door is: the API and page, MCP, the drop folder, SMTP; and what is switched off."""
+    from semfs.domain.features import FEATURES, enabled
+
+    settings = c.settings
+    out.print(f"API and web page: http://{settings.http.host}:{http_port}/  (OpenAPI: /docs)")
+    if settings.features.mcp:
+        out.print(f"MCP for agents: http://{settings.http.host}:{http_port}/mcp (streamable HTTP, the same API keys)")
+    if inbox:
+        out.print(f"Drop folder: {settings.inbox_dir}/ (files appear in tenant '{settings.default_tenant}')")
+    if smtp_port is not None:
+        mailboxes = ", ".join(f"{a} → {t}" for a, t in settings.mail.mailbox_tenants.items())
+        out.print(
+            f"SMTP: {settings.mail.smtp_host}:{smtp_port} for "
+            + (
+                mailboxes
+                or "no mailboxes (set SEMFS_MAILBOXES='files@localhost=default'; other recipients are refused)"
+            )
+        )
+    off = [name for name in FEATURES if not enabled(settings, name)]
+    if off:
+        out.print("Switched off: " + ", ".join(off) + " (GET /capabilities says so too)")
 
 
 @app.command()
