@@ -260,7 +260,7 @@ def make_wsgi_app(
         if path != "/mcp" and not has_route(path):  # before the key: an old or mistyped address is a 404
             if static_dir is not None and method == "GET" and "text/html" in headers.get("accept", ""):
                 return 404, [("Content-Type", "text/html; charset=utf-8")], (static_dir / "404.html").read_bytes()
-            return _json_error(404, "not_found", "no such path")
+            return _json_error(404, "not_found", "no such route")  # as the router says it
         auth = headers.get("authorization", "")
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
         if method == "OPTIONS" and "access-control-request-method" in headers:

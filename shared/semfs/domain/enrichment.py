@@ -59,28 +59,27 @@ FILE_EXTENSIONS = frozenset(
 def _has_host(word: str) -> bool:
     """A host name (or an IPv4 address) in one whitespace-free word, by shape (see above)."""
     parts = word.translate(_DOTS).split(".")
-    for i in range(1, len(parts)):
-        before, after = parts[i - 1], parts[i]
-        if not before or not before[-1].isalnum():
-            continue
-        m = _LABEL.match(after)
-        if m is None:
-            continue
-        label, rest = m.group(), after[m.end() :]
-        if not rest and i + 1 < len(parts) and parts[i + 1]:
-            continue  # an inner label: the last one is judged with the next dot
-        if rest[:1] == "/" or (rest[:1] == ":" and rest[1:2].isdigit()):
-            return True  # a path or a port follows
-        if rest[:1] == "_" or _WORD_CHAR.match(rest[:1] or " "):
-            continue  # glued to a word ("evil.com_x"): not a name on its own
-        if label.isdigit():
-            if i >= 3 and all(p.isdigit() and len(p) <= 3 for p in (parts[i - 3], parts[i - 2], parts[i - 1], label)):
-                return True  # a dotted quad
-            continue
-        last = label.lower()
-        if len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) and last not in FILE_EXTENSIONS:
-            return True
-    return False
+    return any(_host_at(parts, i) for i in range(1, len(parts)))
+
+
+def _host_at(parts: list[str], i: int) -> bool:
+    """Whether the dot before ``parts[i]`` ends a host name: a label after a word, followed by a path or a
+    port, or ending the word as a top-level domain or a dotted quad's last number."""
+    before, after = parts[i - 1], parts[i]
+    m = _LABEL.match(after) if before and before[-1].isalnum() else None
+    if m is None:
+        return False
+    label, rest = m.group(), after[m.end() :]
+    if not rest and i + 1 < len(parts) and parts[i + 1]:
+        return False  # an inner label: the last one is judged with the next dot
+    if rest[:1] == "/" or (rest[:1] == ":" and rest[1:2].isdigit()):
+        return True  # a path or a port follows
+    if rest[:1] == "_" or _WORD_CHAR.match(rest[:1] or " "):
+        return False  # glued to a word ("evil.com_x"): not a name on its own
+    if label.isdigit():  # a dotted quad
+        return i >= 3 and all(p.isdigit() and len(p) <= 3 for p in (parts[i - 3], parts[i - 2], parts[i - 1], label))
+    last = label.lower()
+    return len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) and last not in FILE_EXTENSIONS
 
 
 # A payment account: an IBAN that passes its checksum and its country's length (python-stdnum), whether

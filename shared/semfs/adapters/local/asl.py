@@ -115,40 +115,49 @@ def check_definition(definition: dict[str, Any], stages: set[str]) -> dict[str, 
     if definition["StartAt"] not in states:
         raise ValueError(f"StartAt {definition['StartAt']} is not a state")
     for name, st in states.items():
-        kind = st.get("Type")
-        if kind not in FIELDS or kind == "Callback":
-            raise ValueError(f"state {name}: type {kind} is not supported by the local runner")
-        callback = kind == "Task" and st.get("Resource") == CALLBACK
-        _refuse_unknown(f"state {name}", st, FIELDS["Callback" if callback else kind])
-        for target in [st.get("Next"), st.get("Default")]:
-            if target is not None and target not in states:
-                raise ValueError(f"state {name}: Next {target} is not a state")
-        if callback:
-            if not _RESOURCE.match(st.get("Parameters", {}).get("FunctionName", "")):
-                raise ValueError(f"state {name}: a callback names its function as ${{XxxFunctionArn}}")
-            if ("TimeoutSeconds" in st) == ("TimeoutSecondsPath" in st):
-                raise ValueError(f"state {name}: a callback needs one of TimeoutSeconds, TimeoutSecondsPath")
-        elif kind == "Task":
-            m = _RESOURCE.match(st["Resource"])
-            if not m or m.group(1) not in stages:
-                raise ValueError(f"state {name}: resource {st['Resource']} has no local stage")
-        if kind == "Task":
-            for r in st.get("Retry", []):
-                _refuse_unknown(f"state {name} Retry", r, RETRY_FIELDS)
-                if r.get("JitterStrategy", "NONE") not in ("FULL", "NONE"):
-                    raise ValueError(f"state {name}: JitterStrategy {r['JitterStrategy']} not supported")
-            for catcher in st.get("Catch", []):
-                _refuse_unknown(f"state {name} Catch", catcher, CATCH_FIELDS)
-                if catcher["Next"] not in states:
-                    raise ValueError(f"state {name}: Catch Next {catcher['Next']} is not a state")
-        if kind == "Choice":
-            for rule in st["Choices"]:
-                _check_rule(f"state {name}", rule, top=True)
-        for key in ("ResultPath",):
-            path = st.get(key)
-            if path is not None and not re.fullmatch(r"\$(\.\w+)?", path):
-                raise ValueError(f"state {name}: {key} {path} not supported by the local runner")
+        _check_state(name, st, states, stages)
     return definition
+
+
+def _check_state(name: str, st: dict[str, Any], states: dict[str, Any], stages: set[str]) -> None:
+    """One state: a type and fields the runner knows, targets that are states, a resource it can run."""
+    kind = st.get("Type")
+    if kind not in FIELDS or kind == "Callback":
+        raise ValueError(f"state {name}: type {kind} is not supported by the local runner")
+    callback = kind == "Task" and st.get("Resource") == CALLBACK
+    _refuse_unknown(f"state {name}", st, FIELDS["Callback" if callback else kind])
+    for target in [st.get("Next"), st.get("Default")]:
+        if target is not None and target not in states:
+            raise ValueError(f"state {name}: Next {target} is not a state")
+    if callback:
+        if not _RESOURCE.match(st.get("Parameters", {}).get("FunctionName", "")):
+            raise ValueError(f"state {name}: a callback names its function as ${{XxxFunctionArn}}")
+        if ("TimeoutSeconds" in st) == ("TimeoutSecondsPath" in st):
+            raise ValueError(f"state {name}: a callback needs one of TimeoutSeconds, TimeoutSecondsPath")
+    elif kind == "Task":
+        m = _RESOURCE.match(st["Resource"])
+        if not m or m.group(1) not in stages:
+            raise ValueError(f"state {name}: resource {st['Resource']} has no local stage")
+    if kind == "Task":
+        _check_task_errors(name, st, states)
+    if kind == "Choice":
+        for rule in st["Choices"]:
+            _check_rule(f"state {name}", rule, top=True)
+    path = st.get("ResultPath")
+    if path is not None and not re.fullmatch(r"\$(\.\w+)?", path):
+        raise ValueError(f"state {name}: ResultPath {path} not supported by the local runner")
+
+
+def _check_task_errors(name: str, st: dict[str, Any], states: dict[str, Any]) -> None:
+    """A task's Retry and Catch: fields the runner implements, catchers that lead to a state."""
+    for r in st.get("Retry", []):
+        _refuse_unknown(f"state {name} Retry", r, RETRY_FIELDS)
+        if r.get("JitterStrategy", "NONE") not in ("FULL", "NONE"):
+            raise ValueError(f"state {name}: JitterStrategy {r['JitterStrategy']} not supported")
+    for catcher in st.get("Catch", []):
+        _refuse_unknown(f"state {name} Catch", catcher, CATCH_FIELDS)
+        if catcher["Next"] not in states:
+            raise ValueError(f"state {name}: Catch Next {catcher['Next']} is not a state")
 
 
 @cache

@@ -129,17 +129,7 @@ _SPLIT = re.compile(r"[.,;:!?()\[\]{}\"“”|/\n]+")
 def keyphrases(text: str, k: int = 8) -> list[str]:
     """RAKE-style candidates (stopword-delimited runs of 1–3 words) scored by frequency × length,
     with single words weighted by how often they occur; numbers alone are never tags."""
-    counts: Counter[str] = Counter()
-    for fragment in _SPLIT.split(text.lower()):
-        run: list[str] = []
-        for w in [*words(fragment), ""]:
-            if w and w not in STOPWORDS and len(w) > 2 and not w.isdigit():
-                run.append(w)
-                continue
-            for size in (1, 2, 3):
-                for i in range(len(run) - size + 1):
-                    counts[" ".join(run[i : i + size])] += 1
-            run = []
+    counts = _phrase_counts(text)
     scored: list[tuple[float, str]] = []
     long_text = sum(counts[p] for p in counts if " " not in p) > 80
     for phrase, c in counts.items():
@@ -153,12 +143,27 @@ def keyphrases(text: str, k: int = 8) -> list[str]:
     chosen: list[str] = []
     for _, phrase in scored:
         # skip a phrase contained in (or containing) one already chosen
-        if any(phrase in c or c in phrase for c in chosen):
-            continue
-        chosen.append(phrase)
+        if not any(phrase in c or c in phrase for c in chosen):
+            chosen.append(phrase)
         if len(chosen) >= k:
             break
     return chosen
+
+
+def _phrase_counts(text: str) -> Counter[str]:
+    """How often each run of 1–3 words between stop words, punctuation and numbers occurs."""
+    counts: Counter[str] = Counter()
+    for fragment in _SPLIT.split(text.lower()):
+        run: list[str] = []
+        for w in [*words(fragment), ""]:
+            if w and w not in STOPWORDS and len(w) > 2 and not w.isdigit():
+                run.append(w)
+                continue
+            for size in (1, 2, 3):
+                for i in range(len(run) - size + 1):
+                    counts[" ".join(run[i : i + size])] += 1
+            run = []
+    return counts
 
 
 class ExtractiveEnricher:

@@ -25,6 +25,7 @@ from semfs.domain.ids import file_id_for
 from semfs.pipeline import names
 
 if TYPE_CHECKING:
+    from semfs.pipeline.intake.register import Provenance
     from semfs.ports import Container
 
 router = new_router()
@@ -111,43 +112,22 @@ def upload() -> Response[str]:
     """Locally: a multipart/form-data upload (``file`` plus optional ``previous_version_id``,
     ``thread_id``, ``contact_ids``, ``source_type``, ``tags``), ingested at once. In AWS: a presigned
     POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
+    from semfs.pipeline.intake.ingest import ingest_bytes
+
     tenant = current_tenant()
     c = container()
     require(c.settings, "ingest")  # before a presigned POST is issued or the body is read
     event = router.current_event
-    filename = (event.query_string_parameters or {}).get("filename") or "upload.bin"
-    target = c.blobs.presign_upload(tenant, filename, c.settings.limits.max_file_bytes, 900)
+    query = event.query_string_parameters or {}
+    target = c.blobs.presign_upload(
+        tenant, query.get("filename") or "upload.bin", c.settings.limits.max_file_bytes, 900
+    )
     if target is not None:  # the client sends the bytes to the store itself
-        sha = (event.query_string_parameters or {}).get("sha256")
-        if sha is not None:  # the id its ingestion will give it (identity: tenant, source, key, bytes)
-            if not SHA256.fullmatch(sha):
-                raise BadRequestError("sha256 is the bytes' SHA-256 in 64 lowercase hex digits")
-            file_id = file_id_for(tenant, "upload", f"s3:{target['key']}", sha)
-            target |= {"file_id": file_id, "status_url": f"/files/{file_id}"}
-        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
+        return _presigned(tenant, target, query.get("sha256"))
     raw = base64.b64decode(event.body or "") if event.is_base64_encoded else (event.body or "").encode("latin-1")
     fields, file_name, payload = _multipart(event.headers.get("content-type", ""), raw)
-    from semfs.pipeline.intake.ingest import ingest_bytes
-    from semfs.pipeline.intake.register import Provenance
-
-    prov = Provenance.from_caller(
-        source_type=fields.get("source_type"),
-        tags=[x for x in fields.get("tags", "").split(",") if x.strip()],
-        previous_version_id=fields.get("previous_version_id") or None,
-        thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
-        **_contacts(c, tenant, [x.strip() for x in fields.get("contact_ids", "").split(",") if x.strip()]),
-        extra={
-            **{k: fields[k] for k in ("agent", "run_id") if fields.get(k)},
-            **(
-                {"derived_from": [x.strip() for x in fields["derived_from"].split(",") if x.strip()]}
-                if fields.get("derived_from")
-                else {}
-            ),
-        },
-        uploaded_by=fields.get("agent") or None,
-    )
     try:
-        reg = ingest_bytes(c, tenant, payload, file_name, prov)
+        reg = ingest_bytes(c, tenant, payload, file_name, _provenance(c, tenant, fields))
     except NotFound as e:  # an id it names (previous version, contacts, sources) is not the tenant's
         raise NotFoundError(e.reason) from e
     done = reg.record.status.terminal
@@ -160,6 +140,38 @@ def upload() -> Response[str]:
         headers={} if done else {"Location": where},
         content_type=content_types.APPLICATION_JSON,
         body=body.model_dump_json(),
+    )
+
+
+def _presigned(tenant: str, target: dict[str, Any], sha: str | None) -> Response[str]:
+    """The presigned POST, with the id its ingestion will give the file when the client names its bytes'
+    SHA-256 (identity: tenant, source, key, bytes)."""
+    if sha is not None:
+        if not SHA256.fullmatch(sha):
+            raise BadRequestError("sha256 is the bytes' SHA-256 in 64 lowercase hex digits")
+        file_id = file_id_for(tenant, "upload", f"s3:{target['key']}", sha)
+        target |= {"file_id": file_id, "status_url": f"/files/{file_id}"}
+    return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=to_json(target))
+
+
+def _provenance(c: Container, tenant: str, fields: dict[str, str]) -> Provenance:
+    """What the form's fields say about the file, checked as every caller's claims are."""
+    from semfs.pipeline.intake.register import Provenance
+
+    def listed(name: str) -> list[str]:
+        return [x.strip() for x in fields.get(name, "").split(",") if x.strip()]
+
+    extra: dict[str, Any] = {k: fields[k] for k in ("agent", "run_id") if fields.get(k)}
+    if fields.get("derived_from"):
+        extra["derived_from"] = listed("derived_from")
+    return Provenance.from_caller(
+        source_type=fields.get("source_type"),
+        tags=listed("tags"),
+        previous_version_id=fields.get("previous_version_id") or None,
+        thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
+        **_contacts(c, tenant, listed("contact_ids")),
+        extra=extra,
+        uploaded_by=fields.get("agent") or None,
     )
 
 
