@@ -38,6 +38,7 @@ lint: setup
 	$(VENV)/bin/ruff check shared tests bench functions
 	$(VENV)/bin/ruff format --check shared tests bench functions
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/xenon --max-absolute C shared/semfs functions bench  # no function above C: split it along its steps
 
 typecheck: setup
 	$(VENV)/bin/mypy

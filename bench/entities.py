@@ -25,6 +25,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "shared"))
@@ -80,51 +81,67 @@ def main() -> None:
     parser.add_argument("--show-misses", action="store_true")
     args = parser.parse_args()
     spec = json.loads(LABELS.read_text())
-    counts = {m: {k: Counter() for k in KINDS} for m in ("deterministic", "scripted LLM")}
+    counts: dict[str, dict[str, Counter[str]]] = {
+        m: {k: Counter() for k in KINDS} for m in ("deterministic", "scripted LLM")
+    }
     misses: list[str] = []
     labelled = invented = 0
     for item in spec["documents"]:
-        doc = document(item["source"], item.get("until"))
-        truth = {key_of(k, t) for k, t in item["entities"]}
+        truth, kept = _count_document(item, counts, misses)
         labelled += len(truth)
-        patterns = {(m.kind, m.key) for m in extract_mentions(doc)}
-        enrichment = validate_enrichment(scripted_answer(item["entities"]), doc.text)
-        llm = {(m.kind, m.key) for m in located(doc, [(e.kind, e.text) for e in enrichment.entities])}
-        invented += len(llm & {key_of(k, t) for k, t in INVENTIONS})
-        for method, found in (("deterministic", patterns), ("scripted LLM", patterns | llm)):
-            for kind in KINDS:
-                t = {x for x in truth if x[0] == kind}
-                f = {x for x in found if x[0] == kind}
-                counts[method][kind].update(tp=len(t & f), fp=len(f - t), fn=len(t - f))
-        misses += [f"{item['source']}: missed {x}" for x in sorted(truth - patterns)]
-        misses += [f"{item['source']}: extra {x}" for x in sorted(patterns - truth)]
-    report = {
+        invented += kept
+    report: dict[str, Any] = {
         "documents": len(spec["documents"]),
         "labelled": labelled,
         "llm_inventions": len(INVENTIONS) * len(spec["documents"]),
         "llm_inventions_kept": invented,
-        "methods": {},
+        "methods": {method: _rows(per_kind) for method, per_kind in counts.items()},
     }
-    for method, per_kind in counts.items():
-        rows = {}
-        total: Counter[str] = Counter()
-        for kind, c in per_kind.items():
-            total.update(c)
-            rows[kind] = _scores(c)
-        rows["all"] = _scores(total)
-        report["methods"][method] = rows  # type: ignore[index]
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"{report['documents']} documents, {labelled} labelled entities (one per document and entity)")
-        for method, rows in report["methods"].items():  # type: ignore[attr-defined]
-            print(f"\n{method}")
-            print(f"  {'kind':<13}{'labelled':>9}{'found':>7}{'precision':>11}{'recall':>8}")
-            for kind, r in rows.items():
-                print(f"  {kind:<13}{r['labelled']:>9}{r['found']:>7}{r['precision']:>11.2f}{r['recall']:>8.2f}")
-        print(f"\nthe scripted LLM's inventions kept: {invented} of {report['llm_inventions']}")
+        _print(report)
     if args.show_misses:
         print("\n" + "\n".join(misses))
+
+
+def _count_document(
+    item: dict[str, Any], counts: dict[str, dict[str, Counter[str]]], misses: list[str]
+) -> tuple[set[tuple[str, str]], int]:
+    """One labelled document through both methods: its labels, and the scripted LLM's inventions kept."""
+    doc = document(item["source"], item.get("until"))
+    truth = {key_of(k, t) for k, t in item["entities"]}
+    patterns = {(m.kind, m.key) for m in extract_mentions(doc)}
+    enrichment = validate_enrichment(scripted_answer(item["entities"]), doc.text)
+    llm = {(m.kind, m.key) for m in located(doc, [(e.kind, e.text) for e in enrichment.entities])}
+    for method, found in (("deterministic", patterns), ("scripted LLM", patterns | llm)):
+        for kind in KINDS:
+            t = {x for x in truth if x[0] == kind}
+            f = {x for x in found if x[0] == kind}
+            counts[method][kind].update(tp=len(t & f), fp=len(f - t), fn=len(t - f))
+    misses += [f"{item['source']}: missed {x}" for x in sorted(truth - patterns)]
+    misses += [f"{item['source']}: extra {x}" for x in sorted(patterns - truth)]
+    return truth, len(llm & {key_of(k, t) for k, t in INVENTIONS})
+
+
+def _rows(per_kind: dict[str, Counter[str]]) -> dict[str, dict[str, float]]:
+    total: Counter[str] = Counter()
+    rows = {}
+    for kind, c in per_kind.items():
+        total.update(c)
+        rows[kind] = _scores(c)
+    rows["all"] = _scores(total)
+    return rows
+
+
+def _print(report: dict[str, Any]) -> None:
+    print(f"{report['documents']} documents, {report['labelled']} labelled entities (one per document and entity)")
+    for method, rows in report["methods"].items():
+        print(f"\n{method}")
+        print(f"  {'kind':<13}{'labelled':>9}{'found':>7}{'precision':>11}{'recall':>8}")
+        for kind, r in rows.items():
+            print(f"  {kind:<13}{r['labelled']:>9}{r['found']:>7}{r['precision']:>11.2f}{r['recall']:>8.2f}")
+    print(f"\nthe scripted LLM's inventions kept: {report['llm_inventions_kept']} of {report['llm_inventions']}")
 
 
 def _scores(c: Counter[str]) -> dict[str, float]:

@@ -84,31 +84,39 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=Path("/usr/share/man"))
     args = parser.parse_args()
     every = sorted(p for d in ("man1", "man5", "man8") for p in (args.root / d).glob("*") if p.is_file())
-    step = max(1, len(every) // args.pages)
-    sample = every[::step][: args.pages]
+    results = [r for r in (score(p) for p in sampled(every, args.pages)) if r is not None]
+    print(f"{len(results)} pages of {len(every)} under {args.root} (man -P cat as the oracle)")
+    for group in ("all", "man", "mdoc", "asciidoctor"):
+        rows = [r for r in results if group == "all" or r["dialect"] == group]
+        if rows:
+            print(f"{group:12s} {summary(rows)}")
+    worst = sorted(results, key=lambda r: float(r["words"]))[:8]  # type: ignore[arg-type]
+    print("lowest word recall:", ", ".join(f"{Path(str(r['page'])).name} {float(r['words']):.2f}" for r in worst))  # type: ignore[arg-type]
+
+
+def sampled(every: list[Path], pages: int) -> list[Path]:
+    """Every k-th page by name, plus every Asciidoctor and mdoc page, whatever the sample caught."""
+    step = max(1, len(every) // pages)
+    sample = every[::step][:pages]
     chosen = set(sample)
-    for p in every:  # both dialects beside plain man, whatever the sample caught
+    for p in every:
         head = source(p)[:4000]
         if ("Asciidoctor" in head or re.search(r"^\.D[dt]\b", head, re.M)) and p not in chosen:
             sample.append(p)
             chosen.add(p)
-    results = [r for r in (score(p) for p in sample) if r is not None]
-    print(f"{len(results)} pages of {len(every)} under {args.root} (man -P cat as the oracle)")
-    for group in ("all", "man", "mdoc", "asciidoctor"):
-        rows = [r for r in results if group == "all" or r["dialect"] == group]
-        if not rows:
-            continue
-        found = sum(r["options"][0] for r in rows)  # type: ignore[index]
-        shown = sum(r["options"][1] for r in rows)  # type: ignore[index]
-        words = [float(r["words"]) for r in rows]  # type: ignore[arg-type]
-        print(
-            f"{group:12s} pages {len(rows):4d}  NAME line {sum(1 for r in rows if r['name']) / len(rows):.3f}  "
-            f"options {found}/{shown} = {found / max(shown, 1):.3f}  "
-            f"word recall median {statistics.median(words):.3f}, p10 {sorted(words)[len(words) // 10]:.3f}, "
-            f"pages under 0.9: {sum(1 for w in words if w < 0.9)}"
-        )
-    worst = sorted(results, key=lambda r: float(r["words"]))[:8]  # type: ignore[arg-type]
-    print("lowest word recall:", ", ".join(f"{Path(str(r['page'])).name} {float(r['words']):.2f}" for r in worst))  # type: ignore[arg-type]
+    return sample
+
+
+def summary(rows: list[dict[str, object]]) -> str:
+    found = sum(r["options"][0] for r in rows)  # type: ignore[index]
+    shown = sum(r["options"][1] for r in rows)  # type: ignore[index]
+    words = [float(r["words"]) for r in rows]  # type: ignore[arg-type]
+    return (
+        f"pages {len(rows):4d}  NAME line {sum(1 for r in rows if r['name']) / len(rows):.3f}  "
+        f"options {found}/{shown} = {found / max(shown, 1):.3f}  "
+        f"word recall median {statistics.median(words):.3f}, p10 {sorted(words)[len(words) // 10]:.3f}, "
+        f"pages under 0.9: {sum(1 for w in words if w < 0.9)}"
+    )
 
 
 if __name__ == "__main__":

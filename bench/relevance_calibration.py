@@ -240,39 +240,45 @@ def report(
             for r in rows
             if r.mode == mode and not qs[r.query].fit
         ]
-        if not pairs:
-            continue
-        brier = statistics.fmean((p - y) ** 2 for p, y in pairs)
-        answered = [qi for qi, q in enumerate(qs) if not q.fit and q.answers]
-        empty = [qi for qi, q in enumerate(qs) if not q.fit and not q.answers]
-        ndcg_before, ndcg_after, kept_hit, hit, emptied, all_weak = [], [], 0, 0, 0, 0
-        for qi in answered + empty:
-            files = ranked[(qi, mode)]
-            kept = shown(files, vec if mode == "hybrid" else words, mode, words, floor)
-            rel = [predict(model_for(mode, vec, words, cos), cos, cov) for k, cos, cov in files][:TOP]
-            if qs[qi].answers:
-                before = [k for k, _, _ in files][:TOP]
-                ndcg_before.append(ndcg_at(before, qs[qi].answers))
-                ndcg_after.append(ndcg_at(kept, qs[qi].answers))
-                hit += any(k in qs[qi].answers for k in before)
-                kept_hit += any(k in qs[qi].answers for k in kept)
-            else:
-                emptied += not kept
-                all_weak += all(p < weak for p in rel)
-        result[mode] = {
-            "rows": len(pairs),
-            "brier": round(brier, 4),
-            "reliability": reliability(pairs),
-            "answered_queries": len(answered),
-            "ndcg@10": round(statistics.fmean(ndcg_before), 4) if ndcg_before else None,
-            "ndcg@10_with_floor": round(statistics.fmean(ndcg_after), 4) if ndcg_after else None,
-            "answer_in_top10": hit,
-            "answer_in_top10_with_floor": kept_hit,
-            "no_answer_queries": len(empty),
-            "no_answer_emptied_by_floor": emptied,
-            "no_answer_all_weak": all_weak,
-        }
+        if pairs:
+            result[mode] = {
+                "rows": len(pairs),
+                "brier": round(statistics.fmean((p - y) ** 2 for p, y in pairs), 4),
+                "reliability": reliability(pairs),
+                **_held_out(qs, ranked, mode, vec, words, floor, weak),
+            }
     return result
+
+
+def _held_out(qs: list[Query], ranked: dict, mode: str, vec, words, floor: float, weak: float) -> dict:
+    """The held-out queries under the floor: the answerable ones' nDCG@10 and answer in the top 10,
+    before and after; the ones without an answer, emptied or all weak."""
+    answered = [qi for qi, q in enumerate(qs) if not q.fit and q.answers]
+    empty = [qi for qi, q in enumerate(qs) if not q.fit and not q.answers]
+    ndcg_before, ndcg_after, kept_hit, hit, emptied, all_weak = [], [], 0, 0, 0, 0
+    for qi in answered + empty:
+        files = ranked[(qi, mode)]
+        kept = shown(files, vec if mode == "hybrid" else words, mode, words, floor)
+        rel = [predict(model_for(mode, vec, words, cos), cos, cov) for k, cos, cov in files][:TOP]
+        if qs[qi].answers:
+            before = [k for k, _, _ in files][:TOP]
+            ndcg_before.append(ndcg_at(before, qs[qi].answers))
+            ndcg_after.append(ndcg_at(kept, qs[qi].answers))
+            hit += any(k in qs[qi].answers for k in before)
+            kept_hit += any(k in qs[qi].answers for k in kept)
+        else:
+            emptied += not kept
+            all_weak += all(p < weak for p in rel)
+    return {
+        "answered_queries": len(answered),
+        "ndcg@10": round(statistics.fmean(ndcg_before), 4) if ndcg_before else None,
+        "ndcg@10_with_floor": round(statistics.fmean(ndcg_after), 4) if ndcg_after else None,
+        "answer_in_top10": hit,
+        "answer_in_top10_with_floor": kept_hit,
+        "no_answer_queries": len(empty),
+        "no_answer_emptied_by_floor": emptied,
+        "no_answer_all_weak": all_weak,
+    }
 
 
 CURVE = (0.0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.02)
@@ -309,33 +315,8 @@ def main() -> None:
     sets = args.sets.split(",")
     if "scifact" not in sets and not args.shipped:
         raise SystemExit("the fit needs the scifact set (or --shipped)")
-    loaded = {}
-    if args.load:
-        loaded = _undump(json.loads(args.load.read_text(encoding="utf-8")))
-    for name, load in (("scifact", lambda: scifact_set(args.max_docs)), ("demo", demo_set), ("fixtures", fixture_set)):
-        if name in sets and name not in loaded:
-            loaded[name] = load()
-            print(f"{name}: {len(loaded[name][0])} queries, {len(loaded[name][1])} rows", file=sys.stderr)
-    if args.dump:
-        args.dump.write_text(json.dumps(_dumped(loaded)), encoding="utf-8")
-    if args.shipped:
-        cal, wo = shipped.CALIBRATIONS[MODEL], shipped.WORDS_ONLY
-        vec, words = (cal.intercept, cal.cosine, cal.coverage), (wo.intercept, wo.coverage)
-        floor, floor_words = cal.floor, wo.floor
-    else:
-        qs, rows, _ = loaded["scifact"]
-        hyb = [r for r in rows if qs[r.query].fit and r.mode == "hybrid" and r.cosine is not None]
-        kw = [r for r in rows if qs[r.query].fit and r.mode == "keyword"]
-        vec = tuple(
-            round(float(v), 3)
-            for v in fit_logistic(np.array([[r.cosine, r.coverage] for r in hyb]), np.array([r.label for r in hyb]))
-        )
-        words = tuple(
-            round(float(v), 3)
-            for v in fit_logistic(np.array([[r.coverage] for r in kw]), np.array([r.label for r in kw]))
-        )
-        floor = choose_floor(qs, loaded["scifact"][2], "hybrid", vec)
-        floor_words = choose_floor(qs, loaded["scifact"][2], "keyword", words)
+    loaded = _loaded(args, sets)
+    vec, words, floor, floor_words = _shipped() if args.shipped else _fitted(loaded)
     weak = shipped.WEAK
     fitted = {"model": MODEL, "with_vector": vec, "words_only": words, "floor": floor, "floor_words": floor_words}
     fitted["weak"] = weak
@@ -346,6 +327,48 @@ def main() -> None:
     if args.json:
         print(json.dumps([*results, {"floor_curve": curve}], indent=2))
         return
+    _print_fit(vec, words, floor, floor_words, weak)
+    print("\nthe floor's trade-off, every query of each set (nDCG@10 of the answerable; no-answer queries emptied):")
+    for row in curve:
+        sets_said = " | ".join(
+            f"{k} {v['ndcg@10']} emptied {v['emptied']}" for k, v in row.items() if isinstance(v, dict)
+        )
+        print(f"  {row['mode']:<7} floor {row['floor']:<6} {sets_said}")
+    for r in results[1:]:
+        _print_set(r)
+
+
+def _loaded(args: argparse.Namespace, sets: list[str]) -> dict:
+    """The sets' queries and rows: run, or read from a --dump (and written to one when asked)."""
+    loaded = _undump(json.loads(args.load.read_text(encoding="utf-8"))) if args.load else {}
+    for name, load in (("scifact", lambda: scifact_set(args.max_docs)), ("demo", demo_set), ("fixtures", fixture_set)):
+        if name in sets and name not in loaded:
+            loaded[name] = load()
+            print(f"{name}: {len(loaded[name][0])} queries, {len(loaded[name][1])} rows", file=sys.stderr)
+    if args.dump:
+        args.dump.write_text(json.dumps(_dumped(loaded)), encoding="utf-8")
+    return loaded
+
+
+def _shipped() -> tuple[tuple, tuple, float, float]:
+    """The constants semfs ships (``semfs.domain.relevance``), to be checked, not fitted."""
+    cal, wo = shipped.CALIBRATIONS[MODEL], shipped.WORDS_ONLY
+    return (cal.intercept, cal.cosine, cal.coverage), (wo.intercept, wo.coverage), cal.floor, wo.floor
+
+
+def _fitted(loaded: dict) -> tuple[tuple, tuple, float, float]:
+    """Logistic fits on SciFact's fitting half, and the floors chosen on it."""
+    qs, rows, ranked = loaded["scifact"]
+    hyb = [r for r in rows if qs[r.query].fit and r.mode == "hybrid" and r.cosine is not None]
+    kw = [r for r in rows if qs[r.query].fit and r.mode == "keyword"]
+    x_vec, y_vec = np.array([[r.cosine, r.coverage] for r in hyb]), np.array([r.label for r in hyb])
+    vec = tuple(round(float(v), 3) for v in fit_logistic(x_vec, y_vec))
+    x_kw, y_kw = np.array([[r.coverage] for r in kw]), np.array([r.label for r in kw])
+    words = tuple(round(float(v), 3) for v in fit_logistic(x_kw, y_kw))
+    return vec, words, choose_floor(qs, ranked, "hybrid", vec), choose_floor(qs, ranked, "keyword", words)
+
+
+def _print_fit(vec: tuple, words: tuple, floor: float, floor_words: float, weak: float) -> None:
     print(f"model {MODEL}")
     print(f"fit: with a vector (intercept, cosine, coverage) = {vec}; words only (intercept, coverage) = {words}")
     setting = {MODEL: {"intercept": vec[0], "cosine": vec[1], "coverage": vec[2], "floor": floor}}
@@ -358,27 +381,25 @@ def main() -> None:
         f" answerable queries' lowest best relevance × {MARGIN}: a query none of whose results reaches it gets none);"
         f" weak below {weak}"
     )
-    print("\nthe floor's trade-off, every query of each set (nDCG@10 of the answerable; no-answer queries emptied):")
-    for row in curve:
-        sets = " | ".join(f"{k} {v['ndcg@10']} emptied {v['emptied']}" for k, v in row.items() if isinstance(v, dict))
-        print(f"  {row['mode']:<7} floor {row['floor']:<6} {sets}")
-    for r in results[1:]:
-        for mode in ("hybrid", "keyword"):
-            m = r.get(mode)
-            if not m:
-                continue
-            print(f"\n{r['set']} · {mode} (held out: {m['rows']} rows) Brier {m['brier']}")
-            print(f"  reliability: {m['reliability']}")
-            if m["answered_queries"]:
-                print(
-                    f"  {m['answered_queries']} answerable: nDCG@10 {m['ndcg@10']} → {m['ndcg@10_with_floor']} with"
-                    f" the floor; answer in the top 10 {m['answer_in_top10']} → {m['answer_in_top10_with_floor']}"
-                )
-            if m["no_answer_queries"]:
-                print(
-                    f"  {m['no_answer_queries']} without an answer: {m['no_answer_emptied_by_floor']} answered"
-                    f" with no results, {m['no_answer_all_weak']} with every result weak"
-                )
+
+
+def _print_set(r: dict) -> None:
+    for mode in ("hybrid", "keyword"):
+        m = r.get(mode)
+        if not m:
+            continue
+        print(f"\n{r['set']} · {mode} (held out: {m['rows']} rows) Brier {m['brier']}")
+        print(f"  reliability: {m['reliability']}")
+        if m["answered_queries"]:
+            print(
+                f"  {m['answered_queries']} answerable: nDCG@10 {m['ndcg@10']} → {m['ndcg@10_with_floor']} with"
+                f" the floor; answer in the top 10 {m['answer_in_top10']} → {m['answer_in_top10_with_floor']}"
+            )
+        if m["no_answer_queries"]:
+            print(
+                f"  {m['no_answer_queries']} without an answer: {m['no_answer_emptied_by_floor']} answered"
+                f" with no results, {m['no_answer_all_weak']} with every result weak"
+            )
 
 
 if __name__ == "__main__":
