@@ -11,6 +11,11 @@ export OMP_THREAD_LIMIT ?= 1
 
 setup: $(VENV)/.installed
 
+# the web page's checkers (ESLint, TypeScript's checkJs, openapi-typescript), pinned by package-lock.json
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
@@ -34,17 +39,22 @@ run: setup
 	@echo "\$$ semfs search 'how long do we have to pay Acme invoices' --limit 3"
 	@$(VENV)/bin/semfs search 'how long do we have to pay Acme invoices' --limit 3
 
-lint: setup
+lint: setup node_modules/.installed
 	$(VENV)/bin/ruff check shared tests bench functions
 	$(VENV)/bin/ruff format --check shared tests bench functions
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/xenon --max-absolute C shared/semfs functions bench  # no function above C: split it along its steps
+	npx --no-install eslint shared/semfs/web/js
+	npx --no-install tsc -p shared/semfs/web
+	@tmp=$$(mktemp --suffix=.d.ts) && npx --no-install openapi-typescript docs/openapi.json -o $$tmp >/dev/null 2>&1 \
+	  && cmp -s $$tmp shared/semfs/web/js/api.d.ts || { echo "shared/semfs/web/js/api.d.ts is out of date: make openapi"; exit 1; }
 
 typecheck: setup
 	$(VENV)/bin/mypy
 
-openapi: setup  # write docs/openapi.json from the routes: a route change shows in review (a test compares them)
+openapi: setup node_modules/.installed  # write docs/openapi.json from the routes, and the page's types from it: a route change shows in review
 	$(PY) -c "import json; from semfs.api.app import openapi_document; print(json.dumps(openapi_document(), indent=2, sort_keys=True))" > docs/openapi.json
+	npx --no-install openapi-typescript docs/openapi.json -o shared/semfs/web/js/api.d.ts
 
 test: setup lint typecheck
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q

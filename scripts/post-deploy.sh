@@ -72,7 +72,9 @@ if [ -n "$web_bucket" ] && [ "$web_bucket" != "None" ]; then
       aws s3 cp "$1" "s3://$web_bucket/$2" --region "$region" --content-type "$3" --cache-control "$4" --only-show-errors
     }
     put "$web/index.html" index.html "text/html; charset=utf-8" no-cache
-    put "$web/app.js" static/app.js "text/javascript; charset=utf-8" no-cache
+    for module in "$web"/js/*.js; do  # the page's ES modules, served as written (no build step)
+      put "$module" "static/js/$(basename "$module")" "text/javascript; charset=utf-8" no-cache
+    done
     put "$web/style.css" static/style.css "text/css; charset=utf-8" no-cache
     put "$web/favicon.svg" static/favicon.svg image/svg+xml max-age=86400
     put "$web/favicon.svg" favicon.ico image/svg+xml max-age=86400

@@ -469,11 +469,13 @@ def test_a_pdf_is_previewed_inline_beside_its_text(library: tuple[Any, int], bro
         assert "PDF" in browser.find_element(By.ID, "file-meta").text
         assert "navpanes=0" in src  # the viewer opens without its thumbnail pane (half of a half-width pane)
         _shot(browser, "file-pdf")
-        # opened from a citation: the viewer on the cited page, the cited passage marked in the text
-        browser.execute_script("location.hash = '#/documents'")
-        _ready(browser, By.CSS_SELECTOR, "#docs-table tbody tr")
-        cite = {"quote": "Twelve pallets of tiles", "location": {"page": 1}}
-        browser.execute_script("openFile(arguments[0], arguments[1])", pdf.file_id, cite)
+        # opened from a citation, as a person opens one (an answer's source): the viewer on the cited page,
+        # the cited passage marked in the text
+        browser.execute_script("location.hash = '#/ask'")
+        _ready(browser, By.ID, "question").send_keys("When are the twelve pallets of tiles due?")
+        _ready(browser, By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
+        source = _ready(browser, By.CSS_SELECTOR, f"#citations a.citation[href='#/file/{pdf.file_id}']")
+        browser.execute_script("arguments[0].click()", source)
         wait.until(
             lambda d: "#page=1&" in (d.find_element(By.CSS_SELECTOR, "#preview iframe").get_attribute("src") or "")
         )

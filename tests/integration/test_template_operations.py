@@ -255,16 +255,19 @@ def test_post_deploy_uploads_the_web_page_with_the_configuration_it_signs_in_wit
     code, out, calls = _post_deploy(tmp_path, key="sk-1", web_bucket="semfs-web-1", sign_in=hosted)
     assert code == 0, out
     copied = {c.split()[3].removeprefix("s3://semfs-web-1/"): c for c in calls if c.startswith("s3 cp")}
+    web = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "web"
+    modules = {f"static/js/{m.name}" for m in (web / "js").glob("*.js")}
+    assert "static/js/main.js" in modules and len(modules) > 10  # the page's ES modules, each one uploaded
     assert set(copied) == {
         "index.html",
-        "static/app.js",
+        *modules,
         "static/style.css",
         "static/favicon.svg",
         "favicon.ico",
         "static/config.json",
     }
     assert copied["index.html"].split()[2].endswith("shared/semfs/web/index.html")
-    assert "--content-type text/javascript; charset=utf-8" in copied["static/app.js"]
+    assert all("--content-type text/javascript; charset=utf-8" in copied[m] for m in modules)
     assert "--cache-control no-store" in copied["static/config.json"]
     config = json.loads((tmp_path / "calls.log.config").read_text())
     assert config == {

@@ -20,13 +20,13 @@ from semfs.domain.vocabulary import ENTITY_KIND_LABELS, ENTITY_KINDS, SEARCH_MOD
 
 pytestmark = pytest.mark.unit
 WEB = Path(__file__).resolve().parents[2] / "shared" / "semfs" / "web"
-APP = (WEB / "app.js").read_text(encoding="utf-8")
+APP = "\n".join(p.read_text(encoding="utf-8") for p in sorted((WEB / "js").glob("*.js")))  # the page's modules
 
 
 def js_object(name: str) -> dict[str, str]:
-    """The string-to-string object literal ``const NAME = { a: "x", "b": "y", … };`` in app.js."""
+    """The string-to-string object literal ``const NAME = { a: "x", "b": "y", … };`` in the page's modules."""
     found = re.search(rf"const {name} = \{{(.*?)\}};", APP, re.DOTALL)
-    assert found, f"app.js has no const {name} object"
+    assert found, f"the page's modules have no const {name} object"
     return dict(re.findall(r'"?([\w/.+-]+)"?\s*:\s*"([^"]*)"', found.group(1)))
 
 
