@@ -3,8 +3,7 @@
 Everything else derives from these or is checked against them by a test: the pydantic models and the
 API's enums (``domain/models.py``, ``domain/results.py``), the OpenAPI document, the LLM's JSON schema
 (``adapters/openai/client.py``), the CLI's choices and the web page's labels
-(``tests/unit/test_vocabulary.py``). Outcome codes are ``domain/outcomes.py``'s enums; formats are
-``extractors/formats.py``'s registry.
+(``tests/unit/test_vocabulary.py``). Outcome codes are ``domain/outcomes.py``'s enums.
 
 Standard library only, so that the CLI can name its choices without importing pydantic (``semfs --help``).
 """
