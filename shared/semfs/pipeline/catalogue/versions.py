@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from semfs.domain.errors import InvalidRequest
@@ -24,11 +25,9 @@ def detach_version(c: Container, tenant_id: str, file_id: str, by: str | None = 
     own = lineage_id_for(file_id)
     if record.lineage_id == own and record.version == 1:
         return record  # already a lineage of its own (detaching twice changes nothing)
-    old_lineage = record.lineage_id
-    moved = update(
-        c.repo,
-        tenant_id,
-        file_id,
+    return _move(
+        c,
+        record,
         lambda r: r.evolve(
             lineage_id=own,
             version=1,
@@ -38,11 +37,7 @@ def detach_version(c: Container, tenant_id: str, file_id: str, by: str | None = 
             provenance={**r.provenance, "version_link": "detached", "detached_from": r.previous_version_id},
             activity=r.did("detached", f"from version {r.version}", by),
         ),
-        seen=record,
     )
-    moved = _resettle(c, moved)
-    resettle_lineage(c, tenant_id, old_lineage)
-    return moved
 
 
 def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, by: str | None = None) -> FileRecord:
@@ -54,11 +49,9 @@ def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, b
     if target.lineage_id == record.lineage_id:
         raise InvalidRequest("both files are already in one lineage")
     head, number = follow_lineage(c, tenant_id, target)
-    old_lineage = record.lineage_id
-    moved = update(
-        c.repo,
-        tenant_id,
-        file_id,
+    return _move(
+        c,
+        record,
         lambda r: r.evolve(
             lineage_id=head.lineage_id,
             version=number,
@@ -67,10 +60,16 @@ def link_version(c: Container, tenant_id: str, file_id: str, previous_id: str, b
             provenance={**r.provenance, "version_link": "explicit"},
             activity=r.did("linked", f"version {number}, after {head.title or head.filename}", by),
         ),
-        seen=record,
     )
+
+
+def _move(c: Container, record: FileRecord, change: Callable[[FileRecord], FileRecord]) -> FileRecord:
+    """Move ``record`` into another lineage (``change`` says where), settle the latest flag of the lineage it
+    joins, and give the one it left its newest remaining version back as latest."""
+    old_lineage = record.lineage_id
+    moved = update(c.repo, record.tenant_id, record.file_id, change, seen=record)
     moved = _resettle(c, moved)
-    resettle_lineage(c, tenant_id, old_lineage)
+    resettle_lineage(c, record.tenant_id, old_lineage)
     return moved
 
 
