@@ -152,7 +152,8 @@ def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bo
             rows += done
             if lines:
                 for row in done:
-                    out.print(f"[{n}/{len(files)}] {row['outcome']:<18} {row['path']}", highlight=False)
+                    counter = f"[{n:>{len(str(len(files)))}}/{len(files)}]"  # aligned: [  7/485]
+                    out.print(f"{counter} {row['outcome']:<18} {row['path']}", highlight=False)
             progress.advance(task)
     return rows
 
