@@ -21,6 +21,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from _common import ROOT, pct
@@ -59,8 +60,9 @@ def main() -> None:
     env = {**os.environ, "SEMFS_DATA_DIR": str(args.data_dir)}
     # an installed package has its bytecode cached; this machine's shell may say not to write it
     # (PYTHONDONTWRITEBYTECODE), which makes every process compile every module it imports: --no-cache measures that
-    if args.no_cache:
+    if args.no_cache:  # an empty cache folder, never written: every process compiles what it imports
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="semfs-no-pyc-")
     else:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     file_id = small_store(args.data_dir, env)
