@@ -87,3 +87,23 @@ def test_the_upload_stages_are_statuses() -> None:
     statuses = {s.value for s in Status}
     assert set(re.findall(r'"(\w+)"', stages.group(1))) <= statuses
     assert set(re.findall(r'"(\w+)"', final.group(1))) <= statuses
+
+
+def test_the_page_names_every_format_as_the_registry_does() -> None:
+    """One format registry (``extractors/formats.py``): the page's type names are its labels, for every MIME
+    type semfs stores and no other."""
+    from semfs.extractors.formats import FORMATS
+
+    assert js_object("TYPES") == {f.mime: f.label for f in FORMATS}
+
+
+def test_every_text_format_has_its_parser_and_every_kind_a_reader() -> None:
+    from semfs.extractors import text
+    from semfs.extractors.dispatch import READERS
+    from semfs.extractors.formats import FORMATS
+
+    for f in FORMATS:
+        if f.reader == "text":
+            assert callable(getattr(text, f.parser, None)), f
+        else:
+            assert f.reader in READERS or f.reader == "compressed", f

@@ -13,6 +13,7 @@ from typing import Any
 from semfs.domain.errors import FileRejected, FileSkipped, ParseFailed, PermanentError, SemfsError
 from semfs.domain.models import ExtractedDocument
 from semfs.domain.outcomes import Outcome
+from semfs.extractors.formats import Reader, reader_of
 from semfs.extractors.guard import check_ooxml
 from semfs.extractors.limits import ArchiveLimits, ExtractLimits
 from semfs.extractors.sniff import OLE_MAGIC, sniff
@@ -124,38 +125,74 @@ def _with_default_password(data: bytes) -> bytes | None:
 
 
 def _extract(kind: str, mime: str, data: bytes, filename: str, limits: ExtractLimits) -> ExtractOutput:
-    from semfs.extractors import convert, pdf, text
-
-    ocr: list[int] = []
-    match kind:
-        case "pdf":
-            doc, ocr = pdf.extract_pdf(data, limits.max_chars)
-        case "docx" | "xlsx" | "pptx":
-            check_ooxml(data, limits.archive)
-            doc = _ooxml(kind, data, limits)
-        case "doc" | "xls" | "ppt" | "odt" | "ods" | "odp":
-            if kind in ("odt", "ods", "odp"):
-                check_ooxml(data, limits.archive)
-            target, converted = convert.to_ooxml(data, kind, limits.convert_timeout_s)
-            doc = _ooxml(target, converted, limits)
-        case "epub":
-            check_ooxml(data, limits.archive, public_doctype=True)
-            doc = _within(text.extract_epub(data), limits.max_chars, limits.max_blocks)
-        case "msg":
-            from semfs.extractors.email import extract_msg_document
-
-            doc = _within(extract_msg_document(data), limits.max_chars, limits.max_blocks)
-        case _ if kind.startswith("compressed:"):
-            return _compressed(kind.removeprefix("compressed:"), mime, data, filename, limits)
-        case "image":
-            frames = check_image(data, limits.max_image_pixels)
-            doc = ExtractedDocument(blocks=[], pages=frames, extraction="ocr")
-            ocr = list(range(1, frames + 1))
-        case _:
-            doc = _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks)
+    """The kind's reader, as the format registry names it (``formats.py``), under the limits."""
+    reader = reader_of(kind).reader
+    if reader == "compressed":
+        return _compressed(kind.removeprefix("compressed:"), mime, data, filename, limits)
+    doc, ocr = READERS[reader](kind, data, filename, limits)
     if doc.truncated and not doc.truncated_by:  # an extractor's own budget (Office, PDF) cut it
         doc = doc.model_copy(update={"truncated_by": _chars_kept(limits.max_chars)})
     return ExtractOutput(mime_type=mime, kind=kind, document=_clean(doc), ocr_pages=ocr)
+
+
+Read = tuple[ExtractedDocument, list[int]]  # the document, and the 1-based pages that need OCR
+
+
+def _read_pdf(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    from semfs.extractors import pdf
+
+    return pdf.extract_pdf(data, limits.max_chars)
+
+
+def _read_ooxml(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    check_ooxml(data, limits.archive)
+    return _ooxml(kind, data, limits), []
+
+
+def _read_converted(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    """Legacy Office and OpenDocument, converted to OOXML by LibreOffice (an ODF package is checked first)."""
+    from semfs.extractors import convert
+
+    if kind in ("odt", "ods", "odp"):
+        check_ooxml(data, limits.archive)
+    target, converted = convert.to_ooxml(data, kind, limits.convert_timeout_s)
+    return _ooxml(target, converted, limits), []
+
+
+def _read_epub(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    from semfs.extractors import text
+
+    check_ooxml(data, limits.archive, public_doctype=True)
+    return _within(text.extract_epub(data), limits.max_chars, limits.max_blocks), []
+
+
+def _read_msg(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    from semfs.extractors.email import extract_msg_document
+
+    return _within(extract_msg_document(data), limits.max_chars, limits.max_blocks), []
+
+
+def _read_image(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    """An image has no text of its own: every frame goes to OCR."""
+    frames = check_image(data, limits.max_image_pixels)
+    return ExtractedDocument(blocks=[], pages=frames, extraction="ocr"), list(range(1, frames + 1))
+
+
+def _read_text(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    from semfs.extractors import text
+
+    return _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks), []
+
+
+READERS: dict[Reader, Callable[[str, bytes, str, ExtractLimits], Read]] = {
+    "pdf": _read_pdf,
+    "ooxml": _read_ooxml,
+    "converted": _read_converted,
+    "epub": _read_epub,
+    "msg": _read_msg,
+    "image": _read_image,
+    "text": _read_text,
+}
 
 
 def _chars_kept(max_chars: int) -> str:

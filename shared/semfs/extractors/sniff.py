@@ -10,87 +10,32 @@ from pathlib import PurePosixPath
 
 from semfs.domain.errors import FileRejected, FileSkipped
 from semfs.domain.outcomes import Outcome
+from semfs.extractors.formats import BY_NAME, FORMATS, TEXT_BY_NAME, names_of, reader_of
 from semfs.extractors.text import TERMINAL_FORMATTING
 from semfs.extractors.troff import looks_like_man
 
-TEXT_KINDS = {
-    ".txt": ("text", "text/plain"),
-    ".text": ("text", "text/plain"),
-    ".log": ("text", "text/plain"),
-    ".md": ("markdown", "text/markdown"),
-    ".markdown": ("markdown", "text/markdown"),
-    ".rst": ("markdown", "text/x-rst"),
-    ".json": ("json", "application/json"),
-    ".ipynb": ("ipynb", "application/x-ipynb+json"),
-    ".rtf": ("rtf", "application/rtf"),
-    ".jsonl": ("text", "application/jsonl"),
-    ".yaml": ("yaml", "application/yaml"),
-    ".yml": ("yaml", "application/yaml"),
-    ".xml": ("xml", "application/xml"),
-    ".csv": ("csv", "text/csv"),
-    ".tsv": ("tsv", "text/tab-separated-values"),
-    ".html": ("html", "text/html"),
-    ".htm": ("html", "text/html"),
-    ".xhtml": ("html", "application/xhtml+xml"),
-}
-CODE_EXTS = {
-    ".py",
-    ".js",
-    ".ts",
-    ".tsx",
-    ".jsx",
-    ".java",
-    ".go",
-    ".rs",
-    ".c",
-    ".h",
-    ".cpp",
-    ".hpp",
-    ".cs",
-    ".rb",
-    ".php",
-    ".sh",
-    ".bash",
-    ".sql",
-    ".kt",
-    ".swift",
-    ".scala",
-    ".r",
-    ".m",
-    ".toml",
-    ".ini",
-    ".cfg",
-    ".css",
-    ".scss",
-    ".lua",
-    ".pl",
-    ".tf",
-    ".proto",
-    ".graphql",
-    ".dockerfile",
-    ".makefile",
-}
-OOXML = {
-    ".docx": ("docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "word/"),
-    ".xlsx": ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xl/"),
-    ".pptx": ("pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", "ppt/"),
-}
+# The names and MIME types come from the format registry (formats.py); what is only the sniffer's is here:
+# magic bytes, and the parts that make a zip an OOXML package.
+TEXT_KINDS = {name: (f.kind, f.mime) for name, f in TEXT_BY_NAME.items() if f.kind != "code"}
+CODE_EXTS = frozenset(reader_of("code").names)
+_PACKAGE_PARTS = {"docx": "word/", "xlsx": "xl/", "pptx": "ppt/"}
+OOXML = {name: (f.kind, f.mime, _PACKAGE_PARTS[f.kind]) for f in FORMATS if f.reader == "ooxml" for name in f.names}
 IMAGES = {
-    b"\x89PNG\r\n\x1a\n": ("png", "image/png"),
-    b"\xff\xd8\xff": ("jpeg", "image/jpeg"),
-    b"II*\x00": ("tiff", "image/tiff"),
-    b"MM\x00*": ("tiff", "image/tiff"),
-    b"GIF87a": ("gif", "image/gif"),
-    b"GIF89a": ("gif", "image/gif"),
+    b"\x89PNG\r\n\x1a\n": "image/png",
+    b"\xff\xd8\xff": "image/jpeg",
+    b"II*\x00": "image/tiff",
+    b"MM\x00*": "image/tiff",
+    b"GIF87a": "image/gif",
+    b"GIF89a": "image/gif",
 }
-IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif"}
+IMAGE_EXTS = names_of("image")
 # one file compressed on its own (a man page, a changelog): read as what it holds
 COMPRESSED = {
-    b"\x1f\x8b": ("gzip", "application/gzip"),
-    b"BZh": ("bzip2", "application/x-bzip2"),
-    b"\xfd7zXZ\x00": ("xz", "application/x-xz"),
+    b"\x1f\x8b": ("gzip", BY_NAME[".gz"].mime),
+    b"BZh": ("bzip2", BY_NAME[".bz2"].mime),
+    b"\xfd7zXZ\x00": ("xz", BY_NAME[".xz"].mime),
 }
-COMPRESSED_EXTS = frozenset({".gz", ".bz2", ".xz"})
+COMPRESSED_EXTS = names_of("compressed")
 COMPRESSED_TARS = frozenset({".tgz", ".tbz2", ".txz"})
 _MAN_EXT = re.compile(r"^\.(?:[1-9][a-z0-9]{0,8}|man|n|l)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -103,7 +48,7 @@ class FileKind:
 
 
 def _image_magic(head: bytes) -> FileKind | None:
-    for magic, (_, mime) in IMAGES.items():
+    for magic, mime in IMAGES.items():
         if head.startswith(magic):
             return FileKind("image", mime)
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
@@ -279,19 +224,18 @@ def _sniff_zip(data: bytes) -> FileKind:
     raise FileSkipped("a zip archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
 
 
-ZIP_TYPES = {
-    "application/vnd.oasis.opendocument.text": "odt",
-    "application/vnd.oasis.opendocument.spreadsheet": "ods",
-    "application/vnd.oasis.opendocument.presentation": "odp",
-    "application/epub+zip": "epub",
-}
+# a zip that names its type in a first, stored member (OpenDocument, EPUB): that MIME type -> its kind
+ZIP_TYPES = {f.mime: f.kind for f in FORMATS if f.kind in ("odt", "ods", "odp", "epub")}
 # OLE2 compound files: the stream that names the format -> (kind, MIME type)
 OLE_STREAMS = {
-    "worddocument": ("doc", "application/msword"),
-    "workbook": ("xls", "application/vnd.ms-excel"),
-    "book": ("xls", "application/vnd.ms-excel"),
-    "powerpoint document": ("ppt", "application/vnd.ms-powerpoint"),
-    "__properties_version1.0": ("msg", "application/vnd.ms-outlook"),
+    stream: (kind, reader_of(kind).mime)
+    for stream, kind in (
+        ("worddocument", "doc"),
+        ("workbook", "xls"),
+        ("book", "xls"),
+        ("powerpoint document", "ppt"),
+        ("__properties_version1.0", "msg"),
+    )
 }
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -568,33 +569,32 @@ _TERMINAL = re.compile(TERMINAL_FORMATTING)
 
 
 def extract_text_kind(kind: str, data: bytes, filename: str) -> ExtractedDocument:
-    if kind == "xml":
-        return extract_xml(data)
-    text = decode(data)
-    match kind:
-        case "markdown":
-            return extract_markdown(text)
-        case "code":
-            return extract_code(text)
-        case "json":
-            return extract_json(text)
-        case "ipynb":
-            return extract_notebook(text)
-        case "rtf":
-            return extract_rtf(text)
-        case "yaml":
-            return extract_yaml(text)
-        case "csv":
-            return extract_table(text, ",")
-        case "tsv":
-            return extract_table(text, "\t")
-        case "html":
-            return extract_html(text)
-        case "man":
-            from semfs.extractors.troff import extract_man
+    """A text format through its parser, as the format registry names it (``formats.py``): the row the
+    file's name names when it is of this kind (``.jsonl`` is text read as code), else the kind's first row."""
+    from semfs.extractors.formats import TEXT_BY_NAME, reader_of
 
-            return extract_man(text)
-        case _:
-            if PurePosixPath(filename).suffix.lower() == ".jsonl":
-                return extract_code(text)
-            return extract_plain(_TERMINAL.sub("", text) if "\x1b" in text or "\x08" in text else text)
+    if kind == "xml":  # parsed from its bytes: the declaration says their encoding
+        return extract_xml(data)
+    named = TEXT_BY_NAME.get(PurePosixPath(filename).suffix.lower())
+    fmt = named if named is not None and named.kind == kind else reader_of(kind)
+    parse: Callable[[str], ExtractedDocument] = globals()[fmt.parser]
+    return parse(decode(data))
+
+
+def extract_plain_text(text: str) -> ExtractedDocument:
+    """Plain text, a terminal's formatting (colours, overstrikes) left out."""
+    return extract_plain(_TERMINAL.sub("", text) if "\x1b" in text or "\x08" in text else text)
+
+
+def extract_csv(text: str) -> ExtractedDocument:
+    return extract_table(text, ",")
+
+
+def extract_tsv(text: str) -> ExtractedDocument:
+    return extract_table(text, "\t")
+
+
+def extract_man_page(text: str) -> ExtractedDocument:
+    from semfs.extractors.troff import extract_man
+
+    return extract_man(text)

@@ -63,19 +63,44 @@ export async function api(method, path, body, raw) {
 }
 
 // ---- formatting: what people read instead of raw MIME types, byte counts and timestamps
+/** what people read for each MIME type semfs stores: the format registry's labels (extractors/formats.py; a test
+ * compares them) */
 export const TYPES = {
-  "application/pdf": "PDF", "text/plain": "Text", "text/markdown": "Markdown", "text/html": "Web page",
-  "text/csv": "CSV", "message/rfc822": "Email", "application/vnd.ms-outlook": "Outlook message",
+  "text/plain": "Text",
+  "application/jsonl": "JSON lines",
+  "text/markdown": "Markdown",
+  "text/x-rst": "reStructuredText",
+  "application/json": "JSON",
+  "application/x-ipynb+json": "Notebook",
+  "application/rtf": "RTF",
+  "application/yaml": "YAML",
+  "application/xml": "XML",
+  "text/csv": "CSV",
+  "text/tab-separated-values": "TSV",
+  "text/html": "Web page",
+  "application/xhtml+xml": "Web page",
+  "text/troff": "Manual page",
+  "text/x-source": "Source code",
+  "application/pdf": "PDF",
   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "Word",
-  "application/msword": "Word (old)", "application/vnd.ms-excel": "Excel (old)",
   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "Excel",
   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "PowerPoint",
-  "application/vnd.ms-powerpoint": "PowerPoint (old)", "application/rtf": "RTF", "application/epub+zip": "EPUB",
-  "application/vnd.oasis.opendocument.text": "OpenDocument text", "application/json": "JSON",
-  "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument sheet", "application/zip": "ZIP",
-  "text/x-source": "Source code", "text/x-python": "Python", "application/yaml": "YAML", "text/yaml": "YAML",
-  "application/xml": "XML", "text/xml": "XML", "application/x-ipynb+json": "Notebook",
-  "image/png": "PNG image", "image/jpeg": "JPEG image", "image/tiff": "TIFF image", "image/webp": "WebP image",
+  "application/msword": "Word (old)",
+  "application/vnd.ms-excel": "Excel (old)",
+  "application/vnd.ms-powerpoint": "PowerPoint (old)",
+  "application/vnd.oasis.opendocument.text": "OpenDocument text",
+  "application/vnd.oasis.opendocument.spreadsheet": "OpenDocument sheet",
+  "application/vnd.oasis.opendocument.presentation": "OpenDocument presentation",
+  "application/epub+zip": "EPUB",
+  "application/vnd.ms-outlook": "Outlook message",
+  "image/png": "PNG image",
+  "image/jpeg": "JPEG image",
+  "image/tiff": "TIFF image",
+  "image/gif": "GIF image",
+  "image/webp": "WebP image",
+  "application/gzip": "gzip",
+  "application/x-bzip2": "bzip2",
+  "application/x-xz": "xz",
 };
 // each outcome in words (the code stays in the title, for whoever reads docs/outcomes.md)
 /** @typedef {import("./api").components["schemas"]} Schemas the API's bodies, from docs/openapi.json */
