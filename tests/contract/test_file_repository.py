@@ -322,12 +322,22 @@ def _filter_corpus() -> list[FileRecord]:
     day = datetime(2026, 3, 1, tzinfo=UTC)
     return [
         rec("a", status=Status.INDEXED, outcome=Outcome.OK, tags=["red"], thread_id="t1", created_at=day),
-        rec("b", status=Status.FAILED, outcome=Outcome.FAILED_PARSE, auto_tags=["red"], created_at=day + timedelta(1)),
+        rec(
+            "b",
+            status=Status.FAILED,
+            outcome=Outcome.FAILED_PARSE,
+            auto_tags=["red"],
+            owner="ann",
+            readers=["u:ann"],
+            created_at=day + timedelta(1),
+        ),
         rec(
             "c",
             status=Status.INDEXED,
             outcome=Outcome.SKIPPED_DUPLICATE,
             mime_type="application/pdf",
+            owner="bob",
+            readers=["u:bob", "g:hr"],
             created_at=day + timedelta(2),
         ),
         rec(
@@ -336,6 +346,7 @@ def _filter_corpus() -> list[FileRecord]:
             contact_ids=["k1", "k2"],
             source_type="email_attachment",
             source_key="m/1",
+            readers=["tenant"],
             created_at=day + timedelta(3),
         ),
         rec("e", lineage_id="L", version=1, is_latest=False, created_at=day + timedelta(4)),
@@ -364,6 +375,12 @@ FILTER_TABLE: list[tuple[str, dict[str, object], str]] = [
     ("after a cursor", {"after": "b"}, "cde"),
     ("filters together", {"statuses": [Status.INDEXED, Status.FAILED], "tag": "red", "after": "a"}, "b"),
     ("no match", {"tag": "blue"}, ""),
+    # who reads: a record without readers (from before access lists) is the whole tenant's
+    ("a member sees the tenant's and their own", {"readers": ("tenant", "u:ann")}, "abde"),
+    ("a group's member sees the group's", {"readers": ("tenant", "u:cy", "g:hr")}, "acde"),
+    ("a member of no group sees the tenant's", {"readers": ("tenant", "u:cy")}, "ade"),
+    ("only what was shared in person", {"readers": ("u:bob",)}, "c"),
+    ("readers with other filters", {"readers": ("tenant", "u:ann"), "tag": "red"}, "ab"),
 ]
 
 
@@ -395,5 +412,5 @@ def test_every_record_field_is_compiled_by_every_repository() -> None:
 
     fields = set(typing.get_args(RecordField))
     assert set(RECORD_VALUES) == fields  # what each field means, on a record
-    assert set(_RECORD_SQL) | set(_RECORD_LISTS) == fields
+    assert set(_RECORD_SQL) | set(_RECORD_LISTS) | {"reader"} == fields  # readers: a clause of their own
     assert set(_ATTRIBUTES) < fields  # DynamoDB filters the rest with RECORD_VALUES

@@ -75,6 +75,27 @@ def test_hnsw_leg_recall_against_exact(tmp_path: Path, build_threads: int | None
     assert np.mean(recall) >= least
 
 
+def test_a_caller_who_sees_one_percent_of_the_chunks_still_gets_k_exact_hits(tmp_path: Path) -> None:
+    """Access lists filter inside the vector leg (``domain/access.py``): the graph's candidates are checked
+    in SQLite, widened, and a scope the graph cannot fill is ranked exactly, so a caller who may read 1 %
+    of the tenant's chunks gets k hits, all theirs, the same as an exact search over what they see."""
+    vecs = clustered(4000)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100, build_threads=1)
+    files = [
+        ("acme", f"f{i}", docs_for(f"f{i}", vecs[i : i + 4], readers=["u:ann"] if i % 400 == 0 else ["u:bob"]))
+        for i in range(0, len(vecs), 4)
+    ]
+    with index.batch():
+        index.replace_files(files)
+    assert graph_files(tmp_path)
+    mine = np.array([i for i in range(len(vecs)) if (i // 4 * 4) % 400 == 0])
+    assert len(mine) == 40  # 1 % of the chunks
+    for q in clustered(20, seed=9):
+        got = [h.chunk_id for h in index.knn("acme", q.tolist(), ALL.read_as(("tenant", "u:ann")), 10)]
+        order = mine[np.argsort(-(vecs[mine] @ q), kind="stable")[:10]]
+        assert got == [f"f{i // 4 * 4}:{i % 4}" for i in order]
+
+
 def test_writes_extend_the_graph_without_rebuilding_and_readers_see_them_at_once(tmp_path: Path) -> None:
     vecs = clustered(600)
     writer = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=200)

@@ -152,7 +152,11 @@ def test_cards_have_their_own_text_field_so_chunk_bm25_statistics_never_count_th
     writer = OpenSearchIndex(Settings(opensearch_endpoint="https://x"), dim=3, client=rec)  # Index's environment
     writer.ensure_index()
     writer.ensure_index()  # once per environment
-    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}, TENANT_FIELDS]
+    assert rec.mappings == [
+        {"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}},
+        READERS,
+        TENANT_FIELDS,
+    ]
     query = rec.calls[0][1]["body"]["query"]["bool"]
     assert query["must"][0]["multi_match"]["fields"] == [f"kw.{tenant_key('acme')}.card"]
     assert query["filter"][0] == {"term": {"tenant_id": "acme"}}
@@ -165,9 +169,14 @@ def test_a_writer_that_read_first_still_adds_the_missing_field(recorded: tuple[O
     index, rec = recorded
     assert index.active_model() == "m"
     index.ensure_index()
-    assert rec.mappings == [{"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}, TENANT_FIELDS]
+    assert rec.mappings == [
+        {"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}},
+        READERS,
+        TENANT_FIELDS,
+    ]
 
 
+READERS = {"index": "semfs-chunks", "body": {"properties": {"readers": {"type": "keyword"}}}}
 TENANT_FIELDS = {
     "index": "semfs-chunks",
     "body": {"dynamic_templates": KEYWORD_TEMPLATES, "properties": {"kw": KEYWORD_FIELDS}},
@@ -233,6 +242,26 @@ def test_scope_filter_covers_every_filter() -> None:
     assert {"range": {"created_at": {"gte": "2026-01-01", "lt": "2026-02-01"}}} in clauses
     assert {"terms": {"file_id": ["f1"]}} in clauses
     assert len(clauses) == 9
+
+
+def test_readers_filter_inside_the_scope_and_documents_from_before_access_lists_are_the_tenants() -> None:
+    """The caller's tokens are a filter clause next to the tenant's, so they sit inside ``knn``'s ``filter``
+    (k documents the caller may see, never k before a post-filter). A document indexed before access lists
+    has no ``readers``: it is the whole tenant's, so it passes when the caller reads as ``tenant``."""
+    members = scope_filter("acme", SearchFilters().read_as(("tenant", "u:ann", "g:hr")))
+    assert members[0] == {"term": {"tenant_id": "acme"}}
+    assert members[1] == {
+        "bool": {
+            "should": [
+                {"terms": {"readers": ["tenant", "u:ann", "g:hr"]}},
+                {"bool": {"must_not": [{"exists": {"field": "readers"}}]}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }
+    assert scope_filter("acme", SearchFilters().read_as(("u:ann",)))[1] == {"terms": {"readers": ["u:ann"]}}
+    assert not any("readers" in str(c) for c in scope_filter("acme", SearchFilters()))  # an admin: no filter
+    assert index_body(3)["mappings"]["properties"]["readers"] == {"type": "keyword"}
 
 
 def test_index_mapping_follows_the_embedding_dimension() -> None:

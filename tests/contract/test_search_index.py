@@ -257,6 +257,28 @@ class TestRetriever:
         q = "invoice payment bicycle belt drive"
         assert {h.file_id for h in filled_vectors.knn("acme", EMB.embed_query(q), filters, 50)} == expected
 
+    @pytest.mark.parametrize("leg", ["keyword", "knn"])
+    def test_readers_are_applied_inside_every_leg(
+        self, search_index: SearchIndex, vector_index: SearchIndex, leg: str
+    ) -> None:
+        """A caller reads as its tokens (``domain/access.py``): a file shared with none of them is never a
+        hit, one shared with a group they are in is; an admin (``None``) sees every file."""
+        index = fill(search_index if leg == "keyword" else vector_index)
+        index.replace_file("acme", "hr", [doc("hr", 0, "Invoice payment of salaries", readers=["g:hr"])])
+        index.replace_file("acme", "own", [doc("own", 0, "Invoice payment to my dentist", readers=["u:ann"])])
+        q = "invoice payment"
+
+        def files(tokens: tuple[str, ...] | None) -> set[str]:
+            f = ALL.read_as(tokens)
+            hits = index.keyword("acme", q, f, 50) if leg == "keyword" else index.knn("acme", EMB.embed_query(q), f, 50)
+            return {h.file_id for h in hits}
+
+        assert files(("tenant", "u:bob")) == {"inv", "bike"} & files(None)
+        assert files(("tenant", "u:bob", "g:hr")) == ({"inv", "bike"} & files(None)) | {"hr"}
+        assert files(("tenant", "u:ann")) == ({"inv", "bike"} & files(None)) | {"own"}
+        assert {"hr", "own", "inv"} <= files(None)
+        assert files(("u:ann",)) == {"own"}
+
     def test_file_ids_in_a_key_range(self, search_index: SearchIndex) -> None:
         for file_id in ("f_a", "f_b", "f_c", "f_d"):
             search_index.replace_file("acme", file_id, [doc(file_id, 0, f"text of {file_id}")])

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StrictBool
 
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.vocabulary import SearchMode, SourceType
@@ -139,7 +139,29 @@ class SavedView(Frozen):
     at: datetime = Field(default_factory=utcnow)
 
 
-ActivityAction = Literal["tagged", "untagged", "noted", "unnoted", "trashed", "restored", "detached", "linked"]
+class User(Frozen):
+    """A person of a tenant (``domain/access.py``): their role, groups, and the mail addresses that are theirs
+    (mail delivered to one of them is theirs to read)."""
+
+    name: str
+    role: Literal["admin", "member", "agent"] = "member"
+    groups: list[str] = Field(default_factory=list)
+    addresses: list[str] = Field(default_factory=list)  # lowercased
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Group(Frozen):
+    """A group of a tenant's users; mail to one of its addresses (a distribution list, a shared mailbox) is
+    the group's to read."""
+
+    name: str
+    addresses: list[str] = Field(default_factory=list)  # lowercased
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+ActivityAction = Literal[
+    "tagged", "untagged", "noted", "unnoted", "trashed", "restored", "detached", "linked", "shared", "unshared"
+]
 
 
 class Activity(Frozen):
@@ -180,6 +202,10 @@ class FileRecord(Frozen):
     contact_ids: list[str] = Field(default_factory=list)
     thread_id: str | None = None
     provenance: dict[str, Any] = Field(default_factory=dict)
+    # access (``domain/access.py``): the user who owns it, and who may read it (``tenant``, ``u:…``, ``g:…``);
+    # a record from before access lists has none and reads as ``tenant``
+    owner: str | None = None
+    readers: list[str] = Field(default_factory=list)
     # meaning
     title: str | None = None
     summary: str | None = None
@@ -275,6 +301,7 @@ class IndexDoc(Frozen):
     thread_id: str | None = None
     source_type: str
     tags: list[str] = Field(default_factory=list)
+    readers: list[str] = Field(default_factory=lambda: ["tenant"])  # the file's readers (``domain/access.py``)
     mime_type: str
     filename: str
     title: str
@@ -349,6 +376,19 @@ class SearchFilters(Frozen):
     file_ids: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=MAX_FILTER_FILES)
     # files naming this entity: its id ("organisation:acme") or as a person writes it ("Acme Corp")
     entity: str | None = Field(default=None, max_length=200)
+    # who the search reads as (``domain/access.py``): set from the verified caller only, never from input
+    # (a private attribute: no request body or MCP argument can name it); ``None`` reads every file
+    _readers: tuple[str, ...] | None = PrivateAttr(default=None)
+
+    @property
+    def readers(self) -> tuple[str, ...] | None:
+        return self._readers
+
+    def read_as(self, tokens: tuple[str, ...] | None) -> "SearchFilters":
+        """These filters for a caller reading as ``tokens`` (``Principal.tokens()``)."""
+        copy = self.model_copy()
+        copy._readers = tokens
+        return copy
 
 
 class SearchRequest(Frozen):

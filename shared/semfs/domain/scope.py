@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from semfs.domain.access import readers_of
 from semfs.domain.models import FileRecord, SearchFilters
 
 # what a search's scope filters on index documents
-Field = Literal["tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id"]
+Field = Literal["tenant", "reader", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id"]
 # what a record query filters on file records
 RecordField = Literal[
-    "tenant", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id",
+    "tenant", "reader", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id",
     "status", "lineage", "source_key", "deleted", "outcome", "entity",
 ]  # fmt: skip
 
@@ -30,6 +31,7 @@ RecordField = Literal[
 # a backend that stores documents under their own names. tantivy has its own field names.
 DOC_FIELDS: dict[str, str] = {
     "tenant": "tenant_id",
+    "reader": "readers",
     "latest": "is_latest",
     "tag": "tags",
     "source_type": "source_type",
@@ -51,7 +53,7 @@ class Term:
 
 @dataclass(frozen=True, slots=True)
 class AnyOf:
-    """``field`` equals one of ``values``."""
+    """``field`` equals one of ``values`` (for a list-valued field: holds one of them)."""
 
     field: Field | RecordField
     values: tuple[str, ...]
@@ -100,8 +102,10 @@ RecordClause = Term | AnyOf | Between | After | Not
 
 
 def scope(tenant_id: str, filters: SearchFilters) -> list[Clause]:
-    """The clauses every leg of a search must apply; the tenant first."""
+    """The clauses every leg of a search must apply; the tenant first, then who the caller reads as."""
     clauses: list[Clause] = [Term("tenant", tenant_id)]
+    if filters.readers is not None:
+        clauses.append(AnyOf("reader", filters.readers))
     if not filters.include_history:
         clauses.append(Term("latest", True))
     clauses += [Term("tag", t) for t in filters.tags]
@@ -123,6 +127,7 @@ def scope(tenant_id: str, filters: SearchFilters) -> list[Clause]:
 # What each record field's clause reads on a ``FileRecord``: one value, or a tuple for a list-valued field.
 RECORD_VALUES: dict[str, Callable[[FileRecord], object]] = {
     "tenant": lambda r: r.tenant_id,
+    "reader": lambda r: readers_of(r.readers),
     "status": lambda r: r.status.value,
     "lineage": lambda r: r.lineage_id,
     "thread": lambda r: r.thread_id,
@@ -143,6 +148,7 @@ RECORD_VALUES: dict[str, Callable[[FileRecord], object]] = {
 def record_scope(
     tenant_id: str,
     *,
+    readers: Sequence[str] | None = None,
     statuses: Sequence[str] = (),
     terms: Sequence[tuple[RecordField, str | None]] = (),
     latest_only: bool = False,
@@ -151,8 +157,11 @@ def record_scope(
     exclude_duplicates: bool = False,
     after: str | None = None,
 ) -> list[RecordClause]:
-    """The clauses of a record query; the tenant first. ``terms`` with no value are no filter."""
+    """The clauses of a record query; the tenant first, then who the caller reads as (``None``: every
+    file). ``terms`` with no value are no filter."""
     clauses: list[RecordClause] = [Term("tenant", tenant_id)]
+    if readers is not None:
+        clauses.append(AnyOf("reader", tuple(readers)))
     if statuses:
         clauses.append(AnyOf("status", tuple(statuses)))
     clauses += [Term(field, value) for field, value in terms if value]
@@ -181,7 +190,7 @@ def _passes(value: object, c: RecordClause) -> bool:
     if isinstance(c, Term):
         return c.value in value if isinstance(value, tuple) else value == c.value
     if isinstance(c, AnyOf):
-        return value in c.values
+        return not set(value).isdisjoint(c.values) if isinstance(value, tuple) else value in c.values
     text = str(value)
     if isinstance(c, After):
         return text > c.value

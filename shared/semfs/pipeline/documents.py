@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from semfs.domain.access import readers_of
 from semfs.domain.errors import NotFound
 from semfs.domain.models import ExtractedDocument, FileRecord
 
@@ -150,6 +151,7 @@ def build_docs(
         "thread_id": record.thread_id,
         "source_type": record.source_type,
         "tags": record.all_tags,
+        "readers": list(readers_of(record.readers)),
         "mime_type": record.mime_type,
         "filename": record.filename,
         "title": record.title or record.filename,

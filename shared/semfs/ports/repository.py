@@ -34,12 +34,15 @@ class RecordQuery:
     # "id" (stable, for sweeps), "newest"/"oldest" (by created_at), "name" (filename), "size" (largest first)
     order: Literal["id", "newest", "oldest", "name", "size"] = "id"
     exclude_duplicates: bool = False  # leave out SKIPPED_DUPLICATE records
+    # who the query reads as (``Principal.tokens()``): only files shared with one of these; None: every file
+    readers: Sequence[str] | None = None
 
     def clauses(self) -> list[RecordClause]:
         """The filter as clause data (``domain.scope``), for each adapter's compiler; paging and order
         are the adapter's own."""
         return record_scope(
             self.tenant_id,
+            readers=self.readers,
             statuses=[s.value for s in self.statuses],
             terms=[
                 ("lineage", self.lineage_id),

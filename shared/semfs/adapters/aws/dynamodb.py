@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from semfs.config import Settings
+from semfs.domain.access import TENANT, readers_of
 from semfs.domain.errors import Conflict, NotFound, RetryableError
 from semfs.domain.models import FileRecord
 from semfs.domain.outcomes import TERMINAL_STATUSES, Status
@@ -57,6 +58,7 @@ def _item(r: FileRecord) -> dict[str, Any]:
         "is_latest": {"N": str(int(r.is_latest))},
         "deleted": {"N": str(int(r.deleted_at is not None))},
         "revision": {"N": str(r.revision)},
+        "readers": {"SS": sorted(readers_of(r.readers))},  # who may read it: filtered inside each query
         "data": {"S": r.model_dump_json()},
     }
     if r.status not in TERMINAL_STATUSES:  # sparse: by_status holds the files in flight, not every file ever
@@ -102,7 +104,21 @@ _ATTRIBUTES = {
     "deleted": ("deleted", "N"),
     "created": ("created_at", "S"),
     "file_id": ("file_id", "S"),
+    "reader": ("readers", "SS"),
 }
+
+
+def _readers_condition(c: AnyOf, name: str, v: str, values: dict[str, Any]) -> str:
+    """Files shared with one of the caller's tokens: ``contains`` on the item's string set; an item written
+    before access lists has none and is the whole tenant's (``domain/access.py``)."""
+    keys = [f"{v}_{j}" for j in range(len(c.values))]
+    values.update({k: {"S": x} for k, x in zip(keys, c.values, strict=True)})
+    tests = [f"contains({name}, {k})" for k in keys]
+    if TENANT in c.values:
+        tests.append(f"attribute_not_exists({name})")
+    if not tests:
+        raise ValueError("a readers clause names at least one reader")
+    return "(" + " OR ".join(tests) + ")"
 
 
 @dataclass(frozen=True)
@@ -160,6 +176,9 @@ def compile_record_query(clauses: Sequence[RecordClause], *, cursor_in_key: bool
         names[name] = _ATTRIBUTES[field][0]  # by placeholder: "status" is a reserved word
         if field == "status":
             conds.append(_status_condition(c, name, v, names, values))
+            continue
+        if field == "reader" and isinstance(c, AnyOf):
+            conds.append(_readers_condition(c, name, v, values))
             continue
         if isinstance(c, After) and cursor_in_key:
             key += f" AND {name} > {v}"

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from semfs.config import Settings
+from semfs.domain.access import TENANT
 from semfs.domain.errors import IndexUnavailable, PermanentError
 from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
 from semfs.domain.outcomes import Outcome
@@ -101,6 +102,7 @@ def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, A
                 "thread_id": keyword,
                 "source_type": keyword,
                 "tags": keyword,
+                "readers": keyword,
                 "tags_text": {"type": "text"},
                 "mime_type": keyword,
                 "filename": {"type": "text", "fields": {"raw": keyword}},
@@ -125,6 +127,17 @@ def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, A
     }
 
 
+def _readers_filter(tokens: Sequence[str]) -> dict[str, Any]:
+    """Documents shared with one of the caller's tokens; one written before access lists has no
+    ``readers`` and is the whole tenant's (``domain/access.py``). Inside the query (and inside ``knn``'s
+    ``filter``): k-NN finds k documents the caller may see, never k before a post-filter."""
+    shared: dict[str, Any] = {"terms": {"readers": list(tokens)}}
+    if TENANT not in tokens:
+        return shared
+    older = {"bool": {"must_not": [{"exists": {"field": "readers"}}]}}
+    return {"bool": {"should": [shared, older], "minimum_should_match": 1}}
+
+
 def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]:
     """Every search's scope (``domain.scope``) as bool filter clauses; the tenant clause first."""
     out: list[dict[str, Any]] = []
@@ -132,6 +145,8 @@ def scope_filter(tenant_id: str, filters: SearchFilters) -> list[dict[str, Any]]
         field = DOC_FIELDS[c.field]
         if isinstance(c, Term):
             out.append({"term": {field: c.value}})
+        elif isinstance(c, AnyOf) and c.field == "reader":
+            out.append(_readers_filter(c.values))
         elif isinstance(c, AnyOf):
             out.append({"terms": {field: list(c.values)}})
         else:
@@ -319,6 +334,10 @@ class OpenSearchIndex:
             mappings = self._call("get mapping", self.client.indices.get_mapping, index=self._index)
             if any("card_text" not in m["mappings"].get("properties", {}) for m in mappings.values()):
                 body = {"properties": {"card_text": CARD_TEXT}}
+                self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
+            if any("readers" not in m["mappings"].get("properties", {}) for m in mappings.values()):
+                # documents written before access lists have none: the whole tenant's (scope_filter)
+                body = {"properties": {"readers": {"type": "keyword"}}}
                 self._call("put mapping", self.client.indices.put_mapping, index=self._index, body=body)
             if any("kw" not in m["mappings"].get("properties", {}) for m in mappings.values()):
                 # its documents are found by keyword again once `semfs reindex` has rewritten them

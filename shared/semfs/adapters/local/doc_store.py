@@ -46,7 +46,8 @@ _COLUMNS = """
   location TEXT NOT NULL,
   created_at TEXT NOT NULL,
   embedding_model TEXT,
-  embedding BLOB
+  embedding BLOB,
+  readers TEXT NOT NULL DEFAULT '["tenant"]'
 """
 
 # How many documents each tenant's keyword index of each kind should hold, kept by SQLite itself: a fresh
@@ -92,8 +93,8 @@ INSERT OR IGNORE INTO meta VALUES ('vector_epoch', 0);
 
 _INSERT = (
     "INSERT INTO docs (chunk_id, kind, file_id, lineage_id, tenant_id, version, is_latest, thread_id, source_type,"
-    " mime_type, filename, title, text, tags, contact_ids, location, created_at, embedding_model, embedding)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " mime_type, filename, title, text, tags, contact_ids, location, created_at, embedding_model, embedding,"
+    " readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -107,7 +108,7 @@ _KIND_SQL = {"chunk": "kind = 'chunk'", "card": "kind = 'card' AND text != ''"}
 _BUMP_EPOCH = "UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'"
 
 # list-valued fields are JSON arrays, searched with json_each
-_JSON_LISTS = {"tag", "contact"}
+_JSON_LISTS = {"tag", "contact", "reader"}
 
 Statement = tuple[str, Sequence[object]]
 _PRAGMAS = ("cache_size=-32768",)
@@ -125,6 +126,9 @@ def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[
         elif isinstance(c, Term):
             where.append(f"{col} = ?")
             params.append(int(c.value) if isinstance(c.value, bool) else c.value)
+        elif isinstance(c, AnyOf) and c.field in _JSON_LISTS:  # the list holds one of the values
+            where.append(f"EXISTS (SELECT 1 FROM json_each({col}) WHERE value IN (SELECT value FROM json_each(?)))")
+            params.append(json.dumps(list(c.values)))
         elif isinstance(c, AnyOf):
             where.append(f"{col} IN (SELECT value FROM json_each(?))")  # one variable, however many values
             params.append(json.dumps(list(c.values)))
@@ -140,8 +144,19 @@ def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[
 
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a store written by an earlier semfs up to date, keeping every row and its rid."""
+    _migrate_readers(conn)
     _migrate_rids(conn)
     _migrate_counts(conn)
+
+
+def _migrate_readers(conn: sqlite3.Connection) -> None:
+    """A store written before access lists: its documents are the whole tenant's (``domain/access.py``).
+    Adding a column with a default rewrites nothing; the keyword indexes learn the field when they are
+    next rebuilt (``keyword_index.SCHEMA_VERSION``)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'docs'").fetchone()
+    if row is None or "readers" in row[0]:
+        return
+    conn.execute("""ALTER TABLE docs ADD COLUMN readers TEXT NOT NULL DEFAULT '["tenant"]'""")
 
 
 def _migrate_counts(conn: sqlite3.Connection) -> None:
@@ -544,6 +559,7 @@ def _doc_params(d: IndexDoc, model: str | None, embedding: bytes | None) -> tupl
         d.created_at.isoformat(),
         model,
         embedding,
+        json.dumps(d.readers),
     )
 
 
@@ -564,6 +580,7 @@ def _doc(r: sqlite3.Row) -> IndexDoc:
         text=r["text"],
         tags=json.loads(r["tags"]),
         contact_ids=json.loads(r["contact_ids"]),
+        readers=json.loads(r["readers"]),
         location=Location.model_validate_json(r["location"]),
         created_at=datetime.fromisoformat(r["created_at"]),
         embedding_model=r["embedding_model"],

@@ -39,11 +39,14 @@ from semfs.domain.text import query_terms
 from .doc_store import DocStore, tenant_generation_key
 
 _WRITER_HEAP = 50_000_000
+# the fields of ``_schema``: a folder of another version is rebuilt from SQLite (2: the readers of access lists)
+SCHEMA_VERSION = 2
 _LOCK_RETRIES = 120  # ~1 min: a batch in another process commits (and lets go) every few seconds
 _BATCH_COMMIT_S = 3.0
 # the scope's fields as tantivy fields (raw-tokenised; list-valued ones hold one value per entry)
 _TV_FIELDS = {
     "tenant": "tenant",
+    "reader": "reader",
     "latest": "latest",
     "tag": "tag",
     "source_type": "source_type",
@@ -95,7 +98,7 @@ def _schema() -> Any:
 
     sb = tantivy.SchemaBuilder()
     sb.add_integer_field("rid", stored=True, indexed=True, fast=True)
-    for raw in ("key", "tenant", "file_id", "lineage", "source_type", "thread", "mime", "tag", "contact"):
+    for raw in ("key", "tenant", "file_id", "lineage", "source_type", "thread", "mime", "tag", "contact", "reader"):
         sb.add_text_field(raw, stored=False, tokenizer_name="raw")
     sb.add_integer_field("latest", indexed=True, fast=True)
     sb.add_integer_field("created", indexed=True, fast=True)
@@ -125,6 +128,7 @@ def _tv_doc(row: sqlite3.Row) -> Any:
         mime=row["mime_type"],
         tag=tags or [""],
         contact=json.loads(row["contact_ids"]) or [""],
+        reader=json.loads(row["readers"]) or [""],
         latest=int(row["is_latest"]),
         created=int(datetime.fromisoformat(row["created_at"]).timestamp()),
         title=row["title"],
@@ -324,12 +328,17 @@ class TenantKeywords:
         legacy = path.with_suffix(".tantivy")  # one index for every tenant (derived data: rebuilt per tenant)
         if (legacy / "meta.json").exists():
             shutil.rmtree(legacy, ignore_errors=True)
+        if path.is_dir():  # a tenant's index of an earlier schema: derived data, rebuilt from SQLite in a new folder
+            for old in path.iterdir():
+                if old.is_dir() and not old.name.startswith(f"v{SCHEMA_VERSION}-"):
+                    shutil.rmtree(old, ignore_errors=True)
 
     def of(self, tenant_id: str) -> KeywordIndex:
         with self._lock:
             index = self._indexes.get(tenant_id)
             if index is None:
-                folder = self._path / hashlib.sha256(tenant_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+                digest = hashlib.sha256(tenant_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+                folder = self._path / f"v{SCHEMA_VERSION}-{digest}"
                 index = KeywordIndex(folder, self._store, self._kind, tenant_id, lambda: self._batch_depth > 0)
                 self._indexes[tenant_id] = index
             return index

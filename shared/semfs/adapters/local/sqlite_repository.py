@@ -111,12 +111,21 @@ _RECORD_SQL = {
 _RECORD_LISTS = {"tag": ("$.tags", "$.auto_tags"), "contact": ("$.contact_ids",), "entity": ("$.entities",)}
 
 
+# a file's readers; a record from before access lists has none and is the whole tenant's (domain/access.py)
+_READERS = """COALESCE(NULLIF(json_extract(data, '$.readers'), '[]'), '["tenant"]')"""
+
+
 def compile_record_sql(clauses: Sequence[RecordClause]) -> tuple[str, list[object]]:
     """A record query's clauses as a WHERE clause over ``files`` (the tenant condition first)."""
     where: list[str] = []
     params: list[object] = []
     for c in clauses:
-        if isinstance(c, Term) and c.field in _RECORD_LISTS:
+        if isinstance(c, AnyOf) and c.field == "reader":
+            where.append(
+                f"EXISTS (SELECT 1 FROM json_each({_READERS}) WHERE value IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(json.dumps(list(c.values)))
+        elif isinstance(c, Term) and c.field in _RECORD_LISTS:
             paths = _RECORD_LISTS[c.field]
             where.append(
                 "(" + " OR ".join(f"EXISTS (SELECT 1 FROM json_each(data, '{p}') WHERE value = ?)" for p in paths) + ")"
