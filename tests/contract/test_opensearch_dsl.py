@@ -176,6 +176,7 @@ def test_a_writer_that_read_first_still_adds_the_missing_field(recorded: tuple[O
     ]
 
 
+CARDS = {"index": "semfs-chunks", "body": {"properties": {"card_text": CARD_TEXT}}}
 READERS = {"index": "semfs-chunks", "body": {"properties": {"readers": {"type": "keyword"}}}}
 TENANT_FIELDS = {
     "index": "semfs-chunks",

@@ -115,6 +115,9 @@ _RECORD_LISTS = {"tag": ("$.tags", "$.auto_tags"), "contact": ("$.contact_ids",)
 _READERS = """COALESCE(NULLIF(json_extract(data, '$.readers'), '[]'), '["tenant"]')"""
 
 
+_ONE_OF = "(SELECT value FROM json_each(?))"  # one variable, however many values
+
+
 def compile_record_sql(clauses: Sequence[RecordClause]) -> tuple[str, list[object]]:
     """A record query's clauses as a WHERE clause over ``files`` (the tenant condition first)."""
     where: list[str] = []
