@@ -9,6 +9,7 @@ from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance
 
 if TYPE_CHECKING:
+    from semfs.domain.access import Access
     from semfs.domain.models import FileRecord
     from semfs.ports import Container
 
@@ -25,12 +26,15 @@ def ingest_agent_file(
     derived_from: Sequence[str] = (),
     tags: Sequence[str] = (),
     container: Container | None = None,
+    access: Access | None = None,
+    viewer: tuple[str, ...] | None = None,
 ) -> FileRecord:
     """Ingest a file an agent produced (``source_type=agent_generated``) and return its record.
 
     ``derived_from`` names the file ids the artifact was made from; with ``agent`` and ``run_id``
     it is kept as provenance, so the file can be filtered and traced back. Re-running the same
-    agent run with the same bytes is a no-op.
+    agent run with the same bytes is a no-op. ``access``: who may read it (``artifact_access``: at most what
+    the user the agent acts for may see of every file it was made from); none given, the whole tenant.
     """
     own = container is None
     if container is None:
@@ -49,6 +53,8 @@ def ingest_agent_file(
             uploaded_by=agent,
             upload_context=f"produced by agent {agent}" + (f" in run {run_id}" if run_id else ""),
             extra={"agent": agent, "run_id": run_id, "derived_from": list(derived_from)},
+            access=access,
+            viewer=viewer,
         )
         return ingest_bytes(container, tenant, raw, filename, prov).record
     finally:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         MailRepository,
         Ocr,
         PipelineStarter,
+        PrincipalRepository,
         Reranker,
         SearchIndex,
         TagRepository,
@@ -156,6 +157,7 @@ class _Backend:
     mail: MailRepository
     tags: TagRepository
     views: ViewRepository
+    principals: PrincipalRepository
     entities: EntityRepository
     jobs: JobQueue
     index: SearchIndex
@@ -182,6 +184,7 @@ def _local_backend(
     from semfs.adapters.local.sqlite_entities import SqliteEntityRepository
     from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
     from semfs.adapters.local.sqlite_mail import SqliteMailRepository
+    from semfs.adapters.local.sqlite_principals import SqlitePrincipalRepository
     from semfs.adapters.local.sqlite_repository import SqliteFileRepository
     from semfs.adapters.local.sqlite_tags import SqliteTagRepository
     from semfs.adapters.local.sqlite_views import SqliteViewRepository
@@ -209,6 +212,7 @@ def _local_backend(
         mail=SqliteMailRepository(settings.records_db),
         tags=SqliteTagRepository(settings.records_db),
         views=SqliteViewRepository(settings.records_db),
+        principals=SqlitePrincipalRepository(settings.records_db),
         entities=SqliteEntityRepository(settings.records_db),
         jobs=jobs,
         index=LocalSearchIndex(settings.index_db),
@@ -227,6 +231,7 @@ def _aws_backend(
 ) -> _Backend:
     from semfs.adapters.aws.dynamo_entities import DynamoEntityRepository
     from semfs.adapters.aws.dynamo_mail import DynamoMailRepository
+    from semfs.adapters.aws.dynamo_principals import DynamoPrincipalRepository
     from semfs.adapters.aws.dynamo_tags import DynamoTagRepository
     from semfs.adapters.aws.dynamo_views import DynamoViewRepository
     from semfs.adapters.aws.dynamodb import DynamoFileRepository
@@ -264,6 +269,7 @@ def _aws_backend(
         mail=DynamoMailRepository(settings),
         tags=DynamoTagRepository(settings),
         views=DynamoViewRepository(settings),
+        principals=DynamoPrincipalRepository(settings),
         entities=DynamoEntityRepository(settings),
         jobs=RecordJobs(repo),
         index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
@@ -342,6 +348,7 @@ def build_container(
         mail=backend.mail,
         tags=backend.tags,
         views=backend.views,
+        principals=backend.principals,
         entities=backend.entities,
         jobs=backend.jobs,
         index=backend.index,

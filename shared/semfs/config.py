@@ -368,6 +368,11 @@ class Settings(BaseSettings):
     allow_no_starter: bool = False
     # days a deleted file stays restorable in the trash before the sweep purges it (0: delete purges at once)
     trash_days: int = Field(default=30, ge=0, le=3650)
+    # who a new file is shared with when its owner chooses nothing (``domain/access.py``): its owner alone
+    # ("private"), or everyone in the tenant; a tenant without users shares every file with the tenant
+    default_share: Literal["private", "tenant"] = "private"
+    # the Cognito group whose members are a tenant's admins (AWS); locally ``semfs users add --admin``
+    admin_group: str = "admin"
 
     limits: IngestLimits
     embedding: EmbeddingSettings

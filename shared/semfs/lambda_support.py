@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics
 
+from semfs.domain.access import claimed_groups
 from semfs.domain.errors import PermanentError, RetryableError, SemfsError
 from semfs.domain.tenants import is_tenant_id
 from semfs.pipeline.stages.state import PipelineState
@@ -72,7 +73,10 @@ def _serve_mcp(event: dict[str, Any], container: Container) -> dict[str, Any]:
         return refused(503, "disabled", OFF["mcp"])
     if not _MCP_HOSTS:
         _MCP_HOSTS.append(McpOverHttp(container, container.settings.limits.max_file_bytes, host="0.0.0.0"))  # noqa: S104
-    status, headers, body = _MCP_HOSTS[0].answer(tenant, wsgi_environ(event))
+    user = claims.get("cognito:username") or claims.get("username") or claims.get("email")
+    groups = claimed_groups(claims.get("cognito:groups"))
+    named = user if isinstance(user, str) else None
+    status, headers, body = _MCP_HOSTS[0].answer(tenant, wsgi_environ(event), user=named, groups=groups)
     merged: dict[str, str] = {}
     for name, value in headers:
         merged[name] = f"{merged[name]}, {value}" if name in merged else value

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 
 from semfs.api.models import AskRequest, ContextRequest
+from semfs.domain.access import Principal, can_read
 from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
 from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.domain.outcomes import Status
@@ -26,6 +27,7 @@ from semfs.domain.tenants import checked_tenant_id
 from semfs.observability import get_logger
 from semfs.pipeline import names, vocabulary
 from semfs.pipeline.documents import load_document
+from semfs.pipeline.principals import artifact_access, principal_for, principal_from_claims
 from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
@@ -62,8 +64,17 @@ def _failure(e: Exception) -> str:
     return "semfs could not do that (an internal error; the server log has the details)"
 
 
-def build_server(c: Container, tenant: str) -> MCPServer:
-    """The MCP server over ``c`` for ``tenant``: every tool and resource reads and writes that tenant only."""
+def build_server(
+    c: Container,
+    tenant: str,
+    user: str | None = None,
+    agent: str | None = None,
+    groups: tuple[str, ...] | None = None,
+) -> MCPServer:
+    """The MCP server over ``c`` for ``tenant``: every tool and resource reads and writes that tenant only,
+    as ``user`` (or, for an agent's key, as ``agent`` acting for ``user``) sees it: a file not shared with
+    them is "no such file" and no search, answer or list holds it (``domain/access.py``). ``groups``: the
+    signed-in user's groups from a JWT (AWS); none, the user is one of the tenant's own (a local key)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
@@ -82,9 +93,18 @@ def build_server(c: Container, tenant: str) -> MCPServer:
             log.error("mcp tool failed", tool=tool, error=type(e).__name__)
             raise ToolError(_failure(e)) from None
 
+    def caller() -> Principal:
+        """Who calls, looked up on each call (a user's groups may change while the server runs)."""
+        if groups is not None:
+            return principal_from_claims(c, tenant, user, groups)
+        return principal_for(c, tenant, user, agent=agent)
+
+    def tokens() -> tuple[str, ...] | None:
+        return caller().tokens()
+
     def record(file_id: str) -> FileRecord:
         found = c.repo.get(tenant, file_id)
-        if found.deleted_at is not None:
+        if found.deleted_at is not None or not can_read(found.readers, tokens()):
             raise NotFound("no such file")
         return found
 
@@ -94,7 +114,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
         base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type, "entity": entity})
         return base.model_copy(
             update={"thread_id": names.thread_id(c, tenant, thread), "contact_id": names.contact_id(c, tenant, contact)}
-        )
+        ).read_as(tokens())
 
     @server.tool(title="Search files")
     def search(
@@ -116,14 +136,9 @@ def build_server(c: Container, tenant: str) -> MCPServer:
         from semfs.pipeline.query.search import search as run_search
 
         def go() -> dict[str, Any]:
-            request = SearchRequest.model_validate(
-                {
-                    "query": query,
-                    "mode": mode,
-                    "limit": limit,
-                    "filters": filters(tags, source_type, thread, contact, entity),
-                }
-            )
+            scope = filters(tags, source_type, thread, contact, entity)
+            request = SearchRequest.model_validate({"query": query, "mode": mode, "limit": limit})
+            request = request.model_copy(update={"filters": scope})  # (validating a copy would drop its readers)
             resp = run_search(c, tenant, request)
             return {
                 "results": [
@@ -154,7 +169,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
 
         def go() -> dict[str, Any]:
             request = AskRequest.model_validate({"question": question, "file_id": file_id})
-            scope = SearchFilters()
+            scope = SearchFilters().read_as(tokens())
             if request.file_id:
                 scope = scope.model_copy(update={"file_ids": [record(request.file_id).file_id]})
             if thread:
@@ -172,7 +187,8 @@ def build_server(c: Container, tenant: str) -> MCPServer:
 
         def go() -> dict[str, Any]:
             request = ContextRequest.model_validate({"subject": subject, "body": body, "limit": limit})
-            items = run_context(c, tenant, request.subject, request.body, SearchFilters(), request.limit)
+            scope = SearchFilters().read_as(tokens())
+            items = run_context(c, tenant, request.subject, request.body, scope, request.limit)
             return {"items": [i.model_dump(mode="json") for i in items]}
 
         return run("context", go)
@@ -189,7 +205,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
             if not 1 <= len(name.strip()) <= 200:
                 raise InvalidRequest("name: 1 to 200 characters")
             try:
-                return entity_page(c, tenant, name).model_dump(mode="json")
+                return entity_page(c, tenant, name, readers=tokens()).model_dump(mode="json")
             except NotFound:
                 raise ToolError("no file names this (search finds files by their words)") from None
 
@@ -207,6 +223,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
                 raise InvalidRequest("limit: 1 to 200; offset: 0 or more")
             query = RecordQuery(
                 tenant_id=tenant,
+                readers=tokens(),
                 tag=vocabulary.named(c, tenant, tag),
                 latest_only=True,
                 exclude_duplicates=True,
@@ -251,7 +268,12 @@ def build_server(c: Container, tenant: str) -> MCPServer:
 
         def go() -> dict[str, Any]:
             found = record(file_id)
-            lineage = [v for v in c.repo.lineage(tenant, found.lineage_id) if v.deleted_at is None]
+            seen = tokens()
+            lineage = [
+                v
+                for v in c.repo.lineage(tenant, found.lineage_id)
+                if v.deleted_at is None and can_read(v.readers, seen)
+            ]
             return {"versions": [{**_brief(v), "change_summary": v.change_summary} for v in lineage]}
 
         return run("versions", go)
@@ -263,7 +285,8 @@ def build_server(c: Container, tenant: str) -> MCPServer:
 
         def go() -> dict[str, Any]:
             record(file_id)
-            return {"files": [f.model_dump(mode="json") for f in run_similar(c, tenant, file_id, limit)]}
+            found = run_similar(c, tenant, file_id, limit, readers=tokens())
+            return {"files": [f.model_dump(mode="json") for f in found]}
 
         return run("similar", go)
 
@@ -314,8 +337,7 @@ def build_server(c: Container, tenant: str) -> MCPServer:
                 raise InvalidRequest(f"content: at most {MAX_ARTIFACT_BYTES // (1024 * 1024)} MB")
             if not agent.strip() or not run_id.strip():
                 raise InvalidRequest("agent and run_id: say which agent and which run produced it")
-            for source in derived_from or []:
-                record(source)  # another tenant's id is "no such file", as everywhere
+            sources = [record(s) for s in derived_from or []]  # another tenant's id is "no such file"
             stored = ingest_agent_file(
                 raw,
                 filename,
@@ -325,6 +347,8 @@ def build_server(c: Container, tenant: str) -> MCPServer:
                 derived_from=derived_from or [],
                 tags=tags or [],
                 container=c,
+                access=artifact_access(c, caller(), sources),
+                viewer=tokens(),
             )
             return {**_brief(stored), "status": stored.status.value, "outcome": stored.outcome}
 
@@ -389,9 +413,10 @@ def wsgi_environ(event: dict[str, Any]) -> dict[str, Any]:
     return environ
 
 
-def serve_stdio(c: Container, tenant: str) -> None:
-    """Speak MCP on this process's stdin and stdout until the client closes them."""
-    build_server(c, tenant).run("stdio")
+def serve_stdio(c: Container, tenant: str, user: str | None = None, agent: str | None = None) -> None:
+    """Speak MCP on this process's stdin and stdout until the client closes them, as ``user`` sees the files
+    (none: the tenant's first admin)."""
+    build_server(c, tenant, user, agent).run("stdio")
 
 
 _HOP_BY_HOP = frozenset(
@@ -462,19 +487,20 @@ class McpOverHttp:
         self._closed = asyncio.Event()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="semfs-mcp")
         self._thread.start()
-        self._apps: dict[str, Callable[..., Any]] = {}
+        # one server per caller: (tenant, user, agent, the JWT's groups)
+        self._apps: dict[tuple[str, str | None, str | None, tuple[str, ...] | None], Callable[..., Any]] = {}
         self._held: list[Any] = []
         self._lock = threading.Lock()
 
-    def _app(self, tenant: str) -> Callable[..., Any]:
+    def _app(self, key: tuple[str, str | None, str | None, tuple[str, ...] | None]) -> Callable[..., Any]:
         import asyncio
         import threading
 
         from a2wsgi import ASGIMiddleware
 
         with self._lock:
-            if tenant not in self._apps:
-                server = build_server(self._c, tenant)
+            if key not in self._apps:
+                server = build_server(self._c, *key)
                 asgi = server.streamable_http_app(
                     streamable_http_path="/mcp",
                     stateless_http=True,
@@ -493,10 +519,18 @@ class McpOverHttp:
                 if not ready.wait(60):
                     raise RuntimeError("the MCP transport did not start")
                 bounded = _within(asgi, self._deadline_s)
-                self._apps[tenant] = ASGIMiddleware(bounded, loop=self._loop)
-            return self._apps[tenant]
+                self._apps[key] = ASGIMiddleware(bounded, loop=self._loop)
+            return self._apps[key]
 
-    def answer(self, tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+    def answer(
+        self,
+        tenant: str,
+        environ: dict[str, Any],
+        *,
+        user: str | None = None,
+        agent: str | None = None,
+        groups: tuple[str, ...] | None = None,
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
         """One HTTP exchange with ``tenant``'s MCP server: status, headers and the whole body.
 
         Only POST reaches the SDK. A stateless server has no stream for a GET to open (the SDK would hold
@@ -513,7 +547,7 @@ class McpOverHttp:
             kept = [(k, v) for k, v in headers if k.lower() not in _HOP_BY_HOP]
             said[:] = [int(status.split(" ", 1)[0]), kept]
 
-        body = b"".join(self._app(tenant)(environ, start_response))
+        body = b"".join(self._app((tenant, user, agent, groups))(environ, start_response))
         return said[0], said[1], body
 
     def close(self) -> None:

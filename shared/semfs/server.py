@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import builtins
 import functools
 import hashlib
 import json
@@ -19,6 +20,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,40 +85,70 @@ def start_smtp(container: Container, host: str, port: int) -> Any:
 
 
 # -- the local HTTP host --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KeyHolder:
+    """Who a local API key speaks for: its tenant, the user it belongs to (``None``: a key from before users,
+    which acts as the tenant's first admin) and, for an agent's key, the agent's name."""
+
+    tenant: str
+    user: str | None = None
+    agent: str | None = None
+
+
 class ApiKeys:
-    """Local API keys → tenants, stored hashed in ``$SEMFS_DATA_DIR/api-keys.json`` (mode 0600)."""
+    """Local API keys → who holds them (a tenant, a user, an agent), stored hashed in
+    ``$SEMFS_DATA_DIR/api-keys.json`` (mode 0600). A key written before users holds its tenant alone."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
 
-    def _load(self) -> dict[str, str]:
+    def _load(self) -> dict[str, Any]:
         if not self._path.exists():
             return {}
-        data: dict[str, str] = json.loads(self._path.read_text())
+        data: dict[str, Any] = json.loads(self._path.read_text())
         return data
 
-    def create(self, tenant: str) -> str:
-        """A new key for ``tenant`` (``InvalidRequest`` for what is no tenant id), shown once."""
+    def create(self, tenant: str, user: str | None = None, agent: str | None = None) -> str:
+        """A new key for ``tenant`` (``InvalidRequest`` for what is no tenant id), a user of it and, for an
+        agent acting for that user, the agent's name; shown once."""
         checked_tenant_id(tenant)
         key = "semfs_" + secrets.token_urlsafe(32)
         keys = self._load()
-        keys[hashlib.sha256(key.encode()).hexdigest()] = tenant
+        held: Any = tenant if user is None and agent is None else {"tenant": tenant, "user": user, "agent": agent}
+        keys[hashlib.sha256(key.encode()).hexdigest()] = held
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._path.write_text(json.dumps(keys, indent=1))
         self._path.chmod(0o600)
         return key
 
-    def tenant_for(self, key: str | None) -> str | None:
-        """The key's tenant; ``None`` for no key, an unknown one, or one a version without the tenant-id rule
-        issued for what is no tenant id (its files could never be reached safely)."""
+    @staticmethod
+    def _holder(value: Any) -> KeyHolder | None:
+        if isinstance(value, dict):
+            tenant, user, agent = value.get("tenant"), value.get("user"), value.get("agent")
+            if not is_tenant_id(tenant) or not isinstance(user, (str, type(None))):
+                return None
+            return KeyHolder(str(tenant), user, agent if isinstance(agent, str) else None)
+        return KeyHolder(str(value)) if is_tenant_id(value) else None
+
+    def holder(self, key: str | None) -> KeyHolder | None:
+        """Who the key speaks for; ``None`` for no key, an unknown one, or one a version without the tenant-id
+        rule issued for what is no tenant id (its files could never be reached safely)."""
         if not key:
             return None
-        tenant = self._load().get(hashlib.sha256(key.encode()).hexdigest())
-        return tenant if is_tenant_id(tenant) else None
+        return self._holder(self._load().get(hashlib.sha256(key.encode()).hexdigest()))
 
-    def list(self) -> list[tuple[str, str]]:
+    def tenant_for(self, key: str | None) -> str | None:
+        held = self.holder(key)
+        return held.tenant if held else None
+
+    def list(self) -> builtins.list[tuple[str, str]]:
         """``(fingerprint, tenant)`` per key: the first 12 hex digits of its hash (the key is not stored)."""
-        return sorted((h[:12], t) for h, t in self._load().items())
+        return [(h, held.tenant) for h, held in self.holders()]
+
+    def holders(self) -> builtins.list[tuple[str, KeyHolder]]:
+        """``(fingerprint, holder)`` per key, by fingerprint."""
+        found = ((h[:12], self._holder(v)) for h, v in self._load().items())
+        return sorted(((h, held) for h, held in found if held is not None), key=lambda x: x[0])
 
     def revoke(self, key_or_fingerprint: str) -> int:
         """Remove the key given in full or by its fingerprint; returns how many were removed."""
@@ -131,7 +163,7 @@ class ApiKeys:
         return len(gone)
 
     def tenants(self) -> set[str]:
-        return set(self._load().values())
+        return {held.tenant for _, held in self.holders()}
 
 
 PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
@@ -145,6 +177,8 @@ def to_event(
     tenant: str | None,
     query: str | None = None,
     caller: str | None = None,
+    user: str | None = None,
+    agent: str | None = None,
 ) -> dict[str, Any]:
     """An HTTP request as the API Gateway HTTP API (payload 2.0) event the router expects; the tenant
     goes where an authorizer puts it, exactly like the JWT claims in AWS. ``target`` is a path and query
@@ -169,7 +203,9 @@ def to_event(
                 "sourceIp": "127.0.0.1",
                 "userAgent": lowered.get("user-agent", ""),
             },
-            "authorizer": {"lambda": {"tenant": tenant, "caller": caller}} if tenant else {},
+            "authorizer": {"lambda": {"tenant": tenant, "caller": caller, "user": user, "agent": agent}}
+            if tenant
+            else {},
             "requestId": secrets.token_hex(8),
             "routeKey": "$default",
             "stage": "$default",
@@ -196,7 +232,7 @@ def make_wsgi_app(
     mcp_host: list[Any] = []  # the McpOverHttp, once a request needs it (the SDK is imported then)
     mcp_lock = threading.Lock()
 
-    def _mcp(tenant: str, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+    def _mcp(held: KeyHolder, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
         if not container.settings.features.mcp:
             from semfs.domain.features import OFF
 
@@ -208,7 +244,9 @@ def make_wsgi_app(
                 mcp_host.append(McpOverHttp(container, limit))
                 if closing is not None:
                     closing.append(mcp_host[0].close)
-        answered: tuple[int, list[tuple[str, str]], bytes] = mcp_host[0].answer(tenant, environ)
+        answered: tuple[int, list[tuple[str, str]], bytes] = mcp_host[0].answer(
+            held.tenant, environ, user=held.user, agent=held.agent
+        )
         return answered
 
     def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -265,7 +303,8 @@ def make_wsgi_app(
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")
         if method == "OPTIONS" and "access-control-request-method" in headers:
             return 204, [], b""  # a CORS preflight carries no key: answered as the Lambda answers it
-        tenant = keys.tenant_for(key)
+        held = keys.holder(key)
+        tenant = held.tenant if held else None
         if tenant is None and path not in PUBLIC_PATHS:
             status, out, body = _json_error(
                 401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)"
@@ -279,13 +318,16 @@ def make_wsgi_app(
             return _json_error(400, "bad_request", "Content-Length is negative")
         if length > limit:
             return _json_error(413, "too_large", f"the body is over {limit} bytes (SEMFS_MAX_FILE_MB)")
-        if path == "/mcp" and tenant is not None:  # the MCP transport reads its own body
-            return _mcp(tenant, environ)
+        if path == "/mcp" and held is not None:  # the MCP transport reads its own body
+            return _mcp(held, environ)
         body = environ["wsgi.input"].read(length) if length else b""
         try:
             # who did it, in a file's history: the key by its fingerprint (as `semfs keys list` shows it)
             caller = f"key {hashlib.sha256(key.encode()).hexdigest()[:12]}" if tenant and key else None
-            event = to_event(method, path, headers, body, tenant, query=query, caller=caller)
+            if held is not None and held.user:
+                caller = held.user if not held.agent else f"{held.agent} for {held.user}"
+            user, agent = (held.user, held.agent) if held else (None, None)
+            event = to_event(method, path, headers, body, tenant, query=query, caller=caller, user=user, agent=agent)
         except UnicodeDecodeError:
             return _json_error(400, "bad_request", "the body is not valid UTF-8")
         # no lock: the resolver keeps each request's event and context per thread (api/resolver.py)

@@ -393,3 +393,21 @@ class EntityOut(EntityPage):
 
 class FileEntities(BaseModel):
     entities: list[FileEntity]
+
+
+class ShareRequest(BaseModel):
+    """Who to share a file with and who to stop sharing it with: ``private``, ``tenant``, ``group:NAME`` or
+    ``user:NAME`` each."""
+
+    model_config = ConfigDict(extra="forbid")
+    add: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=list, max_length=64)
+    revoke: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=list, max_length=64)
+
+
+class SharingOut(BaseModel):
+    """Who may read a file: its owner (none: the tenant's) and its readers (``tenant``: everyone in it,
+    ``u:NAME`` a user, ``g:NAME`` a group, ``admins`` the tenant's admins only)."""
+
+    file_id: str
+    owner: str | None
+    readers: list[str]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.exceptions import (
+    ForbiddenError,
     NotFoundError,
     UnauthorizedError,
 )
@@ -19,11 +20,14 @@ from semfs.api.models import (
     ErrorOut,
     FileOut,
 )
+from semfs.domain.access import TENANT, Principal, can_read, claimed_groups
 from semfs.domain.errors import NotFound
 from semfs.domain.models import FileRecord, SearchFilters
 from semfs.domain.outcomes import Status
 from semfs.domain.tenants import is_tenant_id
+from semfs.observability import get_logger
 from semfs.pipeline import names
+from semfs.pipeline.principals import principal_for, principal_from_claims
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -34,6 +38,7 @@ def new_router() -> Router:
     return Router()  # type: ignore[no-untyped-call]
 
 
+log = get_logger(__name__)
 router = new_router()  # holds no routes: included so that it sees the request the resolver is serving
 
 
@@ -42,6 +47,7 @@ ERRORS: dict[int, OpenAPIResponse] = {
     for status, text in (
         (400, "The request cannot be done as asked"),
         (401, "Missing or invalid credentials"),
+        (403, "Your access does not allow this (the file's owner or an admin may)"),
         (404, "No such file in your tenant"),
         (409, "The file changed under the request (retry it)"),
         (413, "The body is over the size limit"),
@@ -85,14 +91,75 @@ def current_caller() -> str | None:
     return caller if isinstance(caller, str) and caller else None
 
 
+def current_principal() -> Principal:
+    """Who the caller is inside its tenant (``domain/access.py``), from the verified credential only: the
+    JWT's user and ``cognito:groups`` in AWS, the API key's user locally (a key from before users, or with
+    none: the tenant's first admin). Remembered for the request."""
+    cached = router.context.get("principal")
+    if isinstance(cached, Principal):
+        return cached
+    tenant = current_tenant()
+    authorizer = router.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
+    c = container()
+    if claims:
+        user = claims.get("cognito:username") or claims.get("username") or claims.get("email")
+        named = user if isinstance(user, str) else None
+        principal = principal_from_claims(c, tenant, named, claimed_groups(claims.get("cognito:groups")))
+    else:
+        key = authorizer.get("lambda") or {}
+        try:
+            principal = principal_for(c, tenant, key.get("user"), agent=key.get("agent"))
+        except NotFound as e:  # a key whose user was removed is no credential
+            raise UnauthorizedError("missing or invalid credentials") from e
+    router.context["principal"] = principal
+    return principal
+
+
+def readers() -> tuple[str, ...] | None:
+    """What the caller reads as: every query's readers clause (``None``: an admin, every file)."""
+    return current_principal().tokens()
+
+
+def visible(record: FileRecord) -> bool:
+    """Whether the caller may see ``record``; an admin's read of a file not shared with them is audited."""
+    principal = current_principal()
+    if principal.is_admin and not can_read(record.readers, (TENANT, *principal.own_tokens())):
+        log.info("admin read", tenant_id=record.tenant_id, file_id=record.file_id, by=principal.label)
+    return can_read(record.readers, principal.tokens())
+
+
+def may_change(record: FileRecord) -> bool:
+    """Whether the caller may share, trash or erase ``record``: its owner, an admin, or anyone for a file
+    nobody owns (from before users, or mail to the whole tenant)."""
+    principal = current_principal()
+    return principal.is_admin or record.owner is None or record.owner == principal.user
+
+
 def record_in_tenant(file_id: str) -> FileRecord:
+    """A file the caller may see; 404 for any other: another tenant's, one not shared with the caller and one
+    that does not exist get the same answer."""
     try:
         record = container().repo.get(current_tenant(), file_id)
     except NotFound as e:  # the same answer for another tenant's file and for none at all
         raise NotFoundError("no such file") from e
-    if record.deleted_at is not None:
+    if record.deleted_at is not None or not visible(record):
         raise NotFoundError("no such file")
     return record
+
+
+def changeable_in_tenant(file_id: str) -> FileRecord:
+    """A file the caller may see and change (``may_change``); 403 for one they may only read."""
+    record = record_in_tenant(file_id)
+    if not may_change(record):
+        raise ForbiddenError("only the file's owner or an admin may do this")
+    return record
+
+
+def admin_only() -> None:
+    """403 unless the caller is an admin of its tenant."""
+    if not current_principal().is_admin:
+        raise ForbiddenError("only an admin of this tenant may do this")
 
 
 def trashed_in_tenant(file_id: str) -> FileRecord:
@@ -101,8 +168,10 @@ def trashed_in_tenant(file_id: str) -> FileRecord:
         record = container().repo.get(current_tenant(), file_id)
     except NotFound as e:
         raise NotFoundError("no such file in the trash") from e
-    if record.status is not Status.TRASHED:
+    if record.status is not Status.TRASHED or not visible(record):
         raise NotFoundError("no such file in the trash")
+    if not may_change(record):
+        raise ForbiddenError("only the file's owner or an admin may do this")
     return record
 
 
@@ -111,14 +180,16 @@ def public(record: FileRecord) -> FileOut:
 
 
 def named(tenant: str, filters: SearchFilters) -> SearchFilters:
-    """Threads and contacts may be given by subject / name / address as well as by id."""
+    """The filters of a search, an answer or a briefing as the index applies them: threads and contacts may
+    be given by subject / name / address as well as by id, and the caller reads as its principal (every
+    leg filters by its readers inside the query)."""
     c = container()
     return filters.model_copy(
         update={
             "thread_id": names.thread_id(c, tenant, filters.thread_id),
             "contact_id": names.contact_id(c, tenant, filters.contact_id),
         }
-    )
+    ).read_as(readers())
 
 
 def to_json(value: Any) -> str:

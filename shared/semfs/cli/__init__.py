@@ -2,7 +2,8 @@
 
 Each module is one area of commands, each command a thin shell over a pipeline function: ``files``
 (ingest, ls, show, cat, get, versions, tag, rm, restore, trash), ``query`` (search, ask, context, contacts), ``tags``,
-``ops`` (status, the queue, maintenance, a tenant's erasure, eval, the demo), ``serve`` and ``keys``.
+``ops`` (status, the queue, maintenance, a tenant's erasure, eval, the demo), ``serve``, ``keys`` and ``people``
+(users, groups, share).
 ``common`` holds the app, the consoles, the shared options and the container a command opens. Importing a
 module registers its commands, in the order ``semfs --help`` lists them.
 """
@@ -11,14 +12,14 @@ from __future__ import annotations
 
 import os
 
-from semfs.cli import files, keys, ops, query, serve, tags  # noqa: F401  (registers the commands)
+from semfs.cli import files, keys, ops, people, query, serve, tags  # noqa: F401  (registers the commands)
 from semfs.cli.common import app
 
 __all__ = ["app", "main"]
 
 # the order of ``semfs --help``: what a newcomer does first, then finding, then running the store
 _HELP_ORDER = [
-    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "note", "history", "rm", "restore", "trash"),
+    *("ingest", "ls", "show", "cat", "get", "versions", "tag", "note", "history", "share", "rm", "restore", "trash"),
     *("search", "similar", "ask", "context", "contacts", "entities", "entity"),
     *(
         "status",

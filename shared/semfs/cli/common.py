@@ -14,7 +14,8 @@ from semfs.domain.vocabulary import SearchMode, SourceType
 if TYPE_CHECKING:  # imported when a command runs, not when `semfs --help` lists the commands
     from rich.console import Console
 
-    from semfs.domain.models import SearchFilters
+    from semfs.domain.access import Principal
+    from semfs.domain.models import FileRecord, SearchFilters
     from semfs.ports import Container
 
 app = typer.Typer(
@@ -138,13 +139,49 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+# who a command acts as (``--user``, or SEMFS_USER): None, the tenant's first admin (``domain/access.py``)
+ACTING: dict[str, str | None] = {"user": None}
+
+
 @app.callback()
 def _main(
     show_version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            envvar="SEMFS_USER",
+            help="Act as this user of the tenant: see and share what they may (default: the tenant's first admin).",
+        ),
+    ] = None,
 ) -> None:
     """semfs — a semantic file system."""
+    ACTING["user"] = user
+
+
+def acting(c: "Container", tenant: str) -> "Principal":
+    """The principal this command acts as in ``tenant`` (``--user``; none: the tenant's first admin)."""
+    from semfs.pipeline.principals import principal_for
+
+    return principal_for(c, tenant, ACTING["user"])
+
+
+def reader_tokens(c: "Container", tenant: str) -> tuple[str, ...] | None:
+    """What this command reads as: every listing, search and answer filters by it."""
+    return acting(c, tenant).tokens()
+
+
+def visible_record(c: "Container", tenant: str, file_id: str) -> "FileRecord":
+    """The file, when the acting user may see it; ``NotFound`` ("no such file") otherwise, as for none."""
+    from semfs.domain.access import can_read
+    from semfs.domain.errors import NotFound
+
+    record = c.repo.get(tenant, file_id)
+    if not can_read(record.readers, reader_tokens(c, tenant)):
+        raise NotFound("no such file")
+    return record
 
 
 def failed(outcome: str) -> bool:
@@ -239,7 +276,7 @@ def search_filters(
         date_to=day(until, "--until"),
         include_history=include_history,
         entity=entity,
-    )
+    ).read_as(reader_tokens(c, tenant))
 
 
 def caller() -> str | None:

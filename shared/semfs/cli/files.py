@@ -17,6 +17,7 @@ from semfs.cli.common import (
     Tenant,
     ThreadOpt,
     UntilOpt,
+    acting,
     app,
     caller,
     day,
@@ -25,7 +26,10 @@ from semfs.cli.common import (
     human_size,
     opened,
     out,
+    reader_tokens,
+    visible_record,
 )
+from semfs.domain.access import SHARE_HELP
 
 if TYPE_CHECKING:  # the commands import what they use when they run: `semfs --help` stays fast
     from semfs.pipeline.intake.register import Provenance, Registered
@@ -64,9 +68,15 @@ def ingest(
     tag: Annotated[list[str] | None, typer.Option("--tag", help="Manual tag.")] = None,
     previous_version: Annotated[str | None, typer.Option("--previous-version", help="FILE_ID this replaces.")] = None,
     source_type: Annotated[str, typer.Option("--source-type", help="upload | agent_generated")] = "upload",
+    share_with: Annotated[
+        list[str] | None, typer.Option("--share-with", help="Who else may read them: " + SHARE_HELP)
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Ingest files: extract, enrich, embed and index each, then print a table of outcomes.
+
+    The files are the acting user's (``--user``), shared with what ``--share-with`` names, or with the
+    tenant's default (SEMFS_DEFAULT_SHARE: private); in a tenant without users, with everyone.
 
     A file's identity is its absolute path: the same path with new content is its next version (if
     the text is plausibly a revision), the same name elsewhere is another document. On a terminal a
@@ -86,6 +96,7 @@ def ingest(
     except InvalidRequest as e:  # said with the option's name: "--tag: …", "--source-type must be …"
         err.print(f"[red]{e.reason.replace('tags:', '--tag:').replace('source_type', '--source-type')}[/red]")
         raise typer.Exit(2) from None
+    prov = _shared(tenant, prov, share_with or [])
     files, missing = _files(paths)
     if not files:  # nothing to do: said, not an empty table ("0 of 0 file(s)")
         _nothing_found(paths, missing, as_json)
@@ -105,6 +116,19 @@ def ingest(
         raise typer.Exit(code)
     _summary(tenant, rows, outcomes, missing)
     raise typer.Exit(code)
+
+
+def _shared(tenant: str, prov: "Provenance", share_with: list[str]) -> "Provenance":
+    """The provenance with who may read the files: the acting user's, and what ``--share-with`` names."""
+    from dataclasses import replace
+
+    from semfs.domain.access import parse_share
+    from semfs.pipeline.principals import new_file_access
+
+    with opened(tenant, create=True) as c:
+        shared = parse_share(share_with)
+        principal = acting(c, tenant)
+        return replace(prov, access=new_file_access(c, principal, shared), viewer=principal.tokens())
 
 
 def _nothing_found(paths: list[Path], missing: list[Path], as_json: bool) -> None:
@@ -253,7 +277,7 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
     from rich.text import Text
 
     with opened(tenant) as c:
-        record = c.repo.get(tenant, file_id)
+        record = visible_record(c, tenant, file_id)
     data = {**record.model_dump(mode="json"), "came_from": record.came_from}
     if as_json:
         print(json.dumps(data, indent=2))
@@ -315,7 +339,7 @@ def versions(
             detach_version(c, tenant, file_id, by=caller())
         elif link_to:
             link_version(c, tenant, file_id, link_to, by=caller())
-        record = c.repo.get(tenant, file_id)
+        record = visible_record(c, tenant, file_id)
         lineage = [v for v in c.repo.lineage(tenant, record.lineage_id) if v.deleted_at is None]
     if as_json:
         print(
@@ -385,7 +409,7 @@ def note(
         elif text is not None:
             record = notes.add_note(c, tenant, file_id, text, author=caller())
         else:
-            record = c.repo.get(tenant, file_id)
+            record = visible_record(c, tenant, file_id)
     if not record.notes:
         out.print("no notes")
     for n in record.notes:
@@ -401,7 +425,7 @@ def history(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> 
     from semfs.pipeline.catalogue import notes
 
     with opened(tenant) as c:
-        entries = notes.history(c, c.repo.get(tenant, file_id))
+        entries = notes.history(c, visible_record(c, tenant, file_id))
     if as_json:
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return
@@ -544,6 +568,7 @@ def ls_cmd(
         day_from, day_to = day(asked["since"], "--since"), day(asked["until"], "--until")
         query = RecordQuery(
             tenant_id=tenant,
+            readers=reader_tokens(c, tenant),
             statuses=[Status(status)] if status else [],
             tag=vocabulary.named(c, tenant, asked["tag"]),
             source_type=asked["source"],
@@ -613,7 +638,8 @@ def similar_cmd(
     from semfs.pipeline.query.similar import similar
 
     with opened(tenant) as c:
-        found = similar(c, tenant, file_id, limit)
+        visible_record(c, tenant, file_id)
+        found = similar(c, tenant, file_id, limit, readers=reader_tokens(c, tenant))
     if as_json:
         print(json.dumps([f.model_dump() for f in found], indent=2))
         return
@@ -634,7 +660,7 @@ def cat_cmd(file_id: str, tenant: Tenant = "default") -> None:
     from semfs.pipeline.documents import load_document
 
     with opened(tenant) as c:
-        doc = load_document(c, c.repo.get(tenant, file_id))
+        doc = load_document(c, visible_record(c, tenant, file_id))
     print(doc.text)
 
 
@@ -649,7 +675,7 @@ def get_cmd(
 ) -> None:
     """The original file as it was ingested (an existing file is never replaced without --force)."""
     with opened(tenant) as c:
-        record = c.repo.get(tenant, file_id)
+        record = visible_record(c, tenant, file_id)
         if not record.blob_key:
             why = record.outcome.value if record.outcome else "-"
             err.print(f"[red]the original of {file_id} was not stored ({why})[/red]")

@@ -45,9 +45,26 @@ def keys_revoke(
 
 
 @keys_app.command("create")
-def keys_create(tenant: Tenant = "default") -> None:
-    """Create an API key for a tenant and print it (it is stored hashed; this is the only time it shows)."""
+def keys_create(
+    tenant: Tenant = "default",
+    user: Annotated[
+        str | None, typer.Option("--user", help="The user the key is (none: the tenant's first admin).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="An agent's key: it acts for --user and sees what they see.")
+    ] = None,
+) -> None:
+    """Create an API key for a tenant (and one of its users) and print it (stored hashed; shown this once)."""
     from semfs.config import Settings
     from semfs.server import ApiKeys
 
-    print(ApiKeys(Settings().api_keys_file).create(tenant))
+    if user is not None or agent is not None:
+        from semfs.cli.common import opened
+        from semfs.pipeline.principals import principal_for
+
+        if agent is not None and user is None:
+            err.print("[red]--agent: an agent acts for a user (--user NAME)[/red]")
+            raise typer.Exit(2)
+        with opened(tenant) as c:
+            user = principal_for(c, tenant, user).user  # the user must exist: NotFound otherwise
+    print(ApiKeys(Settings().api_keys_file).create(tenant, user, agent))

@@ -23,7 +23,9 @@ from semfs.cli.common import (
     err,
     opened,
     out,
+    reader_tokens,
     search_filters,
+    visible_record,
 )
 from semfs.domain.vocabulary import EntityKind
 
@@ -168,7 +170,7 @@ def ask(
     with opened(tenant) as c:
         filters = search_filters(c, tenant, tag=tag, contact=contact, thread=thread, entity=entity)
         if file:
-            filters = filters.model_copy(update={"file_ids": [c.repo.get(tenant, file).file_id]})
+            filters = filters.model_copy(update={"file_ids": [visible_record(c, tenant, file).file_id]})
         answer = run_ask(c, tenant, question, filters, limit)
         names = {x.file_id: c.repo.get(tenant, x.file_id).filename for x in answer.citations}
     if as_json:
@@ -231,7 +233,7 @@ def entities(
     from semfs.pipeline.query.entities import list_entities
 
     with opened(tenant) as c:
-        found = list_entities(c, tenant, kind, q, limit)
+        found = list_entities(c, tenant, kind, q, limit, readers=reader_tokens(c, tenant))
     if as_json:
         print(json.dumps([e.model_dump() for e in found], indent=2))
         return
@@ -261,7 +263,7 @@ def entity(
 
     with opened(tenant) as c:
         try:
-            page = entity_page(c, tenant, name)
+            page = entity_page(c, tenant, name, readers=reader_tokens(c, tenant))
         except NotFound:
             err.print(f"[red]no file in tenant '{tenant}' names {name!r}[/red] (semfs entities lists what they name)")
             raise typer.Exit(1) from None

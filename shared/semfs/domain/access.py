@@ -24,6 +24,9 @@ from typing import Literal
 from semfs.domain.errors import InvalidRequest
 
 TENANT = "tenant"
+# the readers of a file shared with nobody but the tenant's admins (mail delivered to no known user): no
+# caller reads as it, and an admin reads everything
+ADMINS = "admins"
 Role = Literal["admin", "member", "agent"]
 ROLES: tuple[Role, ...] = ("admin", "member", "agent")
 
@@ -134,6 +137,8 @@ def describe(token: str) -> str:
     """A reader token as a person reads it."""
     if token == TENANT:
         return "everyone in the tenant"
+    if token == ADMINS:
+        return "the tenant's admins"
     kind, _, name = token.partition(":")
     return f"group {name}" if kind == "g" else f"user {name}" if kind == "u" else token
 
@@ -161,6 +166,15 @@ def changed_readers(
     """``current`` with ``add`` shared and ``revoke`` taken away; the owner is never revoked."""
     keep = [t for t in readers_of(current) if t not in set(revoke) or (owner and t == user_token(owner))]
     return _capped([*keep, *add])
+
+
+def claimed_groups(value: object) -> tuple[str, ...]:
+    """``cognito:groups`` as API Gateway hands it on: a list, or (HTTP API JWT claims are strings) "[a b]"."""
+    if isinstance(value, str):
+        value = value.strip("[]").replace(",", " ").split()
+    if not isinstance(value, (list, tuple)):
+        return ()
+    return tuple(g for g in value if isinstance(g, str))
 
 
 @dataclass(frozen=True)

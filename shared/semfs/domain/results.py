@@ -139,7 +139,7 @@ class HistoryEntry(Frozen):
     at: datetime
     action: str = Field(
         description="received, versioned, processed, tagged, untagged, noted, unnoted, trashed, restored, "
-        "detached or linked"
+        "detached, linked, shared or unshared"
     )
     detail: str = ""
     by: str | None = None

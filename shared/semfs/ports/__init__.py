@@ -15,6 +15,7 @@ from semfs.ports.index import IndexWriter, Retriever, SearchIndex, VectorMigrati
 from semfs.ports.jobs import Job, JobQueue
 from semfs.ports.mail import Contact, MailRepository, Person, Thread
 from semfs.ports.ocr import Ocr
+from semfs.ports.principals import PrincipalRepository
 from semfs.ports.repository import FileRepository, RecordQuery
 from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
@@ -44,6 +45,7 @@ __all__ = [
     "Ocr",
     "Person",
     "PipelineStarter",
+    "PrincipalRepository",
     "RecordQuery",
     "Reranker",
     "Retriever",

@@ -23,6 +23,7 @@ from semfs.ports.index import SearchIndex
 from semfs.ports.jobs import JobQueue
 from semfs.ports.mail import MailRepository
 from semfs.ports.ocr import Ocr
+from semfs.ports.principals import PrincipalRepository
 from semfs.ports.repository import FileRepository
 from semfs.ports.reranker import Reranker
 from semfs.ports.starter import PipelineStarter
@@ -40,6 +41,7 @@ class Container:
     mail: MailRepository
     tags: TagRepository
     views: ViewRepository
+    principals: PrincipalRepository  # a tenant's users and groups: who may read what (domain/access.py)
     entities: EntityRepository  # the people, organisations, amounts… named in each file
     index: SearchIndex
     embedder: Embedder

@@ -1,7 +1,8 @@
 """The item table: what sits beside the file records, as items of one DynamoDB table (pk, sk), and
-``ItemTable``, what its four repositories share. Each repository is a module of its own: threads, messages
+``ItemTable``, what its repositories share. Each repository is a module of its own: threads, messages
 and contacts (``dynamo_mail``), the tag vocabulary and aliases (``dynamo_tags``), saved views
-(``dynamo_views``) and the entities files name (``dynamo_entities``). The template calls the table
+(``dynamo_views``), the entities files name (``dynamo_entities``), users and groups
+(``dynamo_principals``). The template calls the table
 ``EntityTable`` (``SEMFS_ENTITY_TABLE``), a name kept because renaming a DynamoDB resource replaces it.
 
 | item | pk | sk |
@@ -17,6 +18,7 @@ and contacts (``dynamo_mail``), the tag vocabulary and aliases (``dynamo_tags``)
 | a file a tag is on | ``VU#{tenant}#{tag}`` | ``{file}`` |
 | alias | ``A#{tenant}`` | ``{source}`` (``target``) |
 | saved view (``DynamoViewRepository``) | ``SV#{tenant}`` | ``{name}`` (``data``: the view as JSON) |
+| user / group (``DynamoPrincipalRepository``) | ``U#{tenant}`` / ``G#{tenant}`` | ``{name}`` (``data``: as JSON) |
 | entity named in files (``DynamoEntityRepository``; ``files`` counter) | ``N#{tenant}`` | ``{kind}:{key}`` |
 | a file naming an entity | ``NF#{tenant}#{entity}`` | ``{file}`` |
 | an entity a file names | ``FN#{tenant}#{file}`` | ``{entity}`` |

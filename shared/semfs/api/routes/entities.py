@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from semfs.api.models import EntityList, EntityOut, FileEntities
-from semfs.api.request import container, current_tenant, new_router, ok, record_in_tenant
+from semfs.api.request import container, current_tenant, new_router, ok, readers, record_in_tenant
 from semfs.domain.errors import NotFound
 from semfs.domain.vocabulary import EntityKind
 from semfs.pipeline.query.entities import entity_page, file_entities, list_entities
@@ -24,7 +24,7 @@ def entities_route(
 ) -> EntityList:
     """People, organisations, email addresses, phone numbers, amounts, dates and identifiers found in the
     text of the caller's files, each with how many files name it, those named in the most files first."""
-    return EntityList(entities=list_entities(container(), current_tenant(), kind, q, limit))
+    return EntityList(entities=list_entities(container(), current_tenant(), kind, q, limit, readers=readers()))
 
 
 @router.get("/entity", summary="One entity: its contact, files and threads", responses=ok(EntityOut))
@@ -34,7 +34,7 @@ def entity_route(
     """The entity ``name`` names (``organisation:acme``, "Acme Corp", "INV-2024-0042"): the contact it is
     linked to, the latest versions of the files that name it with where, and their mail threads."""
     try:
-        page = entity_page(container(), current_tenant(), name)
+        page = entity_page(container(), current_tenant(), name, readers=readers())
     except NotFound as e:  # the same answer whether another tenant's files name it or none do
         raise NotFoundError("no file names this entity") from e
     return EntityOut.model_validate(page.model_dump())

@@ -27,6 +27,8 @@ from semfs.api.models import (
     NoteIn,
     Purged,
     Restored,
+    ShareRequest,
+    SharingOut,
     SimilarOut,
     TagPatch,
     TextBlock,
@@ -38,15 +40,21 @@ from semfs.api.models import (
     ViewsOut,
 )
 from semfs.api.request import (
+    admin_only,
+    changeable_in_tenant,
     container,
     current_caller,
+    current_principal,
     current_tenant,
     new_router,
     ok,
     public,
+    readers,
     record_in_tenant,
     trashed_in_tenant,
+    visible,
 )
+from semfs.domain.access import parse_share, readers_of
 from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Status
 from semfs.domain.results import FacetCounts
@@ -84,6 +92,7 @@ def _file_query(filters: FileFilters) -> RecordQuery | None:
         return None
     return RecordQuery(
         tenant_id=tenant,
+        readers=readers(),
         statuses=[] if filters.listing == "all" and filters.status is None else statuses,
         tag=vocabulary.named(c, tenant, filters.tag),
         source_type=filters.source_type,
@@ -175,7 +184,7 @@ def get_file(file_id: str) -> FileOut:
 def versions(file_id: str) -> Versions:
     record = record_in_tenant(file_id)
     lineage = container().repo.lineage(record.tenant_id, record.lineage_id)
-    return Versions(versions=[public(v) for v in lineage if v.deleted_at is None])
+    return Versions(versions=[public(v) for v in lineage if v.deleted_at is None and visible(v)])
 
 
 # A Lambda function answers at most 6 MB: a page of text stays under this many bytes of JSON, counted as
@@ -218,7 +227,7 @@ def similar_files(
     from semfs.pipeline.query.similar import similar
 
     record = record_in_tenant(file_id)
-    return SimilarOut(files=similar(container(), record.tenant_id, file_id, limit))
+    return SimilarOut(files=similar(container(), record.tenant_id, file_id, limit, readers=readers()))
 
 
 @router.get("/files/<file_id>/download", summary="A short-lived link to the original", responses=ok(Download))
@@ -257,6 +266,27 @@ def remove_note(file_id: str, note_id: str) -> FileOut:
     return public(notes.remove_note(container(), record.tenant_id, file_id, note_id, by=current_caller()))
 
 
+@router.get("/files/<file_id>/share", summary="Who may read a file", responses=ok(SharingOut))
+def sharing(file_id: str) -> SharingOut:
+    """Its owner and readers: ``tenant`` (everyone), ``u:NAME``, ``g:NAME``, or ``admins``."""
+    record = record_in_tenant(file_id)
+    return SharingOut(file_id=record.file_id, owner=record.owner, readers=list(readers_of(record.readers)))
+
+
+@router.post("/files/<file_id>/share", summary="Share a file, or stop sharing it", responses=ok(SharingOut))
+def change_sharing(file_id: str, request: ShareRequest) -> SharingOut:
+    """Share every version of the file's document with ``add`` and stop sharing it with ``revoke`` (each
+    ``private``, ``tenant``, ``group:NAME`` or ``user:NAME``). Its owner or an admin (403 for a reader)."""
+    from semfs.pipeline.catalogue.sharing import share
+
+    record = changeable_in_tenant(file_id)
+    changed = share(
+        container(), current_principal(), record, parse_share(request.add), parse_share(request.revoke),
+        by=current_caller(),
+    )  # fmt: skip
+    return SharingOut(file_id=changed.file_id, owner=changed.owner, readers=list(readers_of(changed.readers)))
+
+
 @router.get("/files/<file_id>/history", summary="What happened to a file, newest first", responses=ok(History))
 def file_history(file_id: str) -> History:
     """Received (and from where), a new version of which file, processed, then what people did: tags,
@@ -267,8 +297,8 @@ def file_history(file_id: str) -> History:
 @router.delete("/files/<file_id>", summary="Move a file (or every version) to the trash", responses=ok(Deleted))
 def delete(file_id: str, all_versions: bool = False, purge: bool = False) -> Deleted:
     """Moves it to the trash: hidden from search, answers and lists, restorable until ``purge_on``.
-    ``purge=true`` erases it for good at once (an erasure request)."""
-    record = record_in_tenant(file_id)
+    ``purge=true`` erases it for good at once (an erasure request). Its owner or an admin only (403)."""
+    record = changeable_in_tenant(file_id)
     c = container()
     removed = delete_file(c, record.tenant_id, file_id, all_versions=all_versions, purge=purge, by=current_caller())
     kept = bool(removed) and all(r.status is Status.TRASHED for r in removed)
@@ -292,7 +322,7 @@ def list_trash(
 ) -> TrashOut:
     c = container()
     tenant = current_tenant()
-    everything = trash.in_trash(c, tenant, limit=100_000)
+    everything = [r for r in trash.in_trash(c, tenant, limit=100_000) if visible(r)]
     items = [
         TrashItem(
             file_id=r.file_id,
@@ -309,7 +339,9 @@ def list_trash(
 
 @router.delete("/trash", summary="Empty the trash (erase for good)", responses=ok(Purged))
 def empty_trash(older_than_days: Annotated[float | None, Query(ge=0, le=3650)] = None) -> Purged:
-    """Erases everything in the trash, or only what was deleted more than ``older_than_days`` ago."""
+    """Erases everything in the trash, or only what was deleted more than ``older_than_days`` ago. An
+    admin's to do (403): the trash holds every user's files."""
+    admin_only()
     gone = trash.empty_trash(container(), current_tenant(), older_than_days)
     return Purged(purged=[r.file_id for r in gone])
 
@@ -317,15 +349,15 @@ def empty_trash(older_than_days: Annotated[float | None, Query(ge=0, le=3650)] =
 @router.post("/files/<file_id>/detach", summary="Detach a wrongly linked version", responses=ok(FileOut))
 def detach(file_id: str) -> FileOut:
     """Take a wrongly linked version out of its lineage: it becomes version 1 of its own document."""
-    record = record_in_tenant(file_id)
+    record = changeable_in_tenant(file_id)
     return public(detach_version(container(), record.tenant_id, file_id, by=current_caller()))
 
 
 @router.post("/files/<file_id>/link", summary="Make a file the next version of another", responses=ok(FileOut))
 def link(file_id: str, request: VersionLink) -> FileOut:
     """Make this file the next version of ``previous_version_id``'s lineage."""
-    record = record_in_tenant(file_id)
-    record_in_tenant(request.previous_version_id)  # 404 for another tenant's file
+    record = changeable_in_tenant(file_id)
+    record_in_tenant(request.previous_version_id)  # 404 for another tenant's file, or one not shared
     linked = link_version(container(), record.tenant_id, file_id, request.previous_version_id, by=current_caller())
     return public(linked)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -18,11 +19,13 @@ from semfs.api.models import (
     ErrorOut,
     UploadTarget,
 )
-from semfs.api.request import ERRORS, container, current_tenant, new_router, public, to_json
+from semfs.api.request import ERRORS, container, current_principal, current_tenant, new_router, public, to_json
+from semfs.domain.access import parse_share
 from semfs.domain.errors import NotFound
 from semfs.domain.features import require
 from semfs.domain.ids import file_id_for
 from semfs.pipeline import names
+from semfs.pipeline.principals import new_file_access
 
 if TYPE_CHECKING:
     from semfs.pipeline.intake.register import Provenance
@@ -110,7 +113,8 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 )
 def upload() -> Response[str]:
     """Locally: a multipart/form-data upload (``file`` plus optional ``previous_version_id``,
-    ``thread_id``, ``contact_ids``, ``source_type``, ``tags``), ingested at once. In AWS: a presigned
+    ``thread_id``, ``contact_ids``, ``source_type``, ``tags``, ``share_with``: private, tenant, group:NAME or
+    user:NAME, comma-separated; the file is the uploader's and theirs), ingested at once. In AWS: a presigned
     POST for a server-generated key under ``uploads/{tenant}/`` (≤ 15 min, size-limited)."""
     from semfs.pipeline.intake.ingest import ingest_bytes
 
@@ -164,15 +168,19 @@ def _provenance(c: Container, tenant: str, fields: dict[str, str]) -> Provenance
     extra: dict[str, Any] = {k: fields[k] for k in ("agent", "run_id") if fields.get(k)}
     if fields.get("derived_from"):
         extra["derived_from"] = listed("derived_from")
-    return Provenance.from_caller(
+    principal = current_principal()
+    prov = Provenance.from_caller(
         source_type=fields.get("source_type"),
         tags=listed("tags"),
         previous_version_id=fields.get("previous_version_id") or None,
         thread_id=names.thread_id(c, tenant, fields.get("thread_id")),
         **_contacts(c, tenant, listed("contact_ids")),
         extra=extra,
-        uploaded_by=fields.get("agent") or None,
+        uploaded_by=fields.get("agent") or principal.user,
     )
+    # the uploader's, and whom the ``share_with`` field names (private | tenant | group:G | user:U)
+    access = new_file_access(c, principal, parse_share(listed("share_with")))
+    return replace(prov, access=access, viewer=principal.tokens())
 
 
 def _multipart(content_type: str, raw: bytes) -> tuple[dict[str, str], str, bytes]:

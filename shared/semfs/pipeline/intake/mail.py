@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from semfs.domain.access import ADMINS, Access
 from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, normalise_subject, sha256_hex
 from semfs.domain.outcomes import Outcome
@@ -109,6 +110,22 @@ def skip_message(c: Container, tenant: str, message_id: str, size: int, failing:
     )
 
 
+def mail_access(c: Container, tenant: str, parsed: ParsedMail, delivered: list[str] | None) -> Access:
+    """Who may read what a message brings (its body and every attachment): the tenant's users and groups it
+    was delivered to — the envelope's recipients (so a Bcc as delivered), To and Cc — and its sender when
+    the sender is one of the tenant's users. A tenant without users: everyone, as before access lists.
+    Delivered to no one the tenant knows: its admins only (``ADMINS``), until a group claims the address.
+    Each message brings its own: a reply to more people never opens the files that came before it."""
+    from semfs.pipeline.principals import has_users, recipients
+
+    if not has_users(c, tenant):
+        return Access()
+    sender = [parsed.sender.address] if parsed.sender else []
+    found = recipients(c, tenant, [*(delivered or []), *(a.address for a in parsed.to + parsed.cc), *sender])
+    owner = found.users[0] if found.users else None
+    return Access(owner, found.readers() or (ADMINS,))
+
+
 # a body beside attachments is a document of its own when it says something ("See attached." does not:
 # the attachments carry the message); a message without attachments always keeps its body
 MIN_BODY_WORDS = 8
@@ -161,6 +178,7 @@ def ingest_mail(
         "mail_defects": parsed.defects[:20],
     }
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
+    access = mail_access(c, tenant, parsed, recipients)
     parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
     if (
         c.settings.mail.index_email_body
@@ -180,6 +198,7 @@ def ingest_mail(
             uploaded_by=sender,
             upload_context=f"{where} the email “{parsed.subject}” from {sender}"[:300],
             extra=extra,
+            access=access,
         )
         result.files.append(ingest_bytes(c, tenant, data, filename, prov))
     log.info("mail ingested", message_id_hash=_h(message_id)[:12], files=len(result.files), defects=len(parsed.defects))

@@ -17,6 +17,7 @@ from email.utils import parseaddr
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from semfs.domain.access import Access, can_read, readers_of
 from semfs.domain.errors import Busy, Conflict, InvalidRequest, NotFound
 from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, file_id_for, lineage_id_for, normalise_filename, sha256_hex, thread_id_for
@@ -54,6 +55,11 @@ class Provenance:
     source_message_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     by_caller: bool = False  # made by ``from_caller``: its ids are checked against the tenant on register
+    # who may read the new file (``domain/access.py``); None: the whole tenant (no users, or a sweep's file)
+    access: Access | None = None
+    # what the caller handing it in reads as (``Principal.tokens()``; None: every file): a file they cannot
+    # see is never theirs to be "the same file", "a copy of" or "the previous version of"
+    viewer: tuple[str, ...] | None = None
 
     @classmethod
     def from_caller(cls, *, source_type: str | None = None, tags: Sequence[str] = (), **given: Any) -> Provenance:
@@ -190,6 +196,12 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
     source_key = prov.source_key or normalised
     file_id = file_id_for(tenant_id, prov.source_type, source_key, sha)
     existing = _existing(c, tenant_id, file_id)
+    if existing is not None and not can_read(existing.readers, prov.viewer):
+        # the same name and bytes from someone who cannot see the first: a file of their own (saying
+        # "already here" would tell them it exists)
+        owner = prov.access.owner if prov.access else None
+        file_id = file_id_for(tenant_id, prov.source_type, f"{source_key}\x1f{owner or ''}", sha)
+        existing = _existing(c, tenant_id, file_id)
     if existing is not None and existing.status is not Status.DELETED:
         return _again(c, existing)
     # (a purged file's tombstone is replaced below: sent again after a purge, it is a new file)
@@ -197,7 +209,7 @@ def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Pro
         check_references(c, tenant_id, prov)
     admit_new_file(c, tenant_id)
     base = _new_record(tenant_id, file_id, sha, data, name, normalised, source_key, prov)
-    refused = _refusal(c, base, name, data)
+    refused = _refusal(c, base, name, data, prov.viewer)
     if refused is not None:
         outcome, reason, changes = refused
         return _create(c, base.evolve(status=outcome.final_status, outcome=outcome, error=reason, **changes), existing)
@@ -262,11 +274,12 @@ def _new_record(
         tags=list(dict.fromkeys(slug for slug, _ in manual)),
         tag_labels={slug: label for slug, label in manual if slug != label},
         provenance={"thread_subject": prov.thread_subject, "contacts": prov.contacts, **prov.extra},
+        **(prov.access or Access()).as_fields(),
     )
 
 
 def _refusal(
-    c: Container, base: FileRecord, name: str | None, data: bytes
+    c: Container, base: FileRecord, name: str | None, data: bytes, viewer: tuple[str, ...] | None = None
 ) -> tuple[Outcome, str, dict[str, Any]] | None:
     """Why a file ends here, recorded but never read: an unsafe name, too large, empty, or a copy."""
     if name is None:
@@ -281,11 +294,18 @@ def _refusal(
     if not data:  # every empty file is empty, not a duplicate of the first one
         return Outcome.SKIPPED_EMPTY, "the file is empty (0 bytes)", {"blob_key": ""}
     found = c.repo.find_by_sha256(base.tenant_id, base.sha256)
-    duplicates = [r for r in found if r.outcome is not Outcome.SKIPPED_DUPLICATE]
+    duplicates = [r for r in found if r.outcome is not Outcome.SKIPPED_DUPLICATE and _sees(viewer, r, base)]
     if duplicates:
         first = duplicates[0].file_id
         return Outcome.SKIPPED_DUPLICATE, f"identical bytes already stored as {first}", {"duplicate_of": first}
     return None
+
+
+def _sees(viewer: tuple[str, ...] | None, other: FileRecord, base: FileRecord) -> bool:
+    """Whether the file being registered may be folded into ``other`` (a copy of it): the caller sees
+    ``other``, and ``other`` is read by no one the new file is not (a copy readable by fewer people would
+    hide the file from those it was shared with)."""
+    return can_read(other.readers, viewer) and set(readers_of(base.readers)) <= set(readers_of(other.readers))
 
 
 def _as_next_version(c: Container, base: FileRecord, prov: Provenance) -> FileRecord:
@@ -297,8 +317,12 @@ def _as_next_version(c: Container, base: FileRecord, prov: Provenance) -> FileRe
             previous: FileRecord | None = c.repo.get(base.tenant_id, prov.previous_version_id)
         except NotFound:  # the caller named a bad id
             raise NotFound("previous_version_id: no such file in this tenant") from None
+        if previous is None or not can_read(previous.readers, prov.viewer):  # as if there were none
+            raise NotFound("previous_version_id: no such file in this tenant")
     elif base.version_key:
         previous, link = c.repo.find_latest(base.tenant_id, base.version_key), "implicit"
+        if previous is not None and not can_read(previous.readers, prov.viewer):
+            previous = None  # someone else's file at the same place: not this caller's to revise
     else:
         previous = None
     if previous is None:
@@ -310,6 +334,9 @@ def _as_next_version(c: Container, base: FileRecord, prov: Provenance) -> FileRe
         previous_version_id=previous.file_id,
         is_latest=False,
         provenance={**base.provenance, "version_link": link},
+        # a new version keeps its lineage's access (the owner changes it with ``semfs share``)
+        owner=previous.owner,
+        readers=list(previous.readers),
     )
 
 

@@ -8,7 +8,7 @@ it again (every step is idempotent, and the records, which name what is left, go
    vector graphs locally; OpenSearch drops deleted documents at its next segment merge);
 3. every stored object under the tenant's prefixes, in S3 every version of each (``uploads/``,
    ``content/``, ``derived/``): originals, extracted text, chunks, vectors;
-4. threads, messages, contacts, the tag vocabulary and aliases, saved views;
+4. threads, messages, contacts, the tag vocabulary and aliases, saved views, users and groups;
 5. the file records, tombstones included, and the tenant's status counts.
 
 What it does not reach, said plainly: raw inbound mail under ``inbound/raw/`` is one object per message
@@ -49,6 +49,7 @@ def purge_tenant(c: Container, tenant_id: str) -> dict[str, int]:
     report["mail_items"] = c.mail.forget_tenant(tenant_id)
     report["tag_items"] = c.tags.forget_tenant(tenant_id)
     report["saved_views"] = c.views.forget_tenant(tenant_id)
+    report["principals"] = c.principals.forget_tenant(tenant_id)
     report["entity_items"] = c.entities.forget_tenant(tenant_id)
     report["records"] = c.repo.forget_tenant(tenant_id)
     report["in_flight"] = len(in_flight)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from semfs.domain.access import can_read
 from semfs.domain.errors import NotFound
 from semfs.domain.mentions import KINDS, FileEntity
 from semfs.domain.results import EntityContact, EntityFile, EntityInfo, EntityPage, EntityThread
 from semfs.domain.vocabulary import EntityKind
 from semfs.pipeline import names
 from semfs.pipeline.file_entities import resolve
+from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -20,19 +22,48 @@ PAGE_FILES = 200  # the files an entity's page reads at most
 
 
 def list_entities(
-    c: Container, tenant_id: str, kind: EntityKind | None = None, q: str | None = None, limit: int = 100
+    c: Container,
+    tenant_id: str,
+    kind: EntityKind | None = None,
+    q: str | None = None,
+    limit: int = 100,
+    readers: tuple[str, ...] | None = None,
 ) -> list[EntityInfo]:
     """The tenant's entities (of one kind), named in the most files first; ``q`` keeps those whose label
-    or id holds it (case aside)."""
-    found = c.entities.entities(tenant_id, kind, limit=limit if not q else 5_000)
+    or id holds it (case aside). A caller who reads as ``readers`` sees the entities of the files shared
+    with them only, each counted in those files alone: no count says an invisible file exists."""
+    if readers is not None:
+        found = _visible_entities(c, tenant_id, kind, readers)
+    else:
+        found = c.entities.entities(tenant_id, kind, limit=limit if not q else 5_000)
     if q:
         needle = q.casefold()
         found = [s for s in found if needle in s.label.casefold() or needle in s.entity_id.casefold()]
     return found[:limit]
 
 
-def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
-    """The entity ``value`` names (an id, or as written), or ``NotFound``."""
+def _visible_entities(
+    c: Container, tenant_id: str, kind: EntityKind | None, readers: tuple[str, ...]
+) -> list[EntityInfo]:
+    """The entities the files shared with ``readers`` name (each file's ``entities``: its most mentioned),
+    counted over those files only, most files first."""
+    counts: Counter[str] = Counter()
+    after: str | None = None
+    while True:
+        page = c.repo.query(RecordQuery(tenant_id=tenant_id, readers=readers, after=after, limit=500))
+        for r in page:
+            counts.update(set(r.entities))
+        if len(page) < 500:
+            break
+        after = page[-1].file_id
+    known = {e.entity_id: e for e in c.entities.entities(tenant_id, kind, limit=max(1000, 4 * len(counts)))}
+    seen = [known[e].model_copy(update={"files": n}) for e, n in counts.items() if e in known]
+    return sorted(seen, key=lambda e: (-e.files, e.label))
+
+
+def entity_page(c: Container, tenant_id: str, value: str, readers: tuple[str, ...] | None = None) -> EntityPage:
+    """The entity ``value`` names (an id, or as written), or ``NotFound``; for a caller reading as
+    ``readers``, from the files shared with them alone (``NotFound`` when none of them names it)."""
     summary = resolve(c, tenant_id, value)
     if summary is None:
         raise NotFound(f"no file names {value!r}")
@@ -43,8 +74,8 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
             r = c.repo.get(tenant_id, m.file_id)
         except NotFound:
             continue
-        if r.deleted_at is not None or not r.is_latest:
-            continue  # trashed, or an older version: the page shows what a listing shows
+        if r.deleted_at is not None or not r.is_latest or not can_read(r.readers, readers):
+            continue  # trashed, an older version, or not the caller's: the page shows what a listing shows
         if r.thread_id:
             given.setdefault(r.thread_id, names.record_subject(r))
         files.append(
@@ -59,6 +90,10 @@ def entity_page(c: Container, tenant_id: str, value: str) -> EntityPage:
                 created_at=r.created_at,
             )
         )
+    if readers is not None and not files:
+        raise NotFound(f"no file names {value!r}")  # as for an entity no file names
+    if readers is not None:
+        summary = summary.model_copy(update={"files": len(files)})
     counted = Counter(f.thread_id for f in files if f.thread_id)
     subjects, _ = names.labels(c, tenant_id, {t: given.get(t) for t in counted}, [])
     threads = [EntityThread(thread_id=t, subject=subjects.get(t, t), files=n) for t, n in counted.most_common()]

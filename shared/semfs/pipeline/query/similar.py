@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 MAX_SIMILAR = 50
 
 
-def similar(c: Container, tenant_id: str, file_id: str, limit: int = 10) -> list[SimilarFile]:
+def similar(
+    c: Container, tenant_id: str, file_id: str, limit: int = 10, readers: tuple[str, ...] | None = None
+) -> list[SimilarFile]:
     """Up to ``limit`` other files of the tenant, nearest first. ``NotFound`` for a file the tenant does
-    not have; ``InvalidRequest`` for one not indexed (it has no vectors yet); ``Disabled`` while semantic
+    not have; only files shared with ``readers`` (the caller's tokens; ``None``: every file), filtered inside
+    the k-NN search; ``InvalidRequest`` for one not indexed (it has no vectors yet); ``Disabled`` while semantic
     search is switched off."""
     require(c.settings, "semantic")
     record = c.repo.get(tenant_id, file_id)
@@ -34,7 +37,9 @@ def similar(c: Container, tenant_id: str, file_id: str, limit: int = 10) -> list
     probe = vectors[len(chunks)] if len(vectors) > len(chunks) else vectors.mean(axis=0)
     own = {v.file_id for v in c.repo.lineage(tenant_id, record.lineage_id)} | {file_id}
     limit = max(1, min(limit, MAX_SIMILAR))
-    hits = c.index.knn(tenant_id, probe.tolist(), SearchFilters(), k=4 * limit + 10, model=record.embedding_model)
+    hits = c.index.knn(
+        tenant_id, probe.tolist(), SearchFilters().read_as(readers), k=4 * limit + 10, model=record.embedding_model
+    )
     best: dict[str, float] = {}
     for hit in hits:  # best first: a file's first hit is its best
         if hit.file_id not in own and hit.file_id not in best:

@@ -313,6 +313,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{file_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who may read a file */
+        get: operations["sharing_files__file_id__share_get"];
+        put?: never;
+        /** Share a file, or stop sharing it */
+        post: operations["change_sharing_files__file_id__share_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{file_id}/similar": {
         parameters: {
             query?: never;
@@ -572,7 +590,7 @@ export interface components {
              * Action
              * @enum {string}
              */
-            action: "tagged" | "untagged" | "noted" | "unnoted" | "trashed" | "restored" | "detached" | "linked";
+            action: "tagged" | "untagged" | "noted" | "unnoted" | "trashed" | "restored" | "detached" | "linked" | "shared" | "unshared";
             /**
              * At
              * Format: date-time
@@ -1410,7 +1428,7 @@ export interface components {
         HistoryEntry: {
             /**
              * Action
-             * @description received, versioned, processed, tagged, untagged, noted, unnoted, trashed, restored, detached or linked
+             * @description received, versioned, processed, tagged, untagged, noted, unnoted, trashed, restored, detached, linked, shared or unshared
              */
             action: string;
             /**
@@ -1700,6 +1718,30 @@ export interface components {
             weak: boolean;
         };
         /**
+         * ShareRequest
+         * @description Who to share a file with and who to stop sharing it with: ``private``, ``tenant``, ``group:NAME`` or
+         *     ``user:NAME`` each.
+         */
+        ShareRequest: {
+            /** Add */
+            add?: string[];
+            /** Revoke */
+            revoke?: string[];
+        };
+        /**
+         * SharingOut
+         * @description Who may read a file: its owner (none: the tenant's) and its readers (``tenant``: everyone in it,
+         *     ``u:NAME`` a user, ``g:NAME`` a group, ``admins`` the tenant's admins only).
+         */
+        SharingOut: {
+            /** File Id */
+            file_id: string;
+            /** Owner */
+            owner: string | null;
+            /** Readers */
+            readers: string[];
+        };
+        /**
          * SimilarFile
          * @description A file near another by meaning ("more like this"): its latest version, with the cosine similarity
          *     of the two files' cards (1 is the same meaning) and where it came from.
@@ -1984,6 +2026,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -2060,6 +2111,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2147,6 +2207,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2242,6 +2311,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -2321,6 +2399,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2425,6 +2512,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2560,6 +2656,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -2670,6 +2775,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -2748,6 +2862,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2836,6 +2959,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2932,6 +3064,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3017,6 +3158,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3095,6 +3245,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3190,6 +3349,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3275,6 +3443,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3353,6 +3530,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3449,6 +3635,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3538,6 +3733,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3617,6 +3821,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3711,6 +3924,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3789,6 +4011,207 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sharing_files__file_id__share_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharingOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    change_sharing_files__file_id__share_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharingOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3884,6 +4307,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -3972,6 +4404,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4050,6 +4491,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4153,6 +4603,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4357,6 +4816,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4440,6 +4908,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4516,6 +4993,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4610,6 +5096,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4686,6 +5181,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4779,6 +5283,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4864,6 +5377,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -4940,6 +5462,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5037,6 +5568,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description No such file in your tenant */
             404: {
                 headers: {
@@ -5116,6 +5656,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

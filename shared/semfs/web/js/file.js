@@ -164,7 +164,8 @@ export async function loadHistory(f, mine) {
   const data = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/history").catch(() => ({ entries: [] }));
   if (stale(mine) || !state.currentFile || state.currentFile.file_id !== f.file_id) return;
   const words = { received: "Received", versioned: "New version", processed: "Processed", tagged: "Tagged", untagged: "Tag removed",
-    noted: "Note added", unnoted: "Note removed", trashed: "Moved to the trash", restored: "Restored", detached: "Detached", linked: "Linked" };
+    noted: "Note added", unnoted: "Note removed", trashed: "Moved to the trash", restored: "Restored", detached: "Detached", linked: "Linked",
+    shared: "Shared with", unshared: "No longer shared with" };
   $("file-history").replaceChildren(...data.entries.map((e) => {
     const li = el("li");
     li.append(el("span", dateLabel(e.at), "muted"), " ", el("strong", words[e.action] || e.action), e.detail ? " " + e.detail : "");

@@ -1,0 +1,253 @@
+"""Who may see what inside a tenant (``domain/access.py``), through the real HTTP host and the MCP server:
+users and groups, mail delivered to a person, to a list and Bcc'd, uploads shared with a group, and a
+second tenant beside them. A file a caller may not read is never named, quoted or counted by any route a
+caller reaches; asking for it by id is the same 404 as asking for an id that does not exist."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+
+from semfs.domain.access import Access
+from semfs.pipeline.intake.ingest import ingest_bytes
+from semfs.pipeline.intake.mail import ingest_mail
+from semfs.pipeline.intake.register import Provenance
+from semfs.pipeline.principals import add_group, add_user
+from semfs.ports import Container
+from semfs.server import ApiKeys, start_http
+
+pytestmark = pytest.mark.integration
+T = "acme"
+# each file's secret word: whoever may not read the file must never see it in any answer
+SECRETS = {
+    "hr": "zanzibarsalary",  # an upload of bob's, shared with group hr
+    "dana": "quokkaloan",  # an upload of dana's, private
+    "cy_mail": "marmotinvoice",  # mail to cy alone
+    "list_mail": "ocelotbudget",  # mail to the hr list address
+    "bcc_mail": "pangolinoffer",  # mail to an outsider, Bcc'd to dana (the envelope says so)
+    "other_tenant": "narwhalsecret",  # tenant globex's file
+}
+PUBLIC = "kitchen rota"  # a file everyone in acme reads
+
+
+def _mail(to: str, subject: str, word: str, cc: str = "") -> bytes:
+    m = EmailMessage()
+    m["From"] = "Supplier <sales@supplier.test>"
+    m["To"] = to
+    if cc:
+        m["Cc"] = cc
+    m["Subject"] = subject
+    m["Message-ID"] = f"<{word}@supplier.test>"
+    m.set_content(f"Please see the attached note about {word}.")
+    text = f"Details of {word}: the amount is 4,200 EUR, due on 30 June."
+    m.add_attachment(text.encode(), "text", "plain", filename=f"{word}.txt")
+    return bytes(m)
+
+
+@dataclass
+class Acme:
+    url: str
+    keys: dict[str, str]
+    ids: dict[str, str]  # secret's name → file id (the attachment's, for mail)
+    c: Container
+
+
+@pytest.fixture
+def acme(container: Container) -> Iterator[Acme]:
+    c = container
+    add_user(c, T, "ann", role="admin", addresses=["ann@acme.test"])
+    add_user(c, T, "bob", groups=["hr"], addresses=["bob@acme.test"])
+    add_user(c, T, "cy", addresses=["cy@acme.test"])
+    add_user(c, T, "dana", addresses=["dana@acme.test"])
+    add_user(c, T, "eve", groups=["hr"], addresses=["eve@acme.test"])
+    add_group(c, T, "hr", addresses=["hr-list@acme.test"])
+    add_group(c, T, "sales")
+
+    def upload(name: str, text: str, access: Access) -> str:
+        prov = replace(Provenance.from_caller(), access=access)
+        return ingest_bytes(c, T, text.encode(), name, prov).record.file_id
+
+    hr, own, everyone = Access("bob", ("u:bob", "g:hr")), Access("dana", ("u:dana",)), Access("ann", ("tenant",))
+    ids = {
+        "hr": upload("salaries.txt", f"Salary bands {SECRETS['hr']}: senior 91,000 EUR.", hr),
+        "dana": upload("loan.txt", f"My private loan {SECRETS['dana']} of 4,200 EUR.", own),
+        "public": upload("kitchen.txt", f"The {PUBLIC}: cleaned every Friday by facilities.", everyone),
+    }
+    for key, to, delivered in (
+        ("cy_mail", "cy@acme.test", None),
+        ("list_mail", "hr-list@acme.test", None),
+        ("bcc_mail", "someone@elsewhere.test", ["dana@acme.test"]),
+    ):
+        word = SECRETS[key]
+        result = ingest_mail(c, T, _mail(to, f"About {word}", word), recipients=delivered)
+        ids[key] = next(f.record.file_id for f in result.files if f.record.filename == f"{word}.txt")
+    other = f"Globex {SECRETS['other_tenant']} 4,200 EUR.".encode()
+    ids["other_tenant"] = ingest_bytes(c, "globex", other, "g.txt").record.file_id
+    api_keys = ApiKeys(c.settings.api_keys_file)
+    keys = {u: api_keys.create(T, u) for u in ("ann", "bob", "cy", "dana", "eve")}
+    keys["cy-agent"] = api_keys.create(T, "cy", "helper")
+    keys["globex"] = api_keys.create("globex")
+    server = start_http(c, api_keys, "127.0.0.1", 0)
+    try:
+        yield Acme(f"http://127.0.0.1:{server.port}", keys, ids, c)
+    finally:
+        server.shutdown()
+
+
+# who reads what: (user → the secrets they may see)
+MAY_SEE = {
+    "ann": {"hr", "dana", "cy_mail", "list_mail", "bcc_mail"},  # the admin
+    "bob": {"hr", "list_mail"},
+    "eve": {"hr", "list_mail"},
+    "cy": {"cy_mail"},
+    "cy-agent": {"cy_mail"},  # an agent acting for cy sees what cy sees, never more
+    "dana": {"dana", "bcc_mail"},
+}
+
+
+def _call(host: Acme, who: str, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, str]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(host.url + path, data=data, method=method)
+    req.add_header("Authorization", f"Bearer {host.keys[who]}")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def _reads(host: Acme, file_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:
+    return [
+        ("GET", f"/files/{file_id}", None),
+        ("GET", f"/files/{file_id}/text", None),
+        ("GET", f"/files/{file_id}/download", None),
+        ("GET", f"/files/{file_id}/versions", None),
+        ("GET", f"/files/{file_id}/history", None),
+        ("GET", f"/files/{file_id}/entities", None),
+        ("POST", "/ask", {"question": "what is the amount and when is it due?", "file_id": file_id}),
+    ]
+
+
+LISTINGS: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/files?limit=200", None),
+    ("GET", "/files?limit=200&include_history=true&listing=all", None),
+    ("GET", "/files/facets?top=500", None),
+    ("GET", "/entities?limit=500", None),
+    ("GET", "/entity?name=4%2C200%20EUR", None),
+    ("GET", "/trash", None),
+    *[
+        ("POST", "/search", {"query": f"{w} amount due", "limit": 50, "mode": m})
+        for w in SECRETS.values()
+        for m in ("hybrid", "keyword")
+    ],
+    ("POST", "/search", {"query": "amount due in June EUR", "limit": 50, "mode": "semantic"}),
+    ("POST", "/ask", {"question": "what is the amount due on 30 June?"}),
+    ("POST", "/context", {"subject": "Invoice 4,200 EUR", "body": "Which amount is due on 30 June?", "limit": 20}),
+]
+
+
+def test_no_route_shows_a_user_a_file_they_may_not_read(acme: Acme) -> None:
+    seen_any = set()
+    for who, allowed in MAY_SEE.items():
+        hidden = set(SECRETS) - allowed
+        for method, path, body in LISTINGS:
+            status, text = _call(acme, who, method, path, body)
+            assert status in (200, 404), (who, path, status, text[:300])
+            leaked = {k for k in hidden if SECRETS[k] in text or acme.ids[k] in text}
+            assert not leaked, (who, path, leaked)
+            seen_any |= {k for k in allowed if SECRETS[k] in text}
+        for key in hidden:
+            for method, path, body in _reads(acme, acme.ids[key]):
+                status, text = _call(acme, who, method, path, body)
+                nothing = _call(acme, who, method, path.replace(acme.ids[key], "f_000000000000000000000000"), body)
+                assert (status, text) == nothing, (who, key, path)  # the same as a file that does not exist
+                assert SECRETS[key] not in text
+        for key in allowed:
+            status, text = _call(acme, who, "GET", f"/files/{acme.ids[key]}/text")
+            assert status == 200 and SECRETS[key] in text, (who, key)
+    assert seen_any == set(SECRETS) - {"other_tenant"}  # the checks above had something to find
+
+
+def test_mail_is_read_by_whom_it_was_delivered_to(acme: Acme) -> None:
+    """To: the addressee; a list address: its group; a Bcc: the envelope's recipient alone; and what a
+    message brings shares its access: the body and every attachment."""
+    readers = {k: acme.c.repo.get(T, acme.ids[k]).readers for k in ("cy_mail", "list_mail", "bcc_mail")}
+    assert readers == {"cy_mail": ["u:cy"], "list_mail": ["g:hr"], "bcc_mail": ["u:dana"]}
+    body_and_attachments = [
+        r for r in acme.c.repo.query(_all()) if r.source_message_id == "<marmotinvoice@supplier.test>"
+    ]
+    assert len(body_and_attachments) >= 1 and all(r.readers == ["u:cy"] for r in body_and_attachments)
+
+
+def _all() -> Any:
+    from semfs.ports.repository import RecordQuery
+
+    return RecordQuery(tenant_id=T, limit=1000)
+
+
+def test_sharing_a_file_lets_a_user_find_it_and_revoking_takes_it_away(acme: Acme) -> None:
+    hr = acme.ids["hr"]
+    query = {"query": f"{SECRETS['hr']} salary bands", "limit": 10, "mode": "keyword"}
+    assert SECRETS["hr"] not in _call(acme, "cy", "POST", "/search", query)[1]
+    status, _ = _call(acme, "cy", "POST", f"/files/{hr}/share", {"add": ["user:cy"]})
+    assert status == 404  # cy cannot see it, so cannot share it either
+    status, text = _call(acme, "eve", "POST", f"/files/{hr}/share", {"add": ["user:cy"]})
+    assert status == 403, text  # eve reads it (group hr) but is not its owner
+    status, text = _call(acme, "bob", "POST", f"/files/{hr}/share", {"add": ["user:cy"]})
+    assert status == 200 and "u:cy" in text
+    assert SECRETS["hr"] in _call(acme, "cy", "POST", "/search", query)[1]
+    status, _ = _call(acme, "bob", "POST", f"/files/{hr}/share", {"revoke": ["user:cy"]})
+    assert status == 200
+    assert SECRETS["hr"] not in _call(acme, "cy", "POST", "/search", query)[1]
+    history = _call(acme, "bob", "GET", f"/files/{hr}/history")[1]
+    assert "shared" in history and "unshared" in history
+
+
+def test_an_agent_over_mcp_sees_what_its_user_sees(acme: Acme) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def tools(who: str) -> list[str]:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {acme.keys[who]}"}, timeout=120)
+        async with Client(streamable_http_client(acme.url + "/mcp", http_client=http)) as client:
+            found = await client.call_tool("search", {"query": "amount due in June EUR", "limit": 20})
+            listed = await client.call_tool("list_files", {"limit": 200})
+            hidden = await client.call_tool("read_file", {"file_id": acme.ids["hr"]})
+            return [json.dumps(found.structured_content), json.dumps(listed.structured_content), str(hidden.content)]
+
+    texts = asyncio.run(tools("cy-agent"))
+    for key in set(SECRETS) - MAY_SEE["cy-agent"]:
+        assert all(SECRETS[key] not in t and acme.ids[key] not in t for t in texts), key
+    assert "no such file" in texts[2]
+    assert acme.ids["cy_mail"] in texts[1]
+
+
+def test_an_uploaded_file_is_its_uploaders_and_whom_they_share_it_with(acme: Acme) -> None:
+    boundary = "semfsboundary"
+    form = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="share_with"\r\n\r\ngroup:sales\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="plan.txt"\r\n'
+        f"Content-Type: text/plain\r\n\r\nLaunch plan wombatplan for Q3.\r\n--{boundary}--\r\n"
+    ).encode()
+    req = urllib.request.Request(acme.url + "/files", data=form, method="POST")
+    req.add_header("Authorization", f"Bearer {acme.keys['cy']}")
+    req.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+    with urllib.request.urlopen(req, timeout=120) as r:
+        status, text = r.status, r.read().decode()
+    assert status in (200, 201, 202), text
+    file_id = json.loads(text)["file_id"]
+    record = acme.c.repo.get(T, file_id)
+    assert record.owner == "cy" and record.readers == ["u:cy", "g:sales"]
+    assert _call(acme, "bob", "GET", f"/files/{file_id}")[0] == 404
+    assert _call(acme, "cy", "GET", f"/files/{file_id}")[0] == 200
