@@ -188,6 +188,10 @@ class FileOut(BaseModel):
     version: int
     previous_version_id: str | None = None
     is_latest: bool
+    owner: str | None = Field(default=None, description="The user who owns it (none: the tenant's)")
+    readers: list[str] = Field(
+        default_factory=list, description="Who may read it: tenant, u:NAME, g:NAME or admins (none: tenant)"
+    )
     sha256: str
     filename: str
     normalised_name: str

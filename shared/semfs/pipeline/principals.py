@@ -141,11 +141,13 @@ def principal_for(c: Container, tenant_id: str, user: str | None = None, *, agen
 
 def principal_from_claims(c: Container, tenant_id: str, user: str | None, groups: Iterable[str]) -> Principal:
     """A signed-in Cognito user: the JWT names them and their groups (``cognito:groups``); membership in
-    ``SEMFS_ADMIN_GROUP`` makes an admin. A user the tenant also lists keeps its listed groups as well."""
+    ``SEMFS_ADMIN_GROUP`` makes an admin (as does a tenant that lists no users yet: one room, as before). A user
+    the tenant also lists keeps its listed groups as well."""
     claimed = [g.strip().lower() for g in groups if isinstance(g, str) and g.strip()]
-    admin = c.settings.admin_group.lower() in claimed
+    # a tenant that lists no users yet is one room, as before users existed: whoever signs in manages it
+    admin = c.settings.admin_group.lower() in claimed or not has_users(c, tenant_id)
     if user is None:
-        return Principal(tenant_id, role="member", groups=tuple(claimed))
+        return Principal(tenant_id, role="admin" if admin else "member", groups=tuple(claimed))
     name = user.strip().lower()
     listed = find_user(c, tenant_id, name) if _is_name(name) else None
     mine = [*claimed, *(listed.groups if listed else [])]

@@ -878,6 +878,11 @@ export interface components {
              */
             ocr_low_confidence: boolean;
             outcome?: components["schemas"]["Outcome"] | null;
+            /**
+             * Owner
+             * @description The user who owns it (none: the tenant's)
+             */
+            owner?: string | null;
             /** Pages */
             pages?: number | null;
             /** Previous Version Id */
@@ -886,6 +891,11 @@ export interface components {
             provenance?: {
                 [key: string]: unknown;
             };
+            /**
+             * Readers
+             * @description Who may read it: tenant, u:NAME, g:NAME or admins (none: tenant)
+             */
+            readers?: string[];
             /**
              * Revision
              * @default 0
@@ -1331,6 +1341,11 @@ export interface components {
              */
             ocr_low_confidence: boolean;
             outcome?: components["schemas"]["Outcome"] | null;
+            /**
+             * Owner
+             * @description The user who owns it (none: the tenant's)
+             */
+            owner?: string | null;
             /** Pages */
             pages?: number | null;
             /** Previous Version Id */
@@ -1339,6 +1354,11 @@ export interface components {
             provenance?: {
                 [key: string]: unknown;
             };
+            /**
+             * Readers
+             * @description Who may read it: tenant, u:NAME, g:NAME or admins (none: tenant)
+             */
+            readers?: string[];
             /**
              * Revision
              * @default 0
