@@ -145,6 +145,10 @@ LISTINGS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/entities?limit=500", None),
     ("GET", "/entity?name=4%2C200%20EUR", None),
     ("GET", "/trash", None),
+    ("GET", "/tags", None),
+    ("GET", "/tags/suggestions", None),
+    ("GET", "/jobs", None),
+    ("GET", "/views", None),
     *[
         ("POST", "/search", {"query": f"{w} amount due", "limit": 50, "mode": m})
         for w in SECRETS.values()
@@ -251,3 +255,37 @@ def test_an_uploaded_file_is_its_uploaders_and_whom_they_share_it_with(acme: Acm
     assert record.owner == "cy" and record.readers == ["u:cy", "g:sales"]
     assert _call(acme, "bob", "GET", f"/files/{file_id}")[0] == 404
     assert _call(acme, "cy", "GET", f"/files/{file_id}")[0] == 200
+
+
+def test_counts_count_only_what_the_caller_may_read(acme: Acme) -> None:
+    """A count that included invisible files would say they exist: status, facets and tags count the
+    caller's files alone."""
+
+    def total(who: str) -> int:
+        return sum(row["count"] for row in json.loads(_call(acme, who, "GET", "/status")[1])["counts"])
+
+    def listed(who: str) -> int:
+        return len(json.loads(_call(acme, who, "GET", "/files?limit=200&listing=all")[1])["files"])
+
+    assert total("cy") == listed("cy") == 2  # the kitchen rota and the mail to cy
+    assert total("bob") == listed("bob") == 3  # and the HR upload and the list's mail, not cy's
+    assert total("ann") == listed("ann") == 6  # an admin: every file of acme
+    facets = json.loads(_call(acme, "cy", "GET", "/files/facets?top=500")[1])
+    assert facets["total"] == 2
+
+
+def test_a_saved_view_is_seen_by_its_maker_and_whom_it_is_shared_with(acme: Acme) -> None:
+    mine = {"params": {"tag": "finance"}, "share_with": ["private"]}
+    theirs = {"params": {"sort": "name"}, "share_with": ["group:hr"]}
+    assert _call(acme, "cy", "PUT", "/views/Mine", mine)[0] == 200
+    assert _call(acme, "bob", "PUT", "/views/HR%20desk", theirs)[0] == 200
+
+    def names(who: str) -> set[str]:
+        return {v["name"] for v in json.loads(_call(acme, who, "GET", "/views")[1])["views"]}
+
+    assert names("cy") == {"Mine"}
+    assert names("eve") == {"HR desk"}
+    assert names("ann") == {"Mine", "HR desk"}
+    assert _call(acme, "eve", "DELETE", "/views/Mine")[0] == 404  # not hers to see
+    status, _ = _call(acme, "eve", "PUT", "/views/HR%20desk", mine)
+    assert status == 400  # bob's to change

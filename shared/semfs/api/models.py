@@ -121,6 +121,8 @@ class ViewParams(Strict):
 
 class ViewIn(Strict):
     params: ViewParams = Field(default_factory=ViewParams)
+    # who else sees it: private, tenant (the default), group:NAME or user:NAME
+    share_with: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=lambda: ["tenant"], max_length=16)
 
 
 # a saved view's name in its address: a letter or digit somewhere, no "/" (it is one path segment)

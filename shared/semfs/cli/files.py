@@ -619,9 +619,12 @@ def _with_view(c: "Container", tenant: str, view: str | None, given: dict[str, s
     asked: dict[str, str | None] = {**given, "type": None}
     if view is None:
         return asked
-    saved = {v.name.casefold(): v for v in c.views.views(tenant)}.get(" ".join(view.split()).casefold())
+    from semfs.pipeline.catalogue.views import visible_views
+
+    mine = visible_views(c, tenant, acting(c, tenant))
+    saved = {v.name.casefold(): v for v in mine}.get(" ".join(view.split()).casefold())
     if saved is None:
-        known = ", ".join(v.name for v in c.views.views(tenant)) or "none yet"
+        known = ", ".join(v.name for v in mine) or "none yet"
         err.print(f"[red]no saved view {view!r} (saved: {known})[/red]")
         raise typer.Exit(2)
     return {key: value or saved.params.get(key) for key, value in asked.items()}

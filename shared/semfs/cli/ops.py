@@ -14,6 +14,7 @@ from semfs.cli.common import (
     err,
     opened,
     out,
+    reader_tokens,
     tenant_option,
 )
 from semfs.domain.vocabulary import SearchMode
@@ -34,10 +35,11 @@ def status(
     from semfs.pipeline.maintenance.reembed import progress
 
     with opened() as c:
-        rows = status_rows(c, tenant)
+        who = {t: reader_tokens(c, t) for t in ([tenant] if tenant else c.repo.tenants())}
+        rows = status_rows(c, tenant, who[tenant] if tenant else None)
         reembedding = progress(c)
         active = c.index.active_model()
-        queue = {t: jobs_view(c, t) for t in ([tenant] if tenant else c.repo.tenants())}
+        queue = {t: jobs_view(c, t, who[t]) for t in who}
     if as_json:
         print(
             json.dumps(

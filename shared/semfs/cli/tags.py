@@ -11,6 +11,7 @@ from semfs.cli.common import (
     app,
     opened,
     out,
+    reader_tokens,
 )
 
 tags_app = typer.Typer(help="The tag vocabulary: counts, merge suggestions, merges.", invoke_without_command=True)
@@ -33,9 +34,12 @@ def tags_list(
 
     with opened() as c:
         rows: list[dict[str, Any]] = (
-            [s.model_dump() for s in suggest_merges(c, tenant)]
+            [s.model_dump() for s in suggest_merges(c, tenant, readers=reader_tokens(c, tenant))]
             if suggest
-            else [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in vocabulary(c, tenant)]
+            else [
+                {"tag": t.tag, "manual": t.manual, "auto": t.auto}
+                for t in vocabulary(c, tenant, reader_tokens(c, tenant))
+            ]
         )
     if as_json:
         print(json.dumps(rows, indent=2))

@@ -137,6 +137,10 @@ class SavedView(Frozen):
     params: dict[str, str] = Field(default_factory=dict)
     by: str | None = None
     at: datetime = Field(default_factory=utcnow)
+    # who sees it (``domain/access.py`` tokens): its maker alone, a group, or the whole tenant (a view saved
+    # before access lists has none: the tenant's); ``owner`` is the user who saved it
+    owner: str | None = None
+    shared_with: list[str] = Field(default_factory=list)
 
 
 class User(Frozen):

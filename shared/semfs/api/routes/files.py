@@ -148,7 +148,7 @@ def file_facets(
 
 @router.get("/views", summary="The tenant's saved views, by name", responses=ok(ViewsOut))
 def list_views() -> ViewsOut:
-    return ViewsOut(views=container().views.views(current_tenant()))
+    return ViewsOut(views=views.visible_views(container(), current_tenant(), current_principal()))
 
 
 ViewName = Annotated[str, Path(min_length=1, max_length=80, pattern=VIEW_NAME_PATTERN, description="The view's name")]
@@ -156,17 +156,21 @@ ViewName = Annotated[str, Path(min_length=1, max_length=80, pattern=VIEW_NAME_PA
 
 @router.put("/views/<name>", summary="Save a view: a named listing of the Documents view", responses=ok(SavedView))
 def save_view(name: ViewName, view: ViewIn) -> SavedView:
-    """Keeps the listing's filters and sort under ``name`` for everyone in the tenant (replacing a view of
-    that name)."""
+    """Keeps the listing's filters and sort under ``name`` (replacing a view of that name), seen by whom
+    ``share_with`` names (everyone in the tenant unless it says otherwise) and its maker."""
     params = view.params.model_dump(exclude_none=True)
-    return views.save_view(container(), current_tenant(), unquote(name), params, by=current_caller())
+    shared = parse_share(view.share_with)
+    return views.save_view(
+        container(), current_tenant(), unquote(name), params, by=current_caller(), principal=current_principal(),
+        shared_with=shared,
+    )  # fmt: skip
 
 
 @router.delete("/views/<name>", summary="Delete a saved view", responses=ok(ViewsOut))
 def delete_view(name: ViewName) -> ViewsOut:
     c, tenant = container(), current_tenant()
-    views.delete_view(c, tenant, unquote(name))
-    return ViewsOut(views=c.views.views(tenant))
+    views.delete_view(c, tenant, unquote(name), current_principal())
+    return ViewsOut(views=views.visible_views(c, tenant, current_principal()))
 
 
 @router.get("/files/<file_id>", summary="One file", responses=ok(FileOut))

@@ -8,7 +8,7 @@ from semfs.api.models import (
     JobsOut,
     StatusOut,
 )
-from semfs.api.request import container, current_tenant, new_router, ok
+from semfs.api.request import container, current_tenant, new_router, ok, readers
 from semfs.pipeline.capabilities import capabilities
 from semfs.pipeline.catalogue.files import status_rows, status_warnings
 from semfs.pipeline.catalogue.jobs import jobs_view
@@ -34,12 +34,12 @@ def capabilities_route() -> CapabilitiesOut:
 
 @router.get("/jobs", summary="Files queued and in flight, per stage", responses=ok(JobsOut))
 def jobs() -> JobsOut:
-    return JobsOut.model_validate(jobs_view(container(), current_tenant()).model_dump())
+    return JobsOut.model_validate(jobs_view(container(), current_tenant(), readers()).model_dump())
 
 
 @router.get("/status", summary="Files by status and outcome", responses=ok(StatusOut))
 def status() -> StatusOut:
     tenant = current_tenant()
-    rows = status_rows(container(), tenant)
+    rows = status_rows(container(), tenant, readers())
     counts = [{"status": s, "outcome": o, "count": n} for s, o, n in rows]
     return StatusOut.model_validate({"tenant": tenant, "counts": counts, "warnings": status_warnings(rows)})

@@ -8,7 +8,7 @@ from semfs.api.models import (
     TagMerge,
     TagsOut,
 )
-from semfs.api.request import container, current_tenant, new_router, ok
+from semfs.api.request import admin_only, container, current_tenant, new_router, ok, readers
 
 router = new_router()
 
@@ -17,7 +17,7 @@ router = new_router()
 def tags() -> TagsOut:
     from semfs.pipeline.catalogue.tags import vocabulary
 
-    stats = vocabulary(container(), current_tenant())
+    stats = vocabulary(container(), current_tenant(), readers())
     return TagsOut.model_validate({"tags": [{"tag": t.tag, "manual": t.manual, "auto": t.auto} for t in stats]})
 
 
@@ -27,12 +27,13 @@ def tags() -> TagsOut:
 def tag_suggestions() -> SuggestionsOut:
     from semfs.pipeline.catalogue.tags import suggest_merges
 
-    return SuggestionsOut(suggestions=suggest_merges(container(), current_tenant()))
+    return SuggestionsOut(suggestions=suggest_merges(container(), current_tenant(), readers=readers()))
 
 
 @router.post("/tags/merge", summary="Merge one tag into another", responses=ok(MergeOut))
 def tag_merge(request: TagMerge) -> MergeOut:
     from semfs.pipeline.catalogue.tags import merge
 
+    admin_only()  # a merge renames the tag on every file, those the caller cannot see included
     changed = merge(container(), current_tenant(), request.merge, request.into)
     return MergeOut(merged=request.merge, into=request.into, files=changed)

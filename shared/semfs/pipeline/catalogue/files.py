@@ -24,8 +24,17 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 
-def status_rows(c: Container, tenant_id: str | None) -> list[tuple[str, str | None, int]]:
-    """``(status, outcome, count)`` rows in one order for every caller (CLI, API, web page)."""
+def status_rows(
+    c: Container, tenant_id: str | None, readers: tuple[str, ...] | None = None
+) -> list[tuple[str, str | None, int]]:
+    """``(status, outcome, count)`` rows in one order for every caller (CLI, API, web page). A caller who
+    reads as ``readers`` counts the files shared with them (the stored counts are the whole tenant's)."""
+    if readers is not None and tenant_id is not None:
+        tally = Counter(
+            (r.status.value, r.outcome.value if r.outcome else None)
+            for r in iter_records(c, tenant_id, readers=readers)
+        )
+        return sorted(((s, o, n) for (s, o), n in tally.items()), key=lambda r: (r[0], r[1] or ""))
     counts = c.repo.counts(tenant_id)
     return sorted(((s, o, n) for (s, o), n in counts.items()), key=lambda r: (r[0], r[1] or ""))
 
@@ -95,10 +104,14 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     return FacetCounts(total=seen, capped=seen >= FACET_CAP, more=more, **values)
 
 
-def iter_records(c: Container, tenant_id: str, statuses: tuple[Status, ...] = ()) -> Iterator[FileRecord]:
+def iter_records(
+    c: Container, tenant_id: str, statuses: tuple[Status, ...] = (), readers: tuple[str, ...] | None = None
+) -> Iterator[FileRecord]:
+    """Every record of the tenant (in these statuses; shared with ``readers``, ``None``: all), a page at a time."""
     after: str | None = None
     while True:
-        page = c.repo.query(RecordQuery(tenant_id=tenant_id, statuses=statuses, limit=500, after=after))
+        query = RecordQuery(tenant_id=tenant_id, readers=readers, statuses=statuses, limit=500, after=after)
+        page = c.repo.query(query)
         yield from page
         if len(page) < 500:
             return

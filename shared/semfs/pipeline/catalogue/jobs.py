@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from semfs.domain.access import can_read
 from semfs.domain.errors import NotFound
 from semfs.domain.results import QueuedFile, QueueView
 
@@ -12,13 +13,16 @@ if TYPE_CHECKING:
     from semfs.ports import Container
 
 
-def jobs_view(c: Container, tenant_id: str) -> QueueView:
-    """Files queued and in flight, each with the stage its record names, and counts per stage."""
+def jobs_view(c: Container, tenant_id: str, readers: tuple[str, ...] | None = None) -> QueueView:
+    """Files queued and in flight (those shared with ``readers``; ``None``: all), each with the stage its
+    record names, and counts per stage."""
     rows = []
     for job in c.jobs.jobs(tenant_id):
         try:
             record = c.repo.get(tenant_id, job.file_id)
         except NotFound:
+            continue
+        if not can_read(record.readers, readers):
             continue
         rows.append(
             QueuedFile(

@@ -49,12 +49,13 @@ class TagStats:
         return self.manual + self.auto
 
 
-def vocabulary(c: Container, tenant: str) -> list[TagStats]:
-    """Every tag of the tenant's indexed files with manual/auto counts and a few example filenames."""
+def vocabulary(c: Container, tenant: str, readers: tuple[str, ...] | None = None) -> list[TagStats]:
+    """Every tag of the tenant's indexed files (those shared with ``readers``; ``None``: all) with
+    manual/auto counts and a few example filenames."""
     from semfs.pipeline.catalogue.files import iter_records
 
     stats: dict[str, TagStats] = {}
-    for record in iter_records(c, tenant, (Status.INDEXED,)):
+    for record in iter_records(c, tenant, (Status.INDEXED,), readers=readers):
         for kind, values in (("manual", record.tags), ("auto", record.auto_tags)):
             for tag in values:
                 s = stats.setdefault(tag, TagStats(tag))
@@ -64,9 +65,12 @@ def vocabulary(c: Container, tenant: str) -> list[TagStats]:
     return sorted(stats.values(), key=lambda s: (-s.total, s.tag))
 
 
-def suggest_merges(c: Container, tenant: str, limit: int = 50) -> list[MergeSuggestion]:
-    """Pairs of tags that are inflections of each other, the less used one first (the one to merge away)."""
-    vocab = vocabulary(c, tenant)[:MAX_TAGS_FOR_PAIRS]
+def suggest_merges(
+    c: Container, tenant: str, limit: int = 50, readers: tuple[str, ...] | None = None
+) -> list[MergeSuggestion]:
+    """Pairs of tags that are inflections of each other, the less used one first (the one to merge away);
+    from the files shared with ``readers`` (``None``: all)."""
+    vocab = vocabulary(c, tenant, readers)[:MAX_TAGS_FOR_PAIRS]
     by_tag = {s.tag: s for s in vocab}
     reasons: dict[tuple[str, str], list[str]] = defaultdict(list)
     keys = {s.tag: stem_key(slugify(s.tag) or s.tag) for s in vocab}

@@ -1605,10 +1605,14 @@ export interface components {
             by?: string | null;
             /** Name */
             name: string;
+            /** Owner */
+            owner?: string | null;
             /** Params */
             params?: {
                 [key: string]: string;
             };
+            /** Shared With */
+            shared_with?: string[];
         };
         /** SearchFilters */
         SearchFilters: {
@@ -1969,6 +1973,8 @@ export interface components {
         /** ViewIn */
         ViewIn: {
             params?: components["schemas"]["ViewParams"];
+            /** Share With */
+            share_with?: string[];
         };
         /**
          * ViewParams
