@@ -167,6 +167,7 @@ class ApiKeys:
 
 
 PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
+LINK_PREFIX = "/s/"  # a share link's page and download: the link is the credential (api/routes/links.py)
 
 
 def to_event(
@@ -253,7 +254,8 @@ def make_wsgi_app(
         started = time.perf_counter()
         status, headers, body = _answer(environ)
         path = environ.get("PATH_INFO", "")
-        shown = "/download/…" if path.startswith("/download/") else path[:200]  # a signed link is a secret
+        # a signed download link and a share link are secrets: never in a log
+        shown = "/download/…" if path.startswith("/download/") else "/s/…" if path.startswith("/s/") else path[:200]
         ms = round((time.perf_counter() - started) * 1000, 1)
         log.info("http request", method=environ.get("REQUEST_METHOD"), path=shown, status=status, ms=ms)
         headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
@@ -305,7 +307,7 @@ def make_wsgi_app(
             return 204, [], b""  # a CORS preflight carries no key: answered as the Lambda answers it
         held = keys.holder(key)
         tenant = held.tenant if held else None
-        if tenant is None and path not in PUBLIC_PATHS:
+        if tenant is None and path not in PUBLIC_PATHS and not path.startswith(LINK_PREFIX):
             status, out, body = _json_error(
                 401, "unauthorized", "missing or invalid API key (send Authorization: Bearer <key>)"
             )

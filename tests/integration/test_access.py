@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -289,3 +290,57 @@ def test_a_saved_view_is_seen_by_its_maker_and_whom_it_is_shared_with(acme: Acme
     assert _call(acme, "eve", "DELETE", "/views/Mine")[0] == 404  # not hers to see
     status, _ = _call(acme, "eve", "PUT", "/views/HR%20desk", mine)
     assert status == 400  # bob's to change
+
+
+def _anonymous(host: Acme, path: str) -> tuple[int, str, dict[str, str]]:
+    """A request with no credential at all, not following redirects."""
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(Stay)
+    try:
+        with opener.open(host.url + path, timeout=120) as r:
+            return r.status, r.read().decode(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(), dict(e.headers)
+
+
+def test_a_share_link_opens_one_file_without_an_account_until_revoked(acme: Acme) -> None:
+    from datetime import timedelta
+
+    from semfs.domain.models import utcnow
+
+    hr = acme.ids["hr"]
+    assert _call(acme, "eve", "POST", f"/files/{hr}/links", {"days": 3})[0] == 403  # a reader, not its owner
+    assert _call(acme, "cy", "POST", f"/files/{hr}/links", {"days": 3})[0] == 404  # cannot even see it
+    status, text = _call(acme, "bob", "POST", f"/files/{hr}/links", {"days": 3})
+    assert status == 200, text
+    made = json.loads(text)
+    assert made["url"].endswith(made["path"]) and made["path"].startswith("/s/")
+    status, page, headers = _anonymous(acme, made["path"])
+    assert status == 200 and SECRETS["hr"] in page and "default-src 'none'" in headers["Content-Security-Policy"]
+    assert not any(SECRETS[k] in page for k in SECRETS if k != "hr")  # that file only
+    status, _, headers = _anonymous(acme, made["path"] + "/download")
+    assert status == 302
+    where = urllib.parse.urlsplit(headers["Location"])  # (the store's links name the configured port)
+    with urllib.request.urlopen(acme.url + where.path, timeout=120) as r:
+        assert SECRETS["hr"].encode() in r.read()
+    forged = made["path"][:-4] + ("AAAA" if not made["path"].endswith("AAAA") else "BBBB")
+    gone = _anonymous(acme, forged)
+    assert gone[0] == 404 and SECRETS["hr"] not in gone[1]
+    assert _anonymous(acme, f"/s/sl1.acme.{acme.ids['dana']}.{'x' * 43}")[:2] == gone[:2]  # another file: the same
+    listed = json.loads(_call(acme, "bob", "GET", f"/files/{hr}/links")[1])["links"]
+    assert [x["link_id"] for x in listed] == [made["link_id"]] and listed[0]["live"]
+    assert "token" not in json.dumps(listed) and made["path"].split(".")[-1] not in json.dumps(listed)
+    assert _call(acme, "bob", "DELETE", f"/files/{hr}/links/{made['link_id']}")[0] == 200
+    assert _anonymous(acme, made["path"])[:2] == gone[:2]
+    # an expired link: the same page as none
+    status, text = _call(acme, "bob", "POST", f"/files/{hr}/links", {"days": 1})
+    path = json.loads(text)["path"]
+    record = acme.c.repo.get(T, hr)
+    past = [x.model_copy(update={"expires_at": utcnow() - timedelta(seconds=1)}) for x in record.links]
+    acme.c.repo.save(record.model_copy(update={"links": past}))
+    assert _anonymous(acme, path)[:2] == gone[:2]
+    assert "a link" in _call(acme, "bob", "GET", f"/files/{hr}/history")[1]

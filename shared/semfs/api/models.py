@@ -40,7 +40,8 @@ from semfs.domain.results import (
 from semfs.domain.tags import MAX_LABEL_LEN
 from semfs.domain.vocabulary import SourceType
 
-HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key"})
+# not in a file's public view: storage keys, and its share links (GET /files/{id}/links, for its owner)
+HIDDEN = frozenset({"blob_key", "text_key", "chunks_key", "source_key", "links"})
 
 
 class Strict(BaseModel):
@@ -417,3 +418,29 @@ class SharingOut(BaseModel):
     file_id: str
     owner: str | None
     readers: list[str]
+
+
+class LinkIn(Strict):
+    days: int = Field(default=7, ge=1, le=90, description="How long the link works")
+
+
+class LinkOut(BaseModel):
+    link_id: str
+    by: str | None = None
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None = None
+    live: bool
+
+
+class LinksOut(BaseModel):
+    links: list[LinkOut]
+
+
+class LinkCreated(BaseModel):
+    """A new share link: ``url`` is shown this once (semfs keeps only its hash)."""
+
+    link_id: str
+    url: str
+    path: str
+    expires_at: datetime

@@ -1,7 +1,7 @@
 """``semfs users``, ``semfs groups`` and ``semfs share``: who is in a tenant, and who may read a file
 (``domain/access.py``)."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -123,27 +123,46 @@ def share_cmd(
     tenant: Tenant = "default",
     with_: Annotated[list[str] | None, typer.Option("--with", help="Share with: " + SHARE_HELP)] = None,
     revoke: Annotated[list[str] | None, typer.Option("--revoke", help="Stop sharing with: " + SHARE_HELP)] = None,
+    link: Annotated[
+        int | None, typer.Option("--link", min=1, max=90, help="Make a read-only link that needs no account, for DAYS.")
+    ] = None,
+    revoke_link: Annotated[str | None, typer.Option("--revoke-link", help="Revoke a share link by its id.")] = None,
     as_json: Json = False,
 ) -> None:
-    """Show who may read a file, or change it (every version of its document; its owner or an admin)."""
+    """Show who may read a file and its share links, or change them (its owner or an admin). Sharing applies to
+    every version of the document; a link opens this version only, at `semfs serve`'s /s/… address."""
     import json
 
     from semfs.domain.access import describe, parse_share, readers_of
+    from semfs.domain.models import utcnow
+    from semfs.pipeline.catalogue import links
     from semfs.pipeline.catalogue.sharing import share
 
+    made = None
     with opened(tenant) as c:
         record = visible_record(c, tenant, file_id)
+        principal = acting(c, tenant)
         if with_ or revoke:
-            record = share(
-                c, acting(c, tenant), record, parse_share(with_ or []), parse_share(revoke or []), by=caller()
-            )
-    readers = readers_of(record.readers)
+            record = share(c, principal, record, parse_share(with_ or []), parse_share(revoke or []), by=caller())
+        if revoke_link:
+            record = links.revoke_link(c, principal, record, revoke_link, by=caller())
+        if link:
+            record, _, token = links.create_link(c, principal, record, link, by=caller())
+            made = f"http://{c.settings.http.host}:{c.settings.http.port}/s/{token}"
+    readers, now = readers_of(record.readers), utcnow()
+    shown = [{"link_id": x.link_id, "expires_at": x.expires_at.isoformat(), "live": x.live(now)} for x in record.links]
     if as_json:
-        print(json.dumps({"file_id": record.file_id, "owner": record.owner, "readers": list(readers)}, indent=2))
+        body = {"file_id": record.file_id, "owner": record.owner, "readers": list(readers), "links": shown}
+        print(json.dumps(body | ({"new_link": made} if made else {}), indent=2))
         return
     out.print(f"{record.filename}: owner {record.owner or '(none: the tenant)'}", highlight=False)
     for token in readers:
         out.print(f"  {describe(token)}", highlight=False)
+    for x in shown:
+        state = "until " + x["expires_at"][:16].replace("T", " ") if x["live"] else "expired or revoked"
+        out.print(f"  link {x['link_id']}  {state}", highlight=False)
+    if made:
+        out.print(f"new link (shown once): {made}", highlight=False, soft_wrap=True)
 
 
 def _admin_or_first(c: "object", tenant: str) -> None:

@@ -117,6 +117,25 @@ NOTES_MAX = 50  # notes on one file version
 ACTIVITY_MAX = 200  # entries of a file's history kept, the newest
 
 
+LINKS_MAX = 20  # share links on one file version (revoked and expired ones included)
+LINK_DAYS_MAX = 90
+
+
+class ShareLink(Frozen):
+    """A read-only link to one file version that needs no account: its token is shown once, and kept as its
+    SHA-256 (like an API key); it stops working when it expires, is revoked, or the file is deleted."""
+
+    link_id: str
+    token_sha256: str
+    by: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    revoked_at: datetime | None = None
+
+    def live(self, now: datetime) -> bool:
+        return self.revoked_at is None and now < self.expires_at
+
+
 class Note(Frozen):
     """A person's note on a file version: stored with its record, searchable through the file's card."""
 
@@ -210,6 +229,7 @@ class FileRecord(Frozen):
     # a record from before access lists has none and reads as ``tenant``
     owner: str | None = None
     readers: list[str] = Field(default_factory=list)
+    links: list[ShareLink] = Field(default_factory=list)  # read-only links to this version, newest last
     # meaning
     title: str | None = None
     summary: str | None = None
