@@ -150,7 +150,9 @@ def share_cmd(
             record, _, token = links.create_link(c, principal, record, link, by=caller())
             made = f"http://{c.settings.http.host}:{c.settings.http.port}/s/{token}"
     readers, now = readers_of(record.readers), utcnow()
-    shown = [{"link_id": x.link_id, "expires_at": x.expires_at.isoformat(), "live": x.live(now)} for x in record.links]
+    shown: list[dict[str, Any]] = [
+        {"link_id": x.link_id, "expires_at": x.expires_at.isoformat(), "live": x.live(now)} for x in record.links
+    ]
     if as_json:
         body = {"file_id": record.file_id, "owner": record.owner, "readers": list(readers), "links": shown}
         print(json.dumps(body | ({"new_link": made} if made else {}), indent=2))
