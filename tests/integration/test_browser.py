@@ -511,7 +511,7 @@ def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], brows
         wait.until(lambda d: d.find_element(By.ID, "file-title").text)
         assert browser.execute_script(wide) <= 0
         _shot(browser, "phone-file")
-        for view in ("search", "ask", "upload", "status"):
+        for view in ("search", "ask", "upload", "status", "people"):
             browser.get(f"http://127.0.0.1:{port}/#/{view}")
             wait.until(lambda d, v=view: d.find_element(By.ID, f"view-{v}").is_displayed())
             assert browser.execute_script(wide) <= 0, view
@@ -1480,5 +1480,92 @@ def test_the_papercuts_a_careful_user_found_are_gone(library: tuple[Any, int], b
             )
         assert len(browser.find_elements(By.CSS_SELECTOR, "#upload-list li")) == 2
         _shot(browser, "upload-again")
+    finally:
+        server.shutdown()
+
+
+def test_a_file_is_shared_and_linked_from_its_page_and_admins_see_people(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """Issue 50 as people meet it: bob opens his file and sees who reads it, shares it with cy, makes a link
+    anyone can open (shown once, listed after), revokes it; cy, a member, has no sharing controls on a file
+    she only reads; the People view lists users and groups (addresses for an admin only). Each view passes
+    axe at 1366 and 390 px, with screenshots."""
+    from dataclasses import replace
+
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.domain.access import Access
+    from semfs.pipeline.intake.register import Provenance
+    from semfs.pipeline.principals import add_group, add_user
+
+    c, port = library
+    add_user(c, "default", "ann", role="admin", addresses=["ann@acme.test"])
+    add_user(c, "default", "bob", groups=["hr"], addresses=["bob@acme.test"])
+    add_user(c, "default", "cy", addresses=["cy@acme.test"])
+    add_group(c, "default", "hr", addresses=["hr@acme.test"])
+    prov = replace(Provenance.from_caller(), access=Access("bob", ("u:bob", "g:hr")))
+    salaries = ingest_bytes(c, "default", b"# Salary bands\n\nSenior engineers: 91,000 EUR.", "salaries.md", prov)
+    file_id = salaries.record.file_id
+    keys = ApiKeys(c.settings.api_keys_file)
+    key = {u: keys.create("default", u) for u in ("ann", "bob", "cy")}
+    server = start_http(c, keys, "127.0.0.1", port, WEB)
+    base = f"http://127.0.0.1:{port}/"
+    wait = WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,))
+
+    def as_user(who: str, address: str) -> None:
+        """Signed in with ``who``'s key on a fresh load of the page (as another person's browser would be)."""
+        browser.get(base)
+        browser.execute_script("localStorage.setItem('semfs-key', arguments[0])", key[who])
+        browser.get(base + address)
+        browser.refresh()
+
+    try:
+        as_user("bob", f"#/file/{file_id}")
+        wait.until(lambda d: "user bob" in d.find_element(By.ID, "file-readers").text)
+        assert "Owned by bob" in browser.find_element(By.ID, "file-owner").text
+        assert "group hr" in browser.find_element(By.ID, "file-readers").text
+        _ready(browser, By.ID, "share-name").send_keys("cy")
+        _ready(browser, By.CSS_SELECTOR, "#share-form button[type=submit]").click()
+        wait.until(lambda d: "user cy" in d.find_element(By.ID, "file-readers").text)
+        wait.until(lambda d: "Shared with" in d.find_element(By.ID, "file-history").text)
+        _ready(browser, By.CSS_SELECTOR, "#make-link-form button[type=submit]").click()
+        wait.until(lambda d: "/s/sl1." in (d.find_element(By.ID, "link-url").get_attribute("value") or ""))
+        link = browser.find_element(By.ID, "link-url").get_attribute("value")
+        wait.until(lambda d: "Works until" in d.find_element(By.ID, "file-links").text)
+        found: dict[str, list[str]] = {}
+        for width in (1366, 390):
+            browser.set_window_size(width, 900)
+            found[f"file, sharing, {width}"] = _axe(browser)
+            _shot(browser, f"file-sharing-{width}")
+        browser.set_window_size(1280, 900)
+        _ready(browser, By.CSS_SELECTOR, "#file-links button").click()
+        wait.until(lambda d: "Revoked" in d.find_element(By.ID, "file-links").text)
+        browser.get(link)
+        wait.until(lambda d: "not valid" in d.find_element(By.TAG_NAME, "body").text)
+        as_user("cy", f"#/file/{file_id}")  # shared with her now: she reads it, and changes nothing
+        wait.until(lambda d: "Senior engineers" in d.find_element(By.ID, "file-text").text)
+        wait.until(lambda d: "user cy" in d.find_element(By.ID, "file-readers").text)
+        assert not browser.find_element(By.ID, "share-form").is_displayed()
+        assert not browser.find_element(By.ID, "share-links").is_displayed()
+        assert not browser.find_elements(By.CSS_SELECTOR, "#file-readers button")
+        as_user("cy", "#/people")
+        wait.until(lambda d: "bob" in d.find_element(By.ID, "users-body").text)
+        assert "bob@acme.test" not in browser.find_element(By.ID, "users-body").text  # a member: names only
+        assert not browser.find_element(By.ID, "user-form").is_displayed()
+        as_user("ann", "#/people")
+        wait.until(lambda d: "bob@acme.test" in d.find_element(By.ID, "users-body").text)
+        _ready(browser, By.ID, "user-name").send_keys("dana")
+        _ready(browser, By.ID, "user-groups").send_keys("hr")
+        _ready(browser, By.CSS_SELECTOR, "#user-form button[type=submit]").click()
+        wait.until(lambda d: "dana" in d.find_element(By.ID, "users-body").text)
+        wait.until(lambda d: "dana" in d.find_element(By.ID, "groups-body").text)
+        for width in (1366, 390):
+            browser.set_window_size(width, 900)
+            found[f"people, {width}"] = _axe(browser)
+            _shot(browser, f"people-{width}")
+        assert {view: lines for view, lines in found.items() if lines} == {}
     finally:
         server.shutdown()

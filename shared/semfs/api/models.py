@@ -444,3 +444,40 @@ class LinkCreated(BaseModel):
     url: str
     path: str
     expires_at: datetime
+
+
+class Me(BaseModel):
+    user: str | None = Field(description="Your user name (none: the tenant's implicit admin, a tenant without users)")
+    role: str
+    groups: list[str]
+    admin: bool
+
+
+class PersonOut(BaseModel):
+    name: str
+    role: str
+    groups: list[str]
+    addresses: list[str] = Field(description="An admin sees them; others get none")
+
+
+class GroupOut(BaseModel):
+    name: str
+    members: list[str]
+    addresses: list[str] = Field(description="An admin sees them; others get none")
+
+
+class PeopleOut(BaseModel):
+    me: Me
+    users: list[PersonOut]
+    groups: list[GroupOut]
+
+
+class UserIn(Strict):
+    role: Literal["admin", "member"] = "member"
+    groups: list[Annotated[str, Field(max_length=63)]] = Field(default_factory=list, max_length=64)
+    addresses: list[Annotated[str, Field(max_length=254)]] = Field(default_factory=list, max_length=32)
+
+
+class GroupIn(Strict):
+    addresses: list[Annotated[str, Field(max_length=254)]] = Field(default_factory=list, max_length=32)
+    members: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, max_length=1000)

@@ -3,7 +3,7 @@
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -56,6 +56,11 @@ def status(
     out.print(table)
     for warning in status_warnings(rows):
         out.print(f"[yellow]{warning}[/yellow]")
+    _queue_and_model(queue, active, reembedding)
+
+
+def _queue_and_model(queue: dict[str, Any], active: str | None, reembedding: dict[str, Any] | None) -> None:
+    """What ``semfs status`` says under its table: the queue per tenant, the model, a re-embed's progress."""
     for t, view in queue.items():
         if view.jobs:
             counts = ", ".join(f"{k} {n}" for k, n in view.counts.items())

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from semfs.api.routes import entities, files, links, ops, search, tags, upload
+from semfs.api.routes import entities, files, links, ops, people, search, tags, upload
 
 # in the order a request is matched: /files/facets before /files/<file_id>
-ROUTERS = [ops.router, search.router, entities.router, links.router, files.router, upload.router, tags.router]
+ROUTERS = [
+    ops.router,
+    search.router,
+    entities.router,
+    links.router,
+    people.router,
+    files.router,
+    upload.router,
+    tags.router,
+]

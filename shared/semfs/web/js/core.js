@@ -105,6 +105,7 @@ export const TYPES = {
 // each outcome in words (the code stays in the title, for whoever reads docs/outcomes.md)
 /** @typedef {import("./api").components["schemas"]} Schemas the API's bodies, from docs/openapi.json */
 /** @typedef {Schemas["FileOut"]} FileOut */
+/** @typedef {Schemas["PeopleOut"]} PeopleOut */
 /** @type {Record<Schemas["Outcome"], string>} every outcome's words: the checker refuses a missing or an unknown one */
 export const OUTCOMES = {
   OK: "ready", OK_PARTIAL: "ready (read in part)", OK_ENRICH_FALLBACK: "ready (summary without the LLM)",

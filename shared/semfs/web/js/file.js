@@ -1,5 +1,6 @@
 import { $, SOURCES, api, dateLabel, dayLabel, el, notice, off, outcomeLabel, sizeLabel, stale, state, typeLabel } from "./core.js";
 import { fileEntities } from "./entities.js";
+import { loadPeople, mayChange } from "./people.js";
 import { restoreFile } from "./problems.js";
 import { go, show } from "./router.js";
 import { locationLabel } from "./search.js";
@@ -11,9 +12,11 @@ export function openFile(id, cite) { state.pendingCite = cite || null; go("file/
 export function clearFile() {
   state.currentFile = null;
   $("file-loaded").classList.add("hidden");
-  ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state", "note-state"].forEach((id) => { $(id).textContent = ""; });
-  ["file-tags", "file-entities", "file-notes", "file-history", "file-provenance", "file-versions", "file-similar", "preview", "file-text"].forEach((id) => $(id).replaceChildren());
-  $("new-note").value = "";
+  ["file-title", "file-meta", "file-summary", "auto-tags", "file-state", "link-state", "note-state", "file-owner", "share-state"].forEach((id) => { $(id).textContent = ""; });
+  ["file-tags", "file-entities", "file-notes", "file-history", "file-provenance", "file-versions", "file-similar", "preview", "file-text",
+    "file-readers", "file-links"].forEach((id) => $(id).replaceChildren());
+  $("new-note").value = ""; $("link-url").value = "";
+  ["share-form", "share-links", "link-made"].forEach((id) => $(id).classList.add("hidden"));
 }
 export async function loadFile(id) {
   const cite = state.pendingCite; state.pendingCite = null;
@@ -43,6 +46,7 @@ export async function loadFile(id) {
   renderTags(f);
   renderNotes(f);
   loadHistory(f, mine);
+  renderSharing(f, mine);
   const prov = $("file-provenance"); prov.replaceChildren();
   const filtered = (label, param, value) => {  // a link to every file of that thread / contact
     const a = el("a", label); a.href = "#/documents?" + new URLSearchParams({ [param]: value }).toString(); return a;
@@ -225,6 +229,80 @@ export function tagsChanged(fileId, f) {
   if (!state.currentFile || state.currentFile.file_id !== fileId) return;  // another file is on screen now
   state.currentFile = f; renderTags(f); loadHistory(f, state.renders);
 }
+// Sharing: who reads the file (its owner, the users and groups it is shared with, or everyone here), and for
+// its owner or an admin, the controls to share it, stop sharing it, and make or revoke links anyone can open
+const readerWords = (t) => t === "tenant" ? "everyone here" : t === "admins" ? "the tenant's admins"
+  : t.startsWith("u:") ? "user " + t.slice(2) : t.startsWith("g:") ? "group " + t.slice(2) : t;
+export async function renderSharing(f, mine) {
+  const people = await loadPeople();
+  if (stale(mine) || !state.currentFile || state.currentFile.file_id !== f.file_id) return;
+  const changeable = mayChange(f);
+  const readers = f.readers && f.readers.length ? f.readers : ["tenant"];
+  $("file-owner").textContent = f.owner ? "Owned by " + f.owner + ". Read by:" : "Nobody owns it. Read by:";
+  $("file-readers").replaceChildren(...readers.map((t) => {
+    const li = el("li", readerWords(t) + (f.owner && t === "u:" + f.owner ? " (the owner)" : ""));
+    if (changeable && t !== "u:" + f.owner) {
+      const b = el("button", "Stop sharing"); b.type = "button"; b.setAttribute("aria-label", "Stop sharing with " + readerWords(t));
+      b.addEventListener("click", () => reshare(f.file_id, { revoke: [t === "tenant" ? "tenant" : (t.startsWith("u:") ? "user:" : "group:") + t.slice(2)] }));
+      li.append(" ", b);
+    }
+    return li;
+  }));
+  $("share-form").classList.toggle("hidden", !changeable);
+  $("share-links").classList.toggle("hidden", !changeable);
+  if (people) {
+    $("people-names").replaceChildren(...[...people.users.map((u) => u.name), ...people.groups.map((g) => g.name)].map((n) => { const o = el("option"); o.value = n; return o; }));
+  }
+  if (changeable) loadLinks(f.file_id, mine);
+}
+async function reshare(fileId, body) {
+  try {
+    await api("POST", "/files/" + encodeURIComponent(fileId) + "/share", body);
+    if (!state.currentFile || state.currentFile.file_id !== fileId) return;
+    const f = await api("GET", "/files/" + encodeURIComponent(fileId));
+    if (!state.currentFile || state.currentFile.file_id !== fileId) return;
+    state.currentFile = f; $("share-name").value = ""; $("share-state").textContent = "";
+    renderSharing(f, state.renders); loadHistory(f, state.renders);
+  } catch (err) { $("share-state").textContent = String(err.message); }
+}
+async function loadLinks(fileId, mine) {
+  const data = await api("GET", "/files/" + encodeURIComponent(fileId) + "/links").catch(() => ({ links: [] }));
+  if (stale(mine) || !state.currentFile || state.currentFile.file_id !== fileId) return;
+  $("file-links").replaceChildren(...(data.links.length ? data.links.map((x) => {
+    const li = el("li", (x.live ? "Works until " + dateLabel(x.expires_at) : x.revoked_at ? "Revoked" : "Expired") + (x.by ? " · made by " + x.by : ""));
+    if (x.live) {
+      const b = el("button", "Revoke"); b.type = "button"; b.setAttribute("aria-label", "Revoke the link that works until " + dateLabel(x.expires_at));
+      b.addEventListener("click", async () => {
+        try { await api("DELETE", "/files/" + encodeURIComponent(fileId) + "/links/" + encodeURIComponent(x.link_id)); loadLinks(fileId, state.renders); }
+        catch (err) { $("share-state").textContent = String(err.message); }
+      });
+      li.append(" ", b);
+    }
+    return li;
+  }) : [el("li", "No links yet.", "muted")]));
+}
+$("share-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  if (!state.currentFile) return;
+  const kind = $("share-kind").value; const name = $("share-name").value.trim().toLowerCase();
+  if (kind !== "tenant" && !name) { $("share-state").textContent = "Name the " + kind + " to share it with."; return; }
+  reshare(state.currentFile.file_id, { add: [kind === "tenant" ? "tenant" : kind + ":" + name] });
+});
+$("make-link-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (!state.currentFile) return;
+  const fileId = state.currentFile.file_id;
+  try {
+    const made = await api("POST", "/files/" + encodeURIComponent(fileId) + "/links", { days: Number($("link-days").value) });
+    if (!state.currentFile || state.currentFile.file_id !== fileId) return;
+    $("link-url").value = made.url; $("link-made").classList.remove("hidden"); $("link-url").focus(); $("link-url").select();
+    loadLinks(fileId, state.renders); loadHistory(state.currentFile, state.renders);
+  } catch (err) { $("share-state").textContent = String(err.message); }
+});
+$("copy-link").addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText($("link-url").value); notice("Link copied."); }
+  catch (err) { $("link-url").select(); notice("Select the link and copy it (the browser did not allow copying)."); }
+});
 $("back").addEventListener("click", () => { if (history.length > 1) history.back(); else go("documents"); });
 $("download").addEventListener("click", async (e) => {
   e.preventDefault(); const link = await api("GET", "/files/" + state.currentFile.file_id + "/download"); window.location = link.url;

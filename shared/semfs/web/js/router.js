@@ -2,6 +2,7 @@ import { $, $$, keepNotice, key, off, state } from "./core.js";
 import { loadDocs } from "./documents.js";
 import { loadEntities, loadEntity } from "./entities.js";
 import { loadFile } from "./file.js";
+import { loadPeopleView } from "./people.js";
 import { loadProblems } from "./problems.js";
 import { runSearch } from "./search.js";
 import { checkKey } from "./signin.js";
@@ -33,7 +34,7 @@ export function render() {
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
   if (view === "entity" && params.get("name")) { loadEntity(params.get("name")); return; }
-  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities"];
+  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities", "people"];
   if (!known.includes(view)) { notFound(location.hash); return; }
   const name = view;
   show(name);
@@ -41,6 +42,7 @@ export function render() {
   if (name === "trash") loadTrash();
   if (name === "problems") loadProblems();
   if (name === "status") loadStatus();
+  if (name === "people") loadPeopleView();
   if (name === "entities") loadEntities(params);
   if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
     $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";

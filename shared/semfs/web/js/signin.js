@@ -1,4 +1,5 @@
 import { $, api, config, key, loadCapabilities, whenRefused } from "./core.js";
+import { forgetPeople, loadPeople } from "./people.js";
 import { route } from "./router.js";
 
 // ---- sign-in: the key is checked against the API, and a refused one is said plainly
@@ -10,13 +11,16 @@ export function signedOut(message) {
   $("sign-out").classList.add("hidden");
   $("api-key").classList.remove("hidden"); $("sign-in").classList.remove("hidden");
   document.body.classList.add("signed-out");
+  forgetPeople();
 }
 export async function checkKey() {
   if (!key()) { signedOut($("signin-error").textContent); return false; }  // (a failed sign-in's sentence stays)
   try {
     const data = await api("GET", "/status");
     $("signin").classList.add("hidden"); $("signin-error").textContent = "";
-    $("key-state").textContent = "Signed in · tenant " + data.tenant;
+    const people = await loadPeople(true);
+    const who = people && people.me.user ? " as " + people.me.user : "";
+    $("key-state").textContent = "Signed in · tenant " + data.tenant + who;
     $("sign-out").classList.remove("hidden");
     $("api-key").classList.add("hidden"); $("sign-in").classList.add("hidden");
     document.body.classList.remove("signed-out");

@@ -1,4 +1,5 @@
 import { $, api, config, el, outcomeLabel, pause } from "./core.js";
+import { loadPeople } from "./people.js";
 
 // ---- upload: many files at once (drop or choose), each followed through the pipeline's stages
 export const STAGES = ["received", "extracting", "ocr", "enriching", "embedding", "indexing", "indexed"];
@@ -77,7 +78,7 @@ export async function uploadOne(file, li) {
   }
   const form = new FormData(); form.append("file", file, file.name);
   for (const [field, id] of [["tags", "upload-tags"], ["thread_id", "upload-thread"], ["contact_ids", "upload-contacts"],
-                             ["previous_version_id", "upload-previous"]]) {
+                             ["previous_version_id", "upload-previous"], ["share_with", "upload-share"]]) {
     if ($(id).value.trim()) form.append(field, $(id).value.trim());
   }
   stage.textContent = "uploading…";
@@ -126,3 +127,13 @@ export function showResult(li, rec) {
     stage.append(" ", b);
   }
 }
+// who an upload is shared with: the default, you alone, everyone, or one of the tenant's groups
+$("upload-share").addEventListener("focus", async () => {
+  const people = await loadPeople();
+  if (!people) return;
+  const have = new Set([...$("upload-share").options].map((o) => o.value));
+  for (const g of people.groups) {
+    if (have.has("group:" + g.name)) continue;
+    const o = el("option", "group " + g.name); o.value = "group:" + g.name; $("upload-share").append(o);
+  }
+});
