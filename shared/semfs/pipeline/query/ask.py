@@ -21,7 +21,7 @@ from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
 from semfs.pipeline.file_entities import named_in
-from semfs.pipeline.query.search import Vectors, highlight, keyword_text, retrieve
+from semfs.pipeline.query.search import Vectors, highlight, keyword_text, retrieve, shown_scores
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -118,7 +118,7 @@ def context(
             order = sorted(first.files, key=lambda f: -len(naming.get(f[0], [])))  # (stable: by score among ties)
             ranked = [*order, *(f for f in ranked if f[0] not in naming)][:limit]
     brief = []
-    for file_id, score, hits in ranked:
+    for file_id, score, hits in shown_scores(ranked, filters.readers):
         try:
             record = c.repo.get(tenant, file_id)
         except NotFound:  # the index is derived: a record gone since is simply not shown

@@ -8,6 +8,7 @@ credential, never from the request body.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Literal
@@ -304,6 +305,18 @@ def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[
     return window, spans
 
 
+def shown_scores(
+    files: Sequence[tuple[str, float, list[IndexHit]]], readers: tuple[str, ...] | None
+) -> list[tuple[str, float, list[IndexHit]]]:
+    """The files with the score a caller is shown. A caller who reads as ``readers`` gets each file's
+    reciprocal rank (1, 1/2, 1/3 …) instead of the fused score: BM25 weighs a word by how rare it is in the
+    tenant's index, files the caller cannot see included, so a raw keyword score would move when a file
+    they cannot see is added. The order is the same; relevance rests on cosine and word coverage only."""
+    if readers is None:
+        return list(files)
+    return [(f, 1.0 / (i + 1), hits) for i, (f, _, hits) in enumerate(files)]
+
+
 def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchResponse:
     """Search one tenant's files; each result carries its best snippets with their locations and its
     calibrated relevance. A query nothing answers closely enough gets no results and a note saying so."""
@@ -311,7 +324,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     docs = found.docs
     terms = query_terms(found.keyword_query)  # the words the keyword leg searched
     items: list[SearchResultItem] = []
-    for file_id, score, hits in found.files:
+    for file_id, score, hits in shown_scores(found.files, request.filters.readers):
         try:
             record = c.repo.get(tenant_id, file_id)
         except NotFound:
