@@ -590,3 +590,44 @@ def test_a_scope_of_many_files_is_one_sql_variable(tmp_path: Path) -> None:
 
     where, params = compile_sql([Term("tenant", "acme"), AnyOf("file_id", tuple(f"f_{i}" for i in range(40_000)))])
     assert len(params) == 2 and where.count("?") == 2
+
+
+def test_a_store_from_before_the_readers_index_gets_it_filled_once(tmp_path: Path) -> None:
+    """``doc_readers`` is derived from each row's readers: a store written before it (or before access
+    lists, whose rows read as the tenant's) has it filled on open, and a caller's search finds its rows."""
+    vecs = clustered(40)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=1000, tail_max=1000)
+    index.replace_file("acme", "mine", docs_for("mine", vecs[:4], readers=["u:ann"]))
+    index.replace_file("acme", "old", docs_for("old", vecs[4:8]))
+    conn = sqlite3.connect(tmp_path / "i.db")
+    conn.executescript(
+        "DROP TRIGGER docs_readers_ai; DROP TRIGGER docs_readers_ad; DROP TRIGGER docs_readers_au;"
+        " DROP TABLE doc_readers;"
+    )
+    conn.close()
+    reopened = LocalSearchIndex(tmp_path / "i.db", ann_min=1000, tail_max=1000)
+    hits = reopened.knn("acme", vecs[0].tolist(), ALL.read_as(("tenant", "u:ann")), 10)
+    assert {h.file_id for h in hits} == {"mine", "old"} and len(hits) == 8
+    assert {h.file_id for h in reopened.knn("acme", vecs[0].tolist(), ALL.read_as(("u:bob",)), 10)} == set()
+
+
+def test_a_few_readable_rows_with_another_filter_still_get_every_match(tmp_path: Path) -> None:
+    """The few rows a caller may read are first ranked by the graph's vectors and only the best checked
+    against the rest of the scope: when a tag leaves none of those, every readable row is checked."""
+    vecs = clustered(2000)
+    index = LocalSearchIndex(tmp_path / "i.db", ann_min=100, tail_max=100, build_threads=1)
+    files = [
+        (
+            "acme",
+            f"f{i}",
+            docs_for(
+                f"f{i}", vecs[i : i + 4], readers=["u:ann"] if i < 200 else ["u:bob"], tags=["rare"] if i == 196 else []
+            ),
+        )
+        for i in range(0, len(vecs), 4)
+    ]
+    with index.batch():
+        index.replace_files(files)
+    q = vecs[0]  # nearest to f0, far from f196
+    scope = SearchFilters(tags=["rare"]).read_as(("u:ann",))
+    assert {h.file_id for h in index.knn("acme", q.tolist(), scope, 10)} == {"f196"}

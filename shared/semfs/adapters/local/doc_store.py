@@ -72,6 +72,26 @@ CREATE TRIGGER IF NOT EXISTS docs_count_au AFTER UPDATE OF kind, text, tenant_id
 END;
 """
 
+# Who reads each row, one (tenant, token, rid) each, kept by SQLite itself: a caller who may read a few of
+# a tenant's rows finds them through this index (the k-NN leg ranks them exactly) instead of parsing every
+# row's readers (domain/access.py)
+_READERS_INDEX = """
+CREATE TABLE IF NOT EXISTS doc_readers (
+  tenant_id TEXT NOT NULL, token TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tenant_id, token, rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS doc_readers_rid ON doc_readers(rid);
+CREATE TRIGGER IF NOT EXISTS docs_readers_ai AFTER INSERT ON docs BEGIN
+  INSERT OR IGNORE INTO doc_readers SELECT new.tenant_id, j.value, new.rid FROM json_each(new.readers) j;
+END;
+CREATE TRIGGER IF NOT EXISTS docs_readers_ad AFTER DELETE ON docs BEGIN
+  DELETE FROM doc_readers WHERE rid = old.rid;
+END;
+CREATE TRIGGER IF NOT EXISTS docs_readers_au AFTER UPDATE OF readers, tenant_id ON docs BEGIN
+  DELETE FROM doc_readers WHERE rid = old.rid;
+  INSERT OR IGNORE INTO doc_readers SELECT new.tenant_id, j.value, new.rid FROM json_each(new.readers) j;
+END;
+"""
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS docs (rid INTEGER PRIMARY KEY AUTOINCREMENT, {_COLUMNS});
 CREATE INDEX IF NOT EXISTS docs_file ON docs(tenant_id, file_id);
@@ -86,6 +106,7 @@ CREATE TRIGGER IF NOT EXISTS staged_ad AFTER DELETE ON docs BEGIN
   DELETE FROM staged WHERE rid = old.rid;
 END;
 {_COUNTS}
+{_READERS_INDEX}
 INSERT OR IGNORE INTO meta VALUES ('generation', 0);
 INSERT OR IGNORE INTO meta VALUES ('keyword_generation', 0);
 INSERT OR IGNORE INTO meta VALUES ('vector_epoch', 0);
@@ -126,6 +147,12 @@ def compile_sql(clauses: Sequence[Clause], alias: str = "d") -> tuple[str, list[
         elif isinstance(c, Term):
             where.append(f"{col} = ?")
             params.append(int(c.value) if isinstance(c.value, bool) else c.value)
+        elif isinstance(c, AnyOf) and c.field == "reader":  # through the readers index: no row's JSON parsed
+            where.append(
+                f"EXISTS (SELECT 1 FROM doc_readers r WHERE r.tenant_id = {alias}.tenant_id AND r.rid = {alias}.rid"
+                " AND r.token IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(json.dumps(list(c.values)))
         elif isinstance(c, AnyOf) and c.field in _JSON_LISTS:  # the list holds one of the values
             where.append(f"EXISTS (SELECT 1 FROM json_each({col}) WHERE value IN (SELECT value FROM json_each(?)))")
             params.append(json.dumps(list(c.values)))
@@ -147,6 +174,23 @@ def _migrate(conn: sqlite3.Connection) -> None:
     _migrate_readers(conn)
     _migrate_rids(conn)
     _migrate_counts(conn)
+    _migrate_reader_index(conn)
+
+
+def _migrate_reader_index(conn: sqlite3.Connection) -> None:
+    """A store written before ``doc_readers``: fill it once from every row, in the transaction that makes
+    its triggers (so no write falls between the two)."""
+    has = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name IN ('docs', 'doc_readers')")}
+    if has != {"docs"}:
+        return
+    conn.executescript(
+        f"""
+        BEGIN IMMEDIATE;
+        {_READERS_INDEX}
+        INSERT OR IGNORE INTO doc_readers SELECT d.tenant_id, j.value, d.rid FROM docs d, json_each(d.readers) j;
+        COMMIT;
+        """
+    )
 
 
 def _migrate_readers(conn: sqlite3.Connection) -> None:
@@ -467,6 +511,16 @@ class DocStore:
             .fetchall()
         )
         return VectorRows.of(rows, dim)
+
+    def reader_rows(self, tenant_id: str, tokens: Sequence[str], cap: int) -> list[int] | None:
+        """The rids of ``tenant_id`` that one of ``tokens`` reads, when there are at most ``cap`` of them
+        (read from the ``doc_readers`` index, at most ``cap + 1`` entries); ``None`` when there are more."""
+        sql = (
+            "SELECT DISTINCT rid FROM doc_readers WHERE tenant_id = ? AND token IN (SELECT value FROM json_each(?))"
+            " LIMIT ?"
+        )
+        rids = [int(r[0]) for r in self.conn().execute(sql, (tenant_id, json.dumps(list(tokens)), cap + 1))]
+        return rids if len(rids) <= cap else None
 
     def vectors_of(self, rids: Sequence[int], clauses: Sequence[Clause], dim: int | None = None) -> VectorRows:
         """Of ``rids``, the rows that exist, have a searchable vector and are in scope."""

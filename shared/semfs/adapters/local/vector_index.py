@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from semfs.domain.models import IndexHit
-from semfs.domain.scope import Clause, Term
+from semfs.domain.scope import AnyOf, Clause, Term
 
 from .doc_store import DocStore, VectorRows
 
@@ -52,6 +52,13 @@ EXPANSION_ADD = 128
 # the graph search's breadth grows with the graph (size / 2000, within these bounds)
 EXPANSION_SEARCH = (128, 512)
 _WIDEN = (2, 16, 64)  # candidates asked of the graph, per result wanted, on successive tries
+# under an access filter more than FEW_READABLE rows are readable (a share of the graph): the first try asks
+# for as many candidates as a 1-in-5 share needs, the next ones for rarer shares
+_WIDEN_READERS = (16, 64, 256)
+# a caller who may read at most this many of a tenant's rows gets them ranked exactly (issue 50: 1 % of 100k
+# chunks, read through the doc_readers index, ranks faster than the graph's widening finds k of them)
+FEW_READABLE = 1_500
+OVERSAMPLE = 3  # readable candidates wanted per result under an access filter, before the top k is taken
 _BUILD_ROWS = 50_000  # vectors read from SQLite per step of a build (bounds the builder's memory)
 _BATCH_MAINTAIN_S = 60.0  # inside a batch (a bulk load) files are extended at most this often, and at its end
 
@@ -199,7 +206,15 @@ class VectorIndex:
         graph = part.graph
         if graph is not None and graph.ndim != q.shape[0]:
             return []
-        for widen in _WIDEN:
+        readers = next((c for c in clauses if isinstance(c, AnyOf) and c.field == "reader"), None)
+        if readers is not None:  # a caller who may read a few rows: those rows, ranked exactly
+            few = self._store.reader_rows(tenant_id, readers.values, FEW_READABLE)
+            if few is not None:
+                return self._rank_few(part, np.asarray(few, dtype=np.int64), clauses, q, k)
+        # an access filter keeps a share of the graph's candidates: ask for more, so that the top k of those
+        # the caller may read are the filtered search's top k (recall), not merely k of them
+        enough = k * (OVERSAMPLE if readers is not None else 1)
+        for widen in _WIDEN_READERS if readers is not None else _WIDEN:
             want = k * widen
             scored: dict[int, float] = {}
             if len(part.tail):  # exact already: SQLite only checks the scope (no vector read)
@@ -212,12 +227,37 @@ class VectorIndex:
                 graph.expansion_search = _breadth(graph.size)
                 keys = graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64)
                 hits += self._exact(self._store.vectors_of(keys.tolist(), clauses, dim=q.shape[0]), q, want)
-            hits = sorted(hits, key=lambda h: -h.score)[:k]
+            hits = sorted(hits, key=lambda h: -h.score)
             exhausted = want >= len(part.tail) and (graph is None or want >= graph.size)
-            if len(hits) >= k or exhausted:
-                return hits
+            if len(hits) >= enough or exhausted:
+                return hits[:k]
         # a narrow scope the graph could not fill: rank exactly what SQLite selects for it
         return self._exact(self._store.vectors(clauses, dim=q.shape[0]), q, k)
+
+    def _rank_few(
+        self, part: _Part, rids: npt.NDArray[np.int64], clauses: Sequence[Clause], q: npt.NDArray[np.float32], k: int
+    ) -> list[IndexHit]:
+        """The top ``k`` in scope of a few rows the caller may read (``rids``, from the readers index): each
+        scored by the vector the graph or the tail holds (no SQLite read), the best ``OVERSAMPLE * k`` then
+        checked against the whole scope and rescored exactly; every row read from SQLite when too few of
+        those are in scope (a narrow filter besides the readers)."""
+        in_tail = np.isin(rids, part.tail.rids)
+        scored = [(part.tail.rids[np.isin(part.tail.rids, rids)], part.tail.matrix[np.isin(part.tail.rids, rids)])]
+        graph = part.graph
+        if graph is not None and graph.size:
+            keys = rids[~in_tail]
+            keys = keys[np.asarray(graph.contains(keys.astype(np.uint64)), dtype=bool)] if len(keys) else keys
+            if len(keys):
+                scored.append((keys, np.vstack(graph.get(keys.astype(np.uint64), dtype=np.float32))))
+        found = np.concatenate([r for r, _ in scored]) if scored else np.zeros(0, dtype=np.int64)
+        if not len(found):
+            return []
+        approx = np.concatenate([m @ q for _, m in scored if len(m)])
+        best = found[_top(approx.astype(np.float32), OVERSAMPLE * k)]
+        hits = self._exact(self._store.vectors_of(best.tolist(), clauses, dim=q.shape[0]), q, k)
+        if len(hits) >= k or len(best) == len(rids):
+            return hits
+        return self._exact(self._store.vectors_of(rids.tolist(), clauses, dim=q.shape[0]), q, k)
 
     @staticmethod
     def _exact(rows: VectorRows, q: npt.NDArray[np.float32], k: int) -> list[IndexHit]:
