@@ -937,3 +937,59 @@ def test_a_file_enriched_again_forgets_what_it_no_longer_names_under_enrichs_rol
     store = aws_stack.container("search_api").entities
     assert store.get("acme", "person:jane okafor") is None
     assert store.files("acme", "person:jane okafor") == []
+
+
+def test_a_signed_in_users_groups_reach_the_filters_of_search_and_listing_under_the_apis_role(
+    aws_stack: Stack,
+) -> None:
+    """Issue 50 in AWS: an upload carries who may read it in the object metadata its presigned form pinned;
+    the JWT's user and ``cognito:groups`` are the caller; OpenSearch's BM25 and DynamoDB (the listing) filter
+    by them inside the query, cold, under the search function's own role. What this cannot see: moto does
+    not enforce POST policies (the form is checked to pin the metadata, S3's rule), and osmem-server has no
+    k-NN (the readers clause inside ``knn.filter`` is checked as compiled DSL in test_opensearch_dsl.py)."""
+    import base64
+
+    from semfs.adapters.aws.s3 import S3BlobStore
+    from semfs.config import Settings
+    from semfs.lambda_support import get_container
+    from semfs.pipeline.principals import add_user, principal_for
+
+    form = S3BlobStore(Settings(bucket="semfs-test", aws_region="eu-west-1")).presign_upload(
+        "acme", "pay.txt", 1000, 300, {"semfs-owner": "bob", "semfs-readers": "u:bob g:hr"}
+    )
+    policy = json.loads(base64.b64decode(form["fields"]["policy"]))
+    assert {"x-amz-meta-semfs-readers": "u:bob g:hr"} in policy["conditions"]
+    assert form["fields"]["x-amz-meta-semfs-owner"] == "bob"
+
+    add_user(get_container(), "acme", "ann", role="admin")  # the tenant lists users: no longer one room
+    for key, readers, words in (
+        ("uploads/acme/u1/salaries.txt", "u:bob g:hr", b"Salary bands zanzibar: payable within thirty days."),
+        ("uploads/acme/u2/canteen.txt", "tenant", b"Canteen menu zanzibar: payable at the till."),
+    ):
+        aws_stack.s3.put_object(
+            Bucket="semfs-test", Key=key, Body=words, Metadata={"semfs-owner": "bob", "semfs-readers": readers}
+        )
+        event = aws_stack.sqs_event()
+        assert aws_stack.handlers["ingest_upload"].lambda_handler(event, FakeContext()) == {"batchItemFailures": []}
+        (execution,) = [e for e in aws_stack.executions() if e["status"] == "RUNNING"] or aws_stack.executions()[-1:]
+        aws_stack.wait(str(execution["executionArn"]))
+    assert principal_for(get_container(), "acme", "ann").is_admin
+
+    def as_user(method: str, path: str, claims: dict[str, str], body: Any = None) -> dict[str, Any]:
+        aws_stack.cold("search_api")
+        event = api_event(method, path, {"limit": "50"} if method == "GET" else None)
+        event["requestContext"]["authorizer"]["jwt"]["claims"].update(claims)
+        if body is not None:
+            event["body"] = json.dumps(body)
+        response = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+        assert response["statusCode"] == 200, response
+        return json.loads(response["body"])  # type: ignore[no-any-return]
+
+    hr = {"cognito:username": "eve", "cognito:groups": "[hr]"}
+    other = {"cognito:username": "cy", "cognito:groups": "[sales]"}
+    query = {"query": "zanzibar payable", "mode": "keyword"}
+    both = {"salaries.txt", "canteen.txt"}
+    assert {r["filename"] for r in as_user("POST", "/search", hr, query)["results"]} == both
+    assert {r["filename"] for r in as_user("POST", "/search", other, query)["results"]} == {"canteen.txt"}
+    assert {f["filename"] for f in as_user("GET", "/files", other)["files"]} == {"canteen.txt"}
+    assert {f["filename"] for f in as_user("GET", "/files", hr)["files"]} == {"salaries.txt", "canteen.txt"}

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from semfs.domain.access import (
+    ADMINS,
+    TENANT,
     Access,
     Principal,
     Recipients,
@@ -193,3 +195,27 @@ def artifact_access(c: Container, principal: Principal, sources: Sequence[FileRe
         return base
     shared = set.intersection(*(set(readers_of(s.readers)) for s in sources))
     return Access(principal.user, tuple(dict.fromkeys([user_token(principal.user), *sorted(shared)])))
+
+
+# the object metadata a presigned upload carries its access in (pinned by the POST's policy: S3 refuses a
+# form that changes it), read back when the object's S3 event ingests it
+OWNER_META, READERS_META = "semfs-owner", "semfs-readers"
+
+
+def access_metadata(access: Access) -> dict[str, str]:
+    return {OWNER_META: access.owner or "", READERS_META: " ".join(access.readers)}
+
+
+def access_from_metadata(meta: dict[str, str]) -> Access | None:
+    """The access an upload's metadata names; ``None`` for an object without it (put by other means than
+    the API's form: the whole tenant's, as before access lists) or with a value that is no valid token."""
+    readers = tuple(meta.get(READERS_META, "").split())
+    owner = meta.get(OWNER_META) or None
+    if not readers or not all(_is_token(t) for t in readers) or (owner is not None and not _is_name(owner)):
+        return None
+    return Access(owner, readers)
+
+
+def _is_token(token: str) -> bool:
+    kind, _, name = token.partition(":")
+    return token in (TENANT, ADMINS) or (kind in ("u", "g") and _is_name(name))

@@ -50,9 +50,17 @@ class BlobStore(Protocol):
         for a store whose links go straight to the service (S3)."""
         ...
 
-    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any] | None:
-        """Where a client uploads a new file directly (an S3 presigned POST under ``uploads/{tenant}/``),
-        or ``None`` when uploads come through the API's own request body (the local host)."""
+    def presign_upload(
+        self, tenant_id: str, filename: str, max_bytes: int, expires_s: int, metadata: dict[str, str] | None = None
+    ) -> dict[str, Any] | None:
+        """Where a client uploads a new file directly (an S3 presigned POST under ``uploads/{tenant}/``, with
+        ``metadata`` pinned by its policy: the client cannot change it), or ``None`` when uploads come through
+        the API's own request body (the local host)."""
+        ...
+
+    def metadata(self, key: str) -> dict[str, str]:
+        """The metadata an object was stored with (an S3 object's user metadata: what ``presign_upload``
+        pinned); ``{}`` for none, or a store that keeps none (local). ``NotFound`` when there is no object."""
         ...
 
     def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:

@@ -129,19 +129,37 @@ class S3BlobStore:
     def open_download(self, token: str) -> tuple[str, bytes, str | None]:
         raise NotFound("S3 download links are served by S3")  # never through the API host
 
-    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any]:
+    def presign_upload(
+        self, tenant_id: str, filename: str, max_bytes: int, expires_s: int, metadata: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         """A presigned POST for a server-generated key under ``uploads/{tenant}/`` (the S3 event then
-        ingests it); the size range and expiry are enforced by S3."""
+        ingests it); the size range, the expiry and each ``metadata`` value (``x-amz-meta-…``: who uploads
+        it and who may read it) are conditions of its policy, so S3 refuses a form that changes them."""
         base = PurePosixPath(filename.replace("\\", "/")).name  # a name, never a path
         safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in base).strip(". ")[:200] or "upload.bin"
         key = f"uploads/{tenant_id}/{uuid.uuid4().hex}/{safe}"
+        fields = {f"x-amz-meta-{k}": v for k, v in (metadata or {}).items()}
         post: dict[str, Any] = self._s3.generate_presigned_post(
             Bucket=self._bucket,
             Key=key,
+            Fields=fields or None,
             ExpiresIn=min(expires_s, 900),
-            Conditions=[["content-length-range", 1, max_bytes]],
+            Conditions=[["content-length-range", 1, max_bytes], *({k: v} for k, v in fields.items())],
         )
         return {"key": key, "url": post["url"], "fields": post["fields"], "expires_in": min(expires_s, 900)}
+
+    def metadata(self, key: str) -> dict[str, str]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            head = self._s3.head_object(Bucket=self._bucket, Key=self._check(key))
+        except ClientError as e:
+            if error_code(e) in ("NoSuchKey", "404", "NotFound"):
+                raise NotFound(f"no blob {key}") from e
+            raise self._fail(e, "s3 head failed") from e
+        except BotoCoreError as e:
+            raise self._fail(e, "s3 head failed") from e
+        return {str(k).lower(): str(v) for k, v in (head.get("Metadata") or {}).items()}
 
     def list(self, prefix: str, after: str | None = None) -> Iterator[tuple[str, int]]:
         paginator = self._s3.get_paginator("list_objects_v2")

@@ -55,8 +55,15 @@ class LocalBlobStore:
         ref = claims.get("r")
         return str(claims["f"]), self.get(str(claims["k"])), str(ref) if ref else None
 
-    def presign_upload(self, tenant_id: str, filename: str, max_bytes: int, expires_s: int) -> dict[str, Any] | None:
+    def presign_upload(
+        self, tenant_id: str, filename: str, max_bytes: int, expires_s: int, metadata: dict[str, str] | None = None
+    ) -> dict[str, Any] | None:
         return None  # the local host takes uploads in the request body
+
+    def metadata(self, key: str) -> dict[str, str]:
+        if not self._path(key).exists():
+            raise NotFound(f"no blob {key}")
+        return {}  # the local host takes uploads in its request body: who sent one is known there
 
     def _check(self, key: str) -> str:
         self._path(key)

@@ -25,7 +25,7 @@ from semfs.domain.errors import NotFound
 from semfs.domain.features import require
 from semfs.domain.ids import file_id_for
 from semfs.pipeline import names
-from semfs.pipeline.principals import new_file_access
+from semfs.pipeline.principals import access_metadata, new_file_access
 
 if TYPE_CHECKING:
     from semfs.pipeline.intake.register import Provenance
@@ -123,8 +123,14 @@ def upload() -> Response[str]:
     require(c.settings, "ingest")  # before a presigned POST is issued or the body is read
     event = router.current_event
     query = event.query_string_parameters or {}
+    principal = current_principal()
+    shared = parse_share([x for x in (query.get("share_with") or "").split(",") if x.strip()])
     target = c.blobs.presign_upload(
-        tenant, query.get("filename") or "upload.bin", c.settings.limits.max_file_bytes, 900
+        tenant,
+        query.get("filename") or "upload.bin",
+        c.settings.limits.max_file_bytes,
+        900,
+        access_metadata(new_file_access(c, principal, shared)),
     )
     if target is not None:  # the client sends the bytes to the store itself
         return _presigned(tenant, target, query.get("sha256"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from semfs.domain.access import TENANT
 from semfs.domain.features import enabled
 from semfs.domain.outcomes import Outcome
 from semfs.domain.tenants import is_tenant_id
@@ -12,6 +13,7 @@ from semfs.observability import get_logger
 from semfs.pipeline.documents import INBOUND_PREFIX, UPLOAD_PREFIX
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.register import Provenance, Registered, register_rejected
+from semfs.pipeline.principals import access_from_metadata
 
 if TYPE_CHECKING:
     from semfs.ports import Container
@@ -50,8 +52,12 @@ def ingest_s3_object(c: Container, key: str, size: int, version_id: str | None =
             Provenance(version_key=source_key),
         )
     data = c.blobs.get(key)
+    # who uploaded it and who may read it: what the API pinned in its upload form (none: the tenant's)
+    access = access_from_metadata(c.blobs.metadata(key))
+    viewer = None if access is None or access.owner is None else (TENANT, *access.readers)
     # the same key uploaded again is the same document, changed (if its text agrees)
-    return ingest_bytes(c, tenant, data, name, Provenance(source_key=source_key, version_key=source_key))
+    prov = Provenance(source_key=source_key, version_key=source_key, access=access, viewer=viewer)
+    return ingest_bytes(c, tenant, data, name, prov)
 
 
 def ingest_ses_message(
