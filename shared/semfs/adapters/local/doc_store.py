@@ -512,6 +512,29 @@ class DocStore:
         )
         return VectorRows.of(rows, dim)
 
+    def reader_count(self, tenant_id: str, tokens: Sequence[str], cap: int) -> int:
+        """How many rows of ``tenant_id`` one of ``tokens`` reads, counted up to ``cap`` (the index's
+        entries, no row read)."""
+        sql = (
+            "SELECT COUNT(*) FROM (SELECT DISTINCT rid FROM doc_readers WHERE tenant_id = ?"
+            " AND token IN (SELECT value FROM json_each(?)) LIMIT ?)"
+        )
+        return int(self.conn().execute(sql, (tenant_id, json.dumps(list(tokens)), cap)).fetchone()[0])
+
+    def readable_of(self, tenant_id: str, tokens: Sequence[str], rids: Sequence[int]) -> list[int]:
+        """Of ``rids``, those one of ``tokens`` reads, in their order: index seeks, no row read (the k-NN leg's
+        candidates, before their rows are read to check the rest of the scope)."""
+        found: set[int] = set()
+        conn = self.conn()
+        for i in range(0, len(rids), 500):
+            part = [int(r) for r in rids[i : i + 500]]
+            sql = (
+                "SELECT rid FROM doc_readers WHERE tenant_id = ? AND token IN (SELECT value FROM json_each(?))"
+                f" AND rid IN ({','.join('?' * len(part))})"
+            )
+            found.update(int(r[0]) for r in conn.execute(sql, (tenant_id, json.dumps(list(tokens)), *part)))
+        return [int(r) for r in rids if int(r) in found]
+
     def reader_rows(self, tenant_id: str, tokens: Sequence[str], cap: int) -> list[int] | None:
         """The rids of ``tenant_id`` that one of ``tokens`` reads, when there are at most ``cap`` of them
         (read from the ``doc_readers`` index, at most ``cap + 1`` entries); ``None`` when there are more."""
@@ -519,8 +542,8 @@ class DocStore:
             "SELECT DISTINCT rid FROM doc_readers WHERE tenant_id = ? AND token IN (SELECT value FROM json_each(?))"
             " LIMIT ?"
         )
-        rids = [int(r[0]) for r in self.conn().execute(sql, (tenant_id, json.dumps(list(tokens)), cap + 1))]
-        return rids if len(rids) <= cap else None
+        rows = self.conn().execute(sql, (tenant_id, json.dumps(list(tokens)), cap + 1)).fetchall()
+        return [r for (r,) in rows] if len(rows) <= cap else None
 
     def vectors_of(self, rids: Sequence[int], clauses: Sequence[Clause], dim: int | None = None) -> VectorRows:
         """Of ``rids``, the rows that exist, have a searchable vector and are in scope."""

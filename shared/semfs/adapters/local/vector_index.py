@@ -52,13 +52,12 @@ EXPANSION_ADD = 128
 # the graph search's breadth grows with the graph (size / 2000, within these bounds)
 EXPANSION_SEARCH = (128, 512)
 _WIDEN = (2, 16, 64)  # candidates asked of the graph, per result wanted, on successive tries
-# under an access filter more than FEW_READABLE rows are readable (a share of the graph): the first try asks
-# for as many candidates as a 1-in-5 share needs, the next ones for rarer shares
-_WIDEN_READERS = (16, 64, 256)
 # a caller who may read at most this many of a tenant's rows gets them ranked exactly (issue 50: 1 % of 100k
 # chunks, read through the doc_readers index, ranks faster than the graph's widening finds k of them)
 FEW_READABLE = 1_500
 OVERSAMPLE = 3  # readable candidates wanted per result under an access filter, before the top k is taken
+FEW_CACHED = 64  # callers whose few rows are kept (at most 1,500 x 384 float16 each: ~1.2 MB)
+READABLE_COUNT_CAP = 20_000  # readable rows counted at most: a share above cap / rows is as good as any
 _BUILD_ROWS = 50_000  # vectors read from SQLite per step of a build (bounds the builder's memory)
 _BATCH_MAINTAIN_S = 60.0  # inside a batch (a bulk load) files are extended at most this often, and at its end
 
@@ -146,6 +145,10 @@ class VectorIndex:
         self._building: set[tuple[str, str]] = set()  # (model, tenant) a background thread is building
         self._builders: list[threading.Thread] = []
         self._schema_ready = False
+        # (tenant, tokens) → (store generation, readable rows): the share an access filter keeps
+        self._readable_counts: dict[tuple[str, tuple[str, ...]], tuple[int, int]] = {}
+        # (model, tenant, tokens) → (store generation, the few rows they read and their vectors, or None)
+        self._few_rows: dict[tuple[str, str, tuple[str, ...]], tuple[int, Any]] = {}
 
     def _conn(self) -> Any:
         conn = self._store.conn()
@@ -207,15 +210,19 @@ class VectorIndex:
         if graph is not None and graph.ndim != q.shape[0]:
             return []
         readers = next((c for c in clauses if isinstance(c, AnyOf) and c.field == "reader"), None)
-        if readers is not None:  # a caller who may read a few rows: those rows, ranked exactly
-            few = self._store.reader_rows(tenant_id, readers.values, FEW_READABLE)
-            if few is not None:
-                return self._rank_few(part, np.asarray(few, dtype=np.int64), clauses, q, k)
-        # an access filter keeps a share of the graph's candidates: ask for more, so that the top k of those
-        # the caller may read are the filtered search's top k (recall), not merely k of them
-        enough = k * (OVERSAMPLE if readers is not None else 1)
-        for widen in _WIDEN_READERS if readers is not None else _WIDEN:
-            want = k * widen
+        wants = [k * widen for widen in _WIDEN]
+        if readers is not None:
+            few = self._few(model, part, tenant_id, readers.values)
+            if few is not None:  # a caller who may read a few rows: those rows, ranked exactly
+                return self._rank_few(few, clauses, q, k)
+            readable = self._readable(tenant_id, readers.values, len(part.tail) + (graph.size if graph else 0))
+            # the filter keeps a share of the graph's candidates: ask for as many as hold OVERSAMPLE readable
+            # ones per result (so that their top k is the filtered search's top k), then four times that
+            share = readable / max(1, len(part.tail) + (graph.size if graph else 0))
+            first = max(2 * k, int(OVERSAMPLE * k / max(share, 1e-6)))
+            wants = [first, 4 * first, 16 * first]
+        enough = k
+        for want in wants:
             scored: dict[int, float] = {}
             if len(part.tail):  # exact already: SQLite only checks the scope (no vector read)
                 top = _top(part.tail.matrix @ q, want)
@@ -225,8 +232,10 @@ class VectorIndex:
             hits = [IndexHit(chunk_id=in_scope[r][0], file_id=in_scope[r][1], score=s) for r, s in found]
             if graph is not None and graph.size:
                 graph.expansion_search = _breadth(graph.size)
-                keys = graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64)
-                hits += self._exact(self._store.vectors_of(keys.tolist(), clauses, dim=q.shape[0]), q, want)
+                keys = graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64).tolist()
+                if readers is not None:  # the readable ones first, through the readers index (no row read)
+                    keys = self._store.readable_of(tenant_id, readers.values, keys)
+                hits += self._exact(self._store.vectors_of(keys, clauses, dim=q.shape[0]), q, want)
             hits = sorted(hits, key=lambda h: -h.score)
             exhausted = want >= len(part.tail) and (graph is None or want >= graph.size)
             if len(hits) >= enough or exhausted:
@@ -234,26 +243,74 @@ class VectorIndex:
         # a narrow scope the graph could not fill: rank exactly what SQLite selects for it
         return self._exact(self._store.vectors(clauses, dim=q.shape[0]), q, k)
 
-    def _rank_few(
-        self, part: _Part, rids: npt.NDArray[np.int64], clauses: Sequence[Clause], q: npt.NDArray[np.float32], k: int
-    ) -> list[IndexHit]:
-        """The top ``k`` in scope of a few rows the caller may read (``rids``, from the readers index): each
-        scored by the vector the graph or the tail holds (no SQLite read), the best ``OVERSAMPLE * k`` then
-        checked against the whole scope and rescored exactly; every row read from SQLite when too few of
-        those are in scope (a narrow filter besides the readers)."""
-        in_tail = np.isin(rids, part.tail.rids)
-        scored = [(part.tail.rids[np.isin(part.tail.rids, rids)], part.tail.matrix[np.isin(part.tail.rids, rids)])]
+    def _readable(self, tenant_id: str, tokens: tuple[str, ...], rows: int) -> int:
+        """How many rows ``tokens`` read (counted up to ``READABLE_COUNT_CAP``), remembered until the store's
+        next write: a search pays for the count once per write, not once per query."""
+        generation = self._store.generation()
+        key = (tenant_id, tokens)
+        with self._lock:
+            known = self._readable_counts.get(key)
+        if known is not None and known[0] == generation:
+            return known[1]
+        counted = self._store.reader_count(tenant_id, tokens, max(FEW_READABLE + 1, min(rows, READABLE_COUNT_CAP)))
+        with self._lock:
+            if len(self._readable_counts) > 1024:
+                self._readable_counts.clear()
+            self._readable_counts[key] = (generation, counted)
+        return counted
+
+    def _few(
+        self, model: str, part: _Part, tenant_id: str, tokens: tuple[str, ...]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]] | None:
+        """The rows ``tokens`` read, when they are at most ``FEW_READABLE``, with the vectors the graph and the
+        tail hold for them (float16: for ranking, not scoring); ``None`` when they are more. Remembered until
+        the store's next write, so a caller's searches gather them once."""
+        generation = self._store.generation()
+        key = (model, tenant_id, tokens)
+        with self._lock:
+            known = self._few_rows.get(key)
+        if known is not None and known[0] == generation:
+            kept: tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]] | None = known[1]
+            return kept
+        rids = self._store.reader_rows(tenant_id, tokens, FEW_READABLE)
+        gathered = None if rids is None else self._gather(part, np.asarray(rids, dtype=np.int64))
+        with self._lock:
+            if len(self._few_rows) >= FEW_CACHED:
+                self._few_rows.pop(next(iter(self._few_rows)))
+            self._few_rows[key] = (generation, gathered)
+        return gathered
+
+    @staticmethod
+    def _gather(part: _Part, rids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]]:
+        """``rids``' vectors from the tail and the graph (no SQLite read); a row in neither is left out."""
+        mine = np.isin(part.tail.rids, rids)
+        found, rows = [part.tail.rids[mine]], [part.tail.matrix[mine].astype(np.float16)]
         graph = part.graph
         if graph is not None and graph.size:
-            keys = rids[~in_tail]
+            keys = rids[~np.isin(rids, part.tail.rids)] if len(part.tail) else rids
             keys = keys[np.asarray(graph.contains(keys.astype(np.uint64)), dtype=bool)] if len(keys) else keys
             if len(keys):
-                scored.append((keys, np.vstack(graph.get(keys.astype(np.uint64), dtype=np.float32))))
-        found = np.concatenate([r for r, _ in scored]) if scored else np.zeros(0, dtype=np.int64)
-        if not len(found):
+                held = graph.get(keys.astype(np.uint64), dtype=np.float32)  # one vector per key, all present
+                found.append(keys)
+                rows.append(np.concatenate(held).reshape(len(keys), -1).astype(np.float16))
+        if not any(len(r) for r in found):
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float16)
+        return np.concatenate(found), np.concatenate([r for r in rows if len(r)])
+
+    def _rank_few(
+        self,
+        few: tuple[npt.NDArray[np.int64], npt.NDArray[np.float16]],
+        clauses: Sequence[Clause],
+        q: npt.NDArray[np.float32],
+        k: int,
+    ) -> list[IndexHit]:
+        """The top ``k`` in scope of a few rows the caller may read: ranked by the vectors ``_few`` gathered,
+        the best ``OVERSAMPLE * k`` then checked against the whole scope and rescored exactly; every one of
+        them read from SQLite when too few of those are in scope (a narrow filter besides the readers)."""
+        rids, matrix = few
+        if not len(rids):
             return []
-        approx = np.concatenate([m @ q for _, m in scored if len(m)])
-        best = found[_top(approx.astype(np.float32), OVERSAMPLE * k)]
+        best = rids[_top((matrix @ q.astype(np.float16)).astype(np.float32), OVERSAMPLE * k)]
         hits = self._exact(self._store.vectors_of(best.tolist(), clauses, dim=q.shape[0]), q, k)
         if len(hits) >= k or len(best) == len(rids):
             return hits
