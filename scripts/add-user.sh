@@ -4,6 +4,8 @@
 # Self sign-up is off (template.yaml): an administrator makes each user and sets custom:tenant, which the
 # API reads as the caller's tenant and no client may write. The password is set as permanent, so the
 # first sign-in is not a forced password change; it is read from SEMFS_USER_PASSWORD, or asked for.
+# SEMFS_USER_GROUPS (comma-separated, e.g. "admin,hr") puts them in those Cognito groups, made if new: the
+# token's cognito:groups are who files are shared with, and "admin" makes them an admin of their tenant.
 set -euo pipefail
 usage="usage: scripts/add-user.sh STACK_NAME EMAIL TENANT [REGION]"
 stack="${1:?$usage}"
@@ -34,7 +36,14 @@ aws cognito-idp admin-create-user --region "$region" --user-pool-id "$pool" --us
   --message-action SUPPRESS >/dev/null
 aws cognito-idp admin-set-user-password --region "$region" --user-pool-id "$pool" --username "$email" \
   --password "$password" --permanent
-echo "added $email to tenant $tenant. A token (valid for an hour) for the API:"
+IFS=',' read -r -a groups <<< "${SEMFS_USER_GROUPS:-}"
+for group in "${groups[@]}"; do
+  [ -n "$group" ] || continue
+  aws cognito-idp create-group --region "$region" --user-pool-id "$pool" --group-name "$group" >/dev/null 2>&1 || true
+  aws cognito-idp admin-add-user-to-group --region "$region" --user-pool-id "$pool" --username "$email" \
+    --group-name "$group"
+done
+echo "added $email to tenant $tenant${SEMFS_USER_GROUPS:+ (groups: $SEMFS_USER_GROUPS)}. A token (valid for an hour) for the API:"
 echo "  ID_TOKEN=\$(aws cognito-idp initiate-auth --region $region --client-id $client \\"
 echo "    --auth-flow USER_PASSWORD_AUTH --auth-parameters USERNAME=$email,PASSWORD='…' \\"
 echo "    --query AuthenticationResult.IdToken --output text)"

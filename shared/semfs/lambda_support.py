@@ -73,7 +73,7 @@ def _serve_mcp(event: dict[str, Any], container: Container) -> dict[str, Any]:
         return refused(503, "disabled", OFF["mcp"])
     if not _MCP_HOSTS:
         _MCP_HOSTS.append(McpOverHttp(container, container.settings.limits.max_file_bytes, host="0.0.0.0"))  # noqa: S104
-    user = claims.get("cognito:username") or claims.get("username") or claims.get("email")
+    user = claims.get("email") or claims.get("cognito:username") or claims.get("username")
     groups = claimed_groups(claims.get("cognito:groups"))
     named = user if isinstance(user, str) else None
     status, headers, body = _MCP_HOSTS[0].answer(tenant, wsgi_environ(event), user=named, groups=groups)

@@ -95,8 +95,8 @@ def build_server(
 
     def caller() -> Principal:
         """Who calls, looked up on each call (a user's groups may change while the server runs)."""
-        if groups is not None:
-            return principal_from_claims(c, tenant, user, groups)
+        if groups is not None:  # a signed-in user (AWS): ``user`` is their email, or their user name
+            return principal_from_claims(c, tenant, user, groups, user if user and "@" in user else None)
         return principal_for(c, tenant, user, agent=agent)
 
     def tokens() -> tuple[str, ...] | None:

@@ -453,3 +453,15 @@ def test_what_a_caller_sees_is_the_same_with_and_without_files_they_may_not_read
         ingest_bytes(acme.c, T, text.encode(), f"bobs-{n}.txt", prov)
     after = figures()
     assert after == before
+
+
+def test_a_signed_in_user_is_known_by_their_email(acme: Acme) -> None:
+    """Where Cognito signs in by email, ``cognito:username`` is an opaque id: a listed user whose address is
+    the token's email is that user (their listed groups and the token's together); another is known by it."""
+    from semfs.pipeline.principals import principal_from_claims
+
+    bob = principal_from_claims(acme.c, T, "7d9f0a1c-5b", ["Sales"], "Bob@acme.test")
+    assert (bob.user, set(bob.groups), bob.is_admin) == ("bob", {"hr", "sales"}, False)
+    stranger = principal_from_claims(acme.c, T, "8e0a-77", [], "zoe@elsewhere.test")
+    assert stranger.user == "zoe@elsewhere.test" and stranger.tokens() == ("tenant", "u:zoe@elsewhere.test")
+    assert principal_from_claims(acme.c, T, "x", ["admin"], "zoe@elsewhere.test").is_admin

@@ -103,9 +103,10 @@ def current_principal() -> Principal:
     claims = (authorizer.get("jwt") or {}).get("claims") or {}
     c = container()
     if claims:
-        user = claims.get("cognito:username") or claims.get("username") or claims.get("email")
+        user = claims.get("cognito:username") or claims.get("username")
         named = user if isinstance(user, str) else None
-        principal = principal_from_claims(c, tenant, named, claimed_groups(claims.get("cognito:groups")))
+        email = claims.get("email") if isinstance(claims.get("email"), str) else None
+        principal = principal_from_claims(c, tenant, named, claimed_groups(claims.get("cognito:groups")), email)
     else:
         key = authorizer.get("lambda") or {}
         try:

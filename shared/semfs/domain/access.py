@@ -30,8 +30,9 @@ ADMINS = "admins"
 Role = Literal["admin", "member", "agent"]
 ROLES: tuple[Role, ...] = ("admin", "member", "agent")
 
-NAME_PATTERN = r"[a-z0-9][a-z0-9._-]{0,62}"
-NAME_RULE = "1 to 63 lowercase letters, digits, '.', '-' or '_', starting with a letter or a digit"
+# a name, or a mail address (a signed-in Cognito user the tenant does not list is known by their email)
+NAME_PATTERN = r"[a-z0-9][a-z0-9._@+-]{0,127}"
+NAME_RULE = "1 to 128 lowercase letters, digits, '.', '-', '_', '@' or '+', starting with a letter or a digit"
 _NAME = re.compile(NAME_PATTERN)
 MAX_READERS = 64  # tokens on one file: a list longer than this is a group's job
 

@@ -141,17 +141,24 @@ def principal_for(c: Container, tenant_id: str, user: str | None = None, *, agen
     )
 
 
-def principal_from_claims(c: Container, tenant_id: str, user: str | None, groups: Iterable[str]) -> Principal:
-    """A signed-in Cognito user: the JWT names them and their groups (``cognito:groups``); membership in
-    ``SEMFS_ADMIN_GROUP`` makes an admin (as does a tenant that lists no users yet: one room, as before). A user
-    the tenant also lists keeps its listed groups as well."""
+def principal_from_claims(
+    c: Container, tenant_id: str, user: str | None, groups: Iterable[str], email: str | None = None
+) -> Principal:
+    """A signed-in Cognito user: the JWT names them (``email``; ``cognito:username`` is an opaque id where the
+    pool signs in by email) and their groups (``cognito:groups``); membership in ``SEMFS_ADMIN_GROUP`` makes
+    an admin (as does a tenant that lists no users yet: one room, as before). A user the tenant lists (by
+    name, or with this email among its addresses) is that user, with its listed groups as well; another is
+    known by their email."""
     claimed = [g.strip().lower() for g in groups if isinstance(g, str) and g.strip()]
     # a tenant that lists no users yet is one room, as before users existed: whoever signs in manages it
     admin = c.settings.admin_group.lower() in claimed or not has_users(c, tenant_id)
+    address = email.strip().lower() if isinstance(email, str) and "@" in email else None
+    listed = next((u for u in c.principals.users(tenant_id) if address and address in u.addresses), None)
+    user = listed.name if listed else address or user
     if user is None:
         return Principal(tenant_id, role="admin" if admin else "member", groups=tuple(claimed))
     name = user.strip().lower()
-    listed = find_user(c, tenant_id, name) if _is_name(name) else None
+    listed = listed or (find_user(c, tenant_id, name) if _is_name(name) else None)
     mine = [*claimed, *(listed.groups if listed else [])]
     role: Role = "admin" if admin or (listed is not None and listed.role == "admin") else "member"
     return Principal(tenant_id, user=name, groups=tuple(dict.fromkeys(mine)), role=role)

@@ -215,33 +215,49 @@ class VectorIndex:
             few = self._few(model, part, tenant_id, readers.values)
             if few is not None:  # a caller who may read a few rows: those rows, ranked exactly
                 return self._rank_few(few, clauses, q, k)
-            readable = self._readable(tenant_id, readers.values, len(part.tail) + (graph.size if graph else 0))
-            # the filter keeps a share of the graph's candidates: ask for as many as hold OVERSAMPLE readable
-            # ones per result (so that their top k is the filtered search's top k), then four times that
-            share = readable / max(1, len(part.tail) + (graph.size if graph else 0))
-            first = max(2 * k, int(OVERSAMPLE * k / max(share, 1e-6)))
-            wants = [first, 4 * first, 16 * first]
-        enough = k
+            wants = self._filtered_wants(part, tenant_id, readers.values, k)
         for want in wants:
-            scored: dict[int, float] = {}
-            if len(part.tail):  # exact already: SQLite only checks the scope (no vector read)
-                top = _top(part.tail.matrix @ q, want)
-                scored = dict(zip(part.tail.rids[top].tolist(), (part.tail.matrix[top] @ q).tolist(), strict=True))
-            in_scope = self._store.scoped_rids(list(scored), clauses)
-            found = [(rid, score) for rid, score in scored.items() if rid in in_scope]
-            hits = [IndexHit(chunk_id=in_scope[r][0], file_id=in_scope[r][1], score=s) for r, s in found]
-            if graph is not None and graph.size:
-                graph.expansion_search = _breadth(graph.size)
-                keys = graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64).tolist()
-                if readers is not None:  # the readable ones first, through the readers index (no row read)
-                    keys = self._store.readable_of(tenant_id, readers.values, keys)
-                hits += self._exact(self._store.vectors_of(keys, clauses, dim=q.shape[0]), q, want)
-            hits = sorted(hits, key=lambda h: -h.score)
+            hits = self._round(part, tenant_id, clauses, readers, q, want)
             exhausted = want >= len(part.tail) and (graph is None or want >= graph.size)
-            if len(hits) >= enough or exhausted:
+            if len(hits) >= k or exhausted:
                 return hits[:k]
         # a narrow scope the graph could not fill: rank exactly what SQLite selects for it
         return self._exact(self._store.vectors(clauses, dim=q.shape[0]), q, k)
+
+    def _filtered_wants(self, part: _Part, tenant_id: str, tokens: tuple[str, ...], k: int) -> list[int]:
+        """How many candidates to ask the graph for under an access filter: as many as hold ``OVERSAMPLE``
+        readable ones per result for the share of the rows the caller reads (so that their top k is the
+        filtered search's top k), then four and sixteen times that."""
+        rows = len(part.tail) + (part.graph.size if part.graph is not None else 0)
+        share = self._readable(tenant_id, tokens, rows) / max(1, rows)
+        first = max(2 * k, int(OVERSAMPLE * k / max(share, 1e-6)))
+        return [first, 4 * first, 16 * first]
+
+    def _round(
+        self,
+        part: _Part,
+        tenant_id: str,
+        clauses: Sequence[Clause],
+        readers: AnyOf | None,
+        q: npt.NDArray[np.float32],
+        want: int,
+    ) -> list[IndexHit]:
+        """The in-scope hits among the tail's and the graph's best ``want``, rescored exactly, best first."""
+        scored: dict[int, float] = {}
+        if len(part.tail):  # exact already: SQLite only checks the scope (no vector read)
+            top = _top(part.tail.matrix @ q, want)
+            scored = dict(zip(part.tail.rids[top].tolist(), (part.tail.matrix[top] @ q).tolist(), strict=True))
+        in_scope = self._store.scoped_rids(list(scored), clauses)
+        found = [(rid, score) for rid, score in scored.items() if rid in in_scope]
+        hits = [IndexHit(chunk_id=in_scope[r][0], file_id=in_scope[r][1], score=s) for r, s in found]
+        graph = part.graph
+        if graph is not None and graph.size:
+            graph.expansion_search = _breadth(graph.size)
+            keys = graph.search(q, min(want, graph.size), threads=1).keys.astype(np.int64).tolist()
+            if readers is not None:  # the readable ones first, through the readers index (no row read)
+                keys = self._store.readable_of(tenant_id, readers.values, keys)
+            hits += self._exact(self._store.vectors_of(keys, clauses, dim=q.shape[0]), q, want)
+        return sorted(hits, key=lambda h: -h.score)
 
     def _readable(self, tenant_id: str, tokens: tuple[str, ...], rows: int) -> int:
         """How many rows ``tokens`` read (counted up to ``READABLE_COUNT_CAP``), remembered until the store's
