@@ -75,6 +75,7 @@ def acme(container: Container) -> Iterator[Acme]:
     add_user(c, T, "eve", groups=["hr"], addresses=["eve@acme.test"])
     add_group(c, T, "hr", addresses=["hr-list@acme.test"])
     add_group(c, T, "sales")
+    add_group(c, T, "board", addresses=["board@acme.test"])  # a third group: nobody in it, nothing shared with it
 
     def upload(name: str, text: str, access: Access) -> str:
         prov = replace(Provenance.from_caller(), access=access)
