@@ -466,3 +466,16 @@ def test_ls_opens_a_saved_view(cli: CliRunner, tmp_path: Path) -> None:
     assert "a.md" in listed and "b.md" not in listed
     result = cli.invoke(app, ["ls", "--view", "Nope"])
     assert result.exit_code == 2 and "no saved view 'Nope' (saved: Kept files)" in result.output
+
+
+def test_an_answer_in_the_terminal_keeps_what_was_taken_out_and_file_names(cli: CliRunner, tmp_path: Path) -> None:
+    """Issue 51.2: the answer is printed as text. Before, rich read "[link removed]" as a style and dropped
+    it, so words vanished without a trace; and file names that look like hosts were taken out as links."""
+    (tmp_path / "vpn.md").write_text(
+        "# VPN notice\n\nTo reset your VPN password visit paypal-secure.de/reset and then edit /etc/login.defs "
+        "as root.\n\nThe VPN password must be changed every ninety days."
+    )
+    run(cli, "ingest", str(tmp_path / "vpn.md"))
+    shown = run(cli, "ask", "How do I reset my VPN password?")
+    assert "[link removed]" in shown and "paypal" not in shown.split("“")[0]
+    assert "/etc/login.defs" in shown.split("“")[0]

@@ -249,3 +249,24 @@ def test_names_are_stored_as_people_read_them(given: bytes, stored: str) -> None
 
     assert readable_name(os.fsdecode(given)) == stored
     assert "\ufffd" not in title_from_filename(readable_name(os.fsdecode(given)))
+
+
+@pytest.mark.parametrize(
+    "kept",
+    ["/etc/login.defs", "gpg-agent.service", "tmp.XXXXXXXXXX", "setup.cfg.orig", "ssh_config.d", "dpkg.log.1"],
+)
+def test_an_answer_keeps_file_names_that_look_like_hosts(kept: str) -> None:
+    """Issue 51.2: a host's last label is a top-level domain (the Public Suffix List, or a reserved one); a
+    file name is not a link, and the answer that was the file name (mktemp's template) survives."""
+    from semfs.domain.enrichment import checked_answer
+
+    assert checked_answer(f"The answer is {kept} on Debian.") == f"The answer is {kept} on Debian."
+
+
+@pytest.mark.parametrize(
+    "link", ["evil.com", "paypal-secure.de/reset", "login.example", "xn--80ak6aa92e.xn--p1ai", "bank.co.uk", "a@b.io"]
+)
+def test_an_answer_still_loses_hosts_and_addresses(link: str) -> None:
+    from semfs.domain.enrichment import checked_answer
+
+    assert checked_answer(f"Go to {link} now.") == "Go to [link removed] now."

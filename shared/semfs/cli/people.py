@@ -133,6 +133,8 @@ def share_cmd(
     every version of the document; a link opens this version only, at `semfs serve`'s /s/… address."""
     import json
 
+    from rich.text import Text
+
     from semfs.domain.access import describe, parse_share, readers_of
     from semfs.domain.models import utcnow
     from semfs.pipeline.catalogue import links
@@ -157,7 +159,7 @@ def share_cmd(
         body = {"file_id": record.file_id, "owner": record.owner, "readers": list(readers), "links": shown}
         print(json.dumps(body | ({"new_link": made} if made else {}), indent=2))
         return
-    out.print(f"{record.filename}: owner {record.owner or '(none: the tenant)'}", highlight=False)
+    out.print(Text(f"{record.filename}: owner {record.owner or '(none: the tenant)'}"), highlight=False)
     for token in readers:
         out.print(f"  {describe(token)}", highlight=False)
     for x in shown:

@@ -177,13 +177,14 @@ def ask(
         print(answer.model_dump_json(indent=2, exclude_none=True))
         return
     if answer.status != "answered":
-        out.print(f"no answer: {answer.reason}")
+        out.print(Text(f"no answer: {answer.reason}"))
         raise typer.Exit(1)
-    out.print(answer.answer)
+    # as text, never markup: "[link removed]" (and a file named "[bold]x") would be read as a style and vanish
+    out.print(Text(answer.answer or ""))
     out.print()
     for n, cite in enumerate(answer.citations, start=1):
         where = Location.model_validate(cite.location).label()
-        out.print(f"[{n}] {names[cite.file_id]} v{cite.version}, {where} ({cite.file_id})")
+        out.print(Text(f"[{n}] {names[cite.file_id]} v{cite.version}, {where} ({cite.file_id})"))
         out.print(Text(f"    “{cite.quote}”", style="dim"))
 
 

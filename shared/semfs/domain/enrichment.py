@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 from typing import Any
 
 from semfs.domain.errors import EnrichmentFailed
@@ -78,8 +79,33 @@ def _host_at(parts: list[str], i: int) -> bool:
         return False  # glued to a word ("evil.com_x"): not a name on its own
     if label.isdigit():  # a dotted quad
         return i >= 3 and all(p.isdigit() and len(p) <= 3 for p in (parts[i - 3], parts[i - 2], parts[i - 1], label))
-    last = label.lower()
-    return len(last) >= 2 and (last.isalpha() or last.startswith("xn--")) and last not in FILE_EXTENSIONS
+    return _ends_host(label.lower())
+
+
+def _ends_host(last: str) -> bool:
+    """Whether a word's last label makes it a host name: a top-level domain, not a file's extension."""
+    if len(last) < 2 or not (last.isalpha() or last.startswith("xn--")) or last in FILE_EXTENSIONS:
+        return False
+    return is_top_level_domain(last)
+
+
+# the names RFC 2606 and 6761 keep for examples and local networks: hosts, though no registry lists them
+_RESERVED_TLDS = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "onion", "lan", "home"})
+
+
+@cache
+def _suffixes() -> Any:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+@cache
+def is_top_level_domain(label: str) -> bool:
+    """Whether ``label`` is a top-level domain (the Public Suffix List's ICANN and private entries, read by
+    ``publicsuffixlist``, or a reserved one): ``/etc/login.defs``, ``gpg-agent.service`` and mktemp's
+    ``tmp.XXXXXXXXXX`` are file names, not hosts, and an answer quoting them keeps them."""
+    return label in _RESERVED_TLDS or _suffixes().publicsuffix(f"x.{label}", accept_unknown=False) is not None
 
 
 # A payment account: an IBAN that passes its checksum and its country's length (python-stdnum), whether
