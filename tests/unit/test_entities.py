@@ -172,3 +172,29 @@ def test_an_entity_typed_by_a_person_has_the_key_the_text_gave_it() -> None:
     assert normalised_key("money", "€ 1.234,50") == "EUR 1234.50"
     assert normalised_key("email", "Jane@Acme.Example") == "jane@acme.example"
     assert normalised_key("money", "a lot") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['mv "$1" "$2"', "for f in ${1}; do", "NAME=$1", "echo $1,$2 > out", 'printf "%s" "$10"', "PS$1 >"],
+)
+def test_a_shell_variable_is_no_money(text: str) -> None:
+    """Issue 51.4: ``$1`` in a shell snippet was found as USD 1.00 (held-out man pages and READMEs)."""
+    assert not {k for k in keys(text) if k.startswith("money:")}
+
+
+def test_an_amount_in_prose_is_still_money_and_a_code_block_holds_none() -> None:
+    assert "money:USD 1.00" in keys("The fee is $1 per page.")
+    assert "money:USD 5.00" in keys("Tickets cost $5.")
+    code = ExtractedDocument(blocks=[Block(kind="code", text="price = 10 EUR  # a test fixture")])
+    assert not [m for m in extract_mentions(code) if m.kind == "money"]
+
+
+def test_an_address_at_a_departments_subdomain_names_the_registered_organisation() -> None:
+    """Issue 51.4: ``sam@it.example.com`` made "it" an organisation, and then every "send it back" named it.
+    The organisation is the registrable domain's name (the Public Suffix List)."""
+    from semfs.domain.tags import contact_tag
+
+    assert contact_tag("sam@it.northwind.com") == "northwind"
+    assert contact_tag("jane@mail.acme.co.uk") == "acme"
+    assert contact_tag("bob@gmail.com") == ""  # a mail provider names no organisation

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
 from typing import Any
 
 from semfs.domain.errors import EnrichmentFailed
+from semfs.domain.hosts import is_top_level_domain
 from semfs.domain.models import Enrichment, EntityCandidate
 from semfs.domain.tags import is_generic, is_valid_tag, slugify
 from semfs.domain.text import title_from_filename
@@ -87,25 +87,6 @@ def _ends_host(last: str) -> bool:
     if len(last) < 2 or not (last.isalpha() or last.startswith("xn--")) or last in FILE_EXTENSIONS:
         return False
     return is_top_level_domain(last)
-
-
-# the names RFC 2606 and 6761 keep for examples and local networks: hosts, though no registry lists them
-_RESERVED_TLDS = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "onion", "lan", "home"})
-
-
-@cache
-def _suffixes() -> Any:
-    from publicsuffixlist import PublicSuffixList
-
-    return PublicSuffixList()
-
-
-@cache
-def is_top_level_domain(label: str) -> bool:
-    """Whether ``label`` is a top-level domain (the Public Suffix List's ICANN and private entries, read by
-    ``publicsuffixlist``, or a reserved one): ``/etc/login.defs``, ``gpg-agent.service`` and mktemp's
-    ``tmp.XXXXXXXXXX`` are file names, not hosts, and an answer quoting them keeps them."""
-    return label in _RESERVED_TLDS or _suffixes().publicsuffix(f"x.{label}", accept_unknown=False) is not None
 
 
 # A payment account: an IBAN that passes its checksum and its country's length (python-stdnum), whether

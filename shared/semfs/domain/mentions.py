@@ -293,7 +293,10 @@ def extract_mentions(doc: ExtractedDocument, known: Known | None = None, region:
     for block in doc.blocks:
         text = block.text[:budget]
         budget -= len(text)
-        out.extend(mentions_in(text, block.location, known, region))
+        found = mentions_in(text, block.location, known, region)
+        if block.kind == "code":  # a program's "$1" or "10 EUR" in a test fixture is no amount a person paid
+            found = [x for x in found if x.kind != "money"]
+        out.extend(found)
         if len(out) >= MAX_MENTIONS or budget <= 0:
             break
     return out[:MAX_MENTIONS]
@@ -347,8 +350,32 @@ def _phones(text: str, loc: Location, known: Known, region: str) -> Iterator[tup
         yield match.start, Mention(kind="phone", key=key, text=match.raw_string, location=loc)
 
 
+# a shell or template variable: "$1", "${1}", "$10" glued to a quote, a brace or "=" (issue 51.4: ``$1`` in a
+# shell snippet was money), or a "$" right after a word character ("PS$1")
+_NOT_MONEY_BEFORE, _NOT_MONEY_AFTER = frozenset("\"'={(`\\"), frozenset("\"'}`)")
+
+
+_VARIABLE_AFTER = re.compile(r"[,; ]\$\{?\d")
+_VARIABLE_BEFORE = re.compile(r"\$\{?\d\}?[,; ]\Z")
+
+
+def _shell_variable(text: str, m: re.Match[str]) -> bool:
+    if m.group("pre") != "$" or not re.fullmatch(r"\d{1,2}", m.group("amount") or ""):
+        return False
+    before = text[m.start() - 1] if m.start() else " "
+    after = text[m.end()] if m.end() < len(text) else " "
+    # "$1,$2" and "$1 $2": a variable beside another
+    listed = (
+        _VARIABLE_AFTER.match(text, m.end()) is not None
+        or _VARIABLE_BEFORE.search(text, max(0, m.start() - 6), m.start()) is not None
+    )
+    return before in _NOT_MONEY_BEFORE or after in _NOT_MONEY_AFTER or before.isalnum() or listed
+
+
 def _money(text: str, loc: Location, known: Known, region: str) -> Iterator[tuple[int, Mention]]:
     for m in MONEY.finditer(text):
+        if _shell_variable(text, m):
+            continue
         currency_text = m.group("pre") or m.group("post") or ""
         currency = _SYMBOLS.get(currency_text) or _WORDS.get(currency_text.lower()) or currency_text.upper()
         value = amount(m.group("amount") or m.group("amount2"))

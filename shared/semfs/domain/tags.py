@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from semfs.domain.hosts import registrable_label
+
 TAG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_TAG_LEN = 48
 
@@ -119,7 +121,7 @@ _MAIL_PROVIDERS = {
 def contact_tag(contact: str) -> str:
     """A context tag for a contact: its organisation for an address at a company domain, else its name."""
     if "@" in contact:
-        domain = contact.rsplit("@", 1)[1].lower()
-        label = domain.split(".")[0]
+        domain = contact.rsplit("@", 1)[1].lower().strip(".")
+        label = registrable_label(domain)
         return "" if label in _MAIL_PROVIDERS else label
     return contact
