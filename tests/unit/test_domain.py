@@ -270,3 +270,23 @@ def test_an_answer_still_loses_hosts_and_addresses(link: str) -> None:
     from semfs.domain.enrichment import checked_answer
 
     assert checked_answer(f"Go to {link} now.") == "Go to [link removed] now."
+
+
+@pytest.mark.parametrize(
+    ("first_line", "title"),
+    [
+        ("#!/bin/sh", None),
+        ("2.1.3", None),
+        ("v10.4-1", None),
+        ("/usr/share/doc/gzip/README", None),
+        ("~/.bashrc", None),
+        ("Release notes for 2.1.3", "Release notes for 2.1.3"),
+        ("Installing on GNU/Linux", "Installing on GNU/Linux"),
+    ],
+)
+def test_a_title_is_never_an_interpreter_line_a_version_or_a_path(first_line: str, title: str | None) -> None:
+    """Issue 51.3: held-out files were titled "#!/bin/sh" and "2.1.3" (their first line or heading)."""
+    from semfs.extractors.text import extract_plain
+
+    doc = extract_plain(f"{first_line}\n\nThe rest of the file says what it is about, in a sentence or two.")
+    assert doc.title == title

@@ -137,3 +137,18 @@ def title_from_filename(filename: str) -> str:
     stem = re.sub(r"[_\-]+|(?<!\d)\.|\.(?!\d)", " ", stem)
     stem = re.sub(r"\s+", " ", stem).strip()
     return (stem[:1].upper() + stem[1:]) if stem else filename
+
+
+_VERSION = re.compile(r"v?\d+(?:[.\-_+~]\w+)+")  # 2.1.3, v10.4-1, 1.0~rc2
+
+
+def could_be_title(line: str) -> bool:
+    """Whether a document's first line or heading may be its title (issue 51.3): not a script's interpreter
+    line (``#!/bin/sh``), a version string (``2.1.3``), or a path (``/usr/share/doc/x``, ``~/.bashrc``); those
+    are what a file holds, not what it is called, and the next heading or the file's name says more."""
+    text = line.strip()
+    if not text or text.startswith("#!"):
+        return False
+    if _VERSION.fullmatch(text):
+        return False
+    return not (" " not in text and ("/" in text or text.startswith("~")))

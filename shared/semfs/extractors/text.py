@@ -13,7 +13,7 @@ from typing import Any
 from semfs.domain.errors import FileRejected, ParseFailed
 from semfs.domain.models import Block, ExtractedDocument, Location
 from semfs.domain.outcomes import Outcome
-from semfs.domain.text import normalise
+from semfs.domain.text import could_be_title, normalise
 
 ROWS_PER_BLOCK = 20
 
@@ -68,7 +68,7 @@ def plain_title(blocks: list[Block]) -> str | None:
     line = blocks[0].text
     if "\n" in line or len(line) > 250 or len(line.split()) > 30 or not re.search(r"[^\W\d_]{2}", line):
         return None
-    if _TITLE_END.search(line) or _INNER_SENTENCE.search(line):
+    if _TITLE_END.search(line) or _INNER_SENTENCE.search(line) or not could_be_title(line):
         return None
     return line.rstrip(".")
 

@@ -22,7 +22,7 @@ from semfs.domain.enrichment import strip_links, unsafe
 from semfs.domain.errors import EnrichmentFailed
 from semfs.domain.models import Enrichment
 from semfs.domain.tags import is_generic, is_word_like, slugify
-from semfs.domain.text import STOPWORDS, sentences, title_from_filename, words
+from semfs.domain.text import STOPWORDS, could_be_title, sentences, title_from_filename, words
 from semfs.ports.enricher import EnrichInput
 
 if TYPE_CHECKING:
@@ -47,12 +47,18 @@ def is_generated_title(title: str) -> bool:
 def _title(item: EnrichInput) -> str:
     doc = item.document
     # a title is shown like a model's: one that carries a link, markup or a number is passed over
-    if doc.title and len(doc.title.strip()) > 2 and not is_generated_title(doc.title) and unsafe(doc.title) is None:
+    if (
+        doc.title
+        and len(doc.title.strip()) > 2
+        and not is_generated_title(doc.title)
+        and could_be_title(doc.title)
+        and unsafe(doc.title) is None
+    ):
         return doc.title.strip()[:MAX_TITLE]
     for block in doc.blocks:
         if block.kind == "heading" and block.text.strip() and not is_generated_title(block.text):
             line = block.text.strip().splitlines()[0][:MAX_TITLE]
-            if unsafe(line) is None:
+            if unsafe(line) is None and could_be_title(line):
                 return line
     return title_from_filename(item.filename)[:MAX_TITLE]
 
