@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from semfs.domain.errors import InvalidRequest
@@ -184,7 +184,6 @@ class Recipients:
 
     users: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
-    unknown: tuple[str, ...] = field(default_factory=tuple)
 
     def readers(self) -> tuple[str, ...]:
         return (*(user_token(u) for u in self.users), *(group_token(g) for g in self.groups))

@@ -150,18 +150,27 @@ def principal_from_claims(
     name, or with this email among its addresses) is that user, with its listed groups as well; another is
     known by their email."""
     claimed = [g.strip().lower() for g in groups if isinstance(g, str) and g.strip()]
+    users = c.principals.users(tenant_id)  # read once: this runs on every signed-in request
     # a tenant that lists no users yet is one room, as before users existed: whoever signs in manages it
-    admin = c.settings.admin_group.lower() in claimed or not has_users(c, tenant_id)
-    address = email.strip().lower() if isinstance(email, str) and "@" in email else None
-    listed = next((u for u in c.principals.users(tenant_id) if address and address in u.addresses), None)
-    user = listed.name if listed else address or user
-    if user is None:
+    admin = c.settings.admin_group.lower() in claimed or not users
+    name, listed = _signed_in(users, user, email)
+    if name is None:
         return Principal(tenant_id, role="admin" if admin else "member", groups=tuple(claimed))
-    name = user.strip().lower()
-    listed = listed or (find_user(c, tenant_id, name) if _is_name(name) else None)
     mine = [*claimed, *(listed.groups if listed else [])]
     role: Role = "admin" if admin or (listed is not None and listed.role == "admin") else "member"
     return Principal(tenant_id, user=name, groups=tuple(dict.fromkeys(mine)), role=role)
+
+
+def _signed_in(users: Sequence[User], user: str | None, email: str | None) -> tuple[str | None, User | None]:
+    """The name a signed-in caller goes by and the listed user it is: the one with the token's email among
+    its addresses, else the one of its name; a caller the tenant does not list goes by email or user name."""
+    address = email.strip().lower() if isinstance(email, str) and "@" in email else None
+    listed = next((u for u in users if address and address in u.addresses), None)
+    chosen = listed.name if listed else address or user
+    if chosen is None:
+        return None, None
+    name = chosen.strip().lower()
+    return name, listed or next((u for u in users if u.name == name), None)
 
 
 def _is_name(value: str) -> bool:
@@ -179,19 +188,16 @@ def new_file_access(c: Container, principal: Principal | None, shared: Sequence[
     return access_for(owner, shared, c.settings.default_share)
 
 
-def recipients(c: Container, tenant_id: str, addresses: Iterable[str]) -> Recipients:
-    """The tenant's users and groups that ``addresses`` (a message's To, Cc, delivered Bcc) belong to."""
+def recipients(
+    c: Container, tenant_id: str, addresses: Iterable[str], users: Sequence[User] | None = None
+) -> Recipients:
+    """The tenant's users (``users``, when the caller has read them) and groups that ``addresses`` (a
+    message's To, Cc, delivered Bcc) belong to."""
     wanted = {a.strip().lower() for a in addresses if a and "@" in a}
-    users = [u.name for u in c.principals.users(tenant_id) if wanted & set(u.addresses)]
+    listed = c.principals.users(tenant_id) if users is None else users
+    named = [u.name for u in listed if wanted & set(u.addresses)]
     groups = [g.name for g in c.principals.groups(tenant_id) if wanted & set(g.addresses)]
-    known = {a for u in c.principals.users(tenant_id) for a in u.addresses} | {
-        a for g in c.principals.groups(tenant_id) for a in g.addresses
-    }
-    return Recipients(tuple(users), tuple(groups), tuple(sorted(wanted - known)))
-
-
-def has_users(c: Container, tenant_id: str) -> bool:
-    return bool(c.principals.users(tenant_id))
+    return Recipients(tuple(named), tuple(groups))
 
 
 def artifact_access(c: Container, principal: Principal, sources: Sequence[FileRecord]) -> Access:

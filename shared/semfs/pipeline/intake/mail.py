@@ -116,12 +116,14 @@ def mail_access(c: Container, tenant: str, parsed: ParsedMail, delivered: list[s
     the sender is one of the tenant's users. A tenant without users: everyone, as before access lists.
     Delivered to no one the tenant knows: its admins only (``ADMINS``), until a group claims the address.
     Each message brings its own: a reply to more people never opens the files that came before it."""
-    from semfs.pipeline.principals import has_users, recipients
+    from semfs.pipeline.principals import recipients
 
-    if not has_users(c, tenant):
+    users = c.principals.users(tenant)
+    if not users:
         return Access()
     sender = [parsed.sender.address] if parsed.sender else []
-    found = recipients(c, tenant, [*(delivered or []), *(a.address for a in parsed.to + parsed.cc), *sender])
+    addresses = [*(delivered or []), *(a.address for a in parsed.to + parsed.cc), *sender]
+    found = recipients(c, tenant, addresses, users)
     owner = found.users[0] if found.users else None
     return Access(owner, found.readers() or (ADMINS,))
 
