@@ -22,10 +22,12 @@ from typing import Any
 import pytest
 
 from semfs.domain.access import Access
+from semfs.domain.models import SearchFilters, SearchRequest
 from semfs.pipeline.intake.ingest import ingest_bytes
 from semfs.pipeline.intake.mail import ingest_mail
 from semfs.pipeline.intake.register import Provenance
-from semfs.pipeline.principals import add_group, add_user
+from semfs.pipeline.principals import add_group, add_user, principal_for
+from semfs.pipeline.query.search import search
 from semfs.ports import Container
 from semfs.server import ApiKeys, start_http
 
@@ -454,6 +456,39 @@ def test_what_a_caller_sees_is_the_same_with_and_without_files_they_may_not_read
         ingest_bytes(acme.c, T, text.encode(), f"bobs-{n}.txt", prov)
     after = figures()
     assert after == before
+
+
+def test_a_readers_keyword_scores_and_order_come_from_the_files_they_can_see(container: Container) -> None:
+    """BM25 weighs a word by its rarity. Ranked by the tenant's statistics, cy's two files swap places (and
+    their scores move) when bob adds files cy cannot read that use one of the query's words often: rarity
+    counted over cy's own files keeps both the same."""
+    c = container
+    add_user(c, T, "ann", role="admin")
+    add_user(c, T, "bob")
+    add_user(c, T, "cy")
+    filler = "the quarterly report lists rooms and desks for the office move"
+
+    def upload(name: str, text: str, owner: str) -> str:
+        prov = replace(Provenance.from_caller(), access=Access(owner, (f"u:{owner}",)))
+        return ingest_bytes(c, T, text.encode(), name, prov).record.file_id
+
+    for n in range(4):
+        upload(f"notes-{n}.txt", f"{filler} number {n}", "cy")
+    walrus = upload("walrus.txt", f"walrus walrus walrus walrus {filler}", "cy")
+    heron = upload("heron.txt", f"heron heron heron {filler}", "cy")
+    cy = principal_for(c, T, "cy").tokens()
+    request = SearchRequest(query="walrus heron", mode="keyword", filters=SearchFilters().read_as(cy))
+
+    def seen() -> list[tuple[str, float, float]]:
+        return [(r.file_id, r.score, r.relevance) for r in search(c, T, request).results]
+
+    before = seen()
+    assert [f for f, _, _ in before] == [walrus, heron]  # four walruses outweigh three herons
+    for n in range(12):
+        upload(f"zoo-{n}.txt", f"walrus census {n}: one walrus counted", "bob")
+    everyone = [r.file_id for r in search(c, T, request.model_copy(update={"filters": SearchFilters()})).results]
+    assert everyone.index(heron) < everyone.index(walrus)  # by the tenant's statistics a walrus is now common
+    assert seen() == before
 
 
 def test_a_signed_in_user_is_known_by_their_email(acme: Acme) -> None:

@@ -9,7 +9,7 @@ from semfs.domain.errors import FileRejected, PermanentError, RetryableError, fa
 from semfs.domain.ids import chunk_id, execution_name, file_id_for, normalise_filename
 from semfs.domain.models import IndexHit
 from semfs.domain.outcomes import Outcome, Status
-from semfs.domain.ranking import file_scores, fuse_files, group_by_file, min_max, overfetch, rrf
+from semfs.domain.ranking import bm25, file_scores, fuse_files, group_by_file, min_max, overfetch, rrf
 from semfs.domain.tags import is_valid_tag, merge_tags, slugify
 from semfs.domain.text import query_terms, sentences
 
@@ -290,3 +290,12 @@ def test_a_title_is_never_an_interpreter_line_a_version_or_a_path(first_line: st
 
     doc = extract_plain(f"{first_line}\n\nThe rest of the file says what it is about, in a sentence or two.")
     assert doc.title == title
+
+
+def test_bm25_weighs_a_rare_word_above_a_common_one_and_saturates_with_repetition() -> None:
+    rare, common = bm25(1, 1, 100, 50, 50.0), bm25(1, 60, 100, 50, 50.0)
+    assert rare > common > 0
+    assert bm25(2, 1, 100, 50, 50.0) > rare
+    assert bm25(40, 1, 100, 50, 50.0) < (1.2 + 1) * bm25(1, 1, 100, 50, 50.0) * 1.01  # tf saturates at (k1 + 1)
+    assert bm25(1, 1, 100, 200, 50.0) < rare  # a long field weighs one occurrence less
+    assert bm25(0, 1, 100, 50, 50.0) == 0.0 == bm25(1, 0, 0, 50, 50.0)

@@ -15,6 +15,7 @@ Two methods (``SEMFS_FUSION``):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -57,6 +58,17 @@ def _best_per_file(leg: Sequence[IndexHit]) -> dict[str, float]:
     for hit in leg:
         best.setdefault(hit.file_id, hit.score)
     return best
+
+
+def bm25(tf: int, df: int, n: int, length: int, average: float, k1: float = 1.2, b: float = 0.75) -> float:
+    """One term's BM25 weight in one field of one document, as tantivy and Lucene compute it (their
+    ``k1`` and ``b``): ``tf`` its occurrences in a field of ``length`` tokens, ``df`` of ``n`` documents
+    holding it, ``average`` the field's mean length."""
+    if tf <= 0 or n <= 0:
+        return 0.0
+    idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    norm = 1.0 - b + b * length / (average or 1.0)
+    return idf * tf * (k1 + 1.0) / (tf + k1 * norm)
 
 
 def min_max(scores: Sequence[float]) -> list[float]:

@@ -57,11 +57,17 @@ class Retriever(Protocol):
     """Reads: the BM25 legs over chunks and over cards, the k-NN leg, stored documents. Every read takes
     the tenant and applies it inside the query of each leg: there is no way to search without it."""
 
+    # whether a caller who reads only some files (``filters.readers``) gets keyword scores computed from
+    # the statistics of those files alone; where not, the caller is shown ranks instead of scores
+    reader_statistics: bool
+
     def keyword(
         self, tenant_id: str, query: str, filters: SearchFilters, k: int, kind: DocKind = "chunk"
     ) -> list[IndexHit]:
         """Top ``k`` by BM25 within the tenant and filters, best first, over chunks or over file cards
-        (``kind``). The two kinds keep separate BM25 statistics; an empty card is never matched."""
+        (``kind``). The two kinds keep separate BM25 statistics; an empty card is never matched. With
+        ``filters.readers`` and ``reader_statistics``, BM25's statistics are those of the documents the
+        readers may see."""
         ...
 
     def knn(

@@ -235,6 +235,9 @@ def _answered(what: str, status: Any) -> Exception:
 class OpenSearchIndex:
     """SearchIndex on OpenSearch (see module docstring). Connects on first use."""
 
+    # BM25 statistics are the shard's: a caller who reads only some files is shown ranks, not scores
+    reader_statistics = False
+
     def __init__(
         self,
         settings: Settings,

@@ -475,6 +475,14 @@ class DocStore:
     def rows(self, where: str, params: Sequence[object]) -> list[sqlite3.Row]:
         return self.conn().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()
 
+    def rows_by_rid(self, rids: Sequence[int]) -> list[sqlite3.Row]:
+        """The rows of these ids, in no particular order."""
+        out: list[sqlite3.Row] = []
+        for i in range(0, len(rids), 500):
+            part = [int(r) for r in rids[i : i + 500]]
+            out += self.rows(f"rid IN ({','.join('?' * len(part))})", part)
+        return out
+
     def file_rows(self, keys: Sequence[tuple[str, str]]) -> list[sqlite3.Row]:
         """Every row of these (tenant, file) pairs."""
         out: list[sqlite3.Row] = []

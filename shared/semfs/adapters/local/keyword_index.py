@@ -25,14 +25,16 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from semfs.domain.errors import IndexUnavailable
-from semfs.domain.ranking import FIELD_BOOSTS
+from semfs.domain.ranking import FIELD_BOOSTS, bm25
 from semfs.domain.scope import AnyOf, Clause, Term
 from semfs.domain.text import query_terms
 
@@ -107,6 +109,26 @@ def _schema() -> Any:
     sb.add_text_field("filename", stored=False)
     sb.add_text_field("tags", stored=False)
     return sb.build()
+
+
+# how each searched field is tokenised (``_schema``): ``en_stem`` stems, ``default`` does not
+_STEMMED = {"title": True, "text": True, "filename": False, "tags": False}
+
+
+@cache
+def _analyzer(stem: bool) -> Any:
+    """tantivy's ``en_stem`` (``stem``) or ``default`` tokenizer, to read a stored field as the index did."""
+    import tantivy
+
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+    builder = builder.filter(tantivy.Filter.lowercase())
+    if stem:
+        builder = builder.filter(tantivy.Filter.stemmer("english"))
+    return builder.build()
+
+
+def _field_text(row: sqlite3.Row, field: str) -> str:
+    return " ".join(json.loads(row["tags"])) if field == "tags" else str(row[field] or "")
 
 
 def file_key(tenant_id: str, file_id: str) -> str:
@@ -311,6 +333,41 @@ class KeywordIndex:
         )
         searcher = index.searcher()
         return [(searcher.doc(addr)["rid"][0], float(score)) for score, addr in searcher.search(query_all, k).hits]
+
+    def scoped_scores(self, query: str, clauses: Sequence[Clause], rows: Sequence[sqlite3.Row]) -> dict[int, float]:
+        """BM25 of ``rows`` (documents in scope) for ``query`` with statistics of the documents in scope
+        only: how many of them there are and how many hold each term (counted by tantivy with the scope
+        inside the query), each field's average length over ``rows``. The index's own scores weigh a
+        word by its rarity among every document of the tenant, so for a caller who reads only some of
+        them a score, and the order of two files, would move when a file they cannot see is added.
+        Fields and boosts are the keyword leg's (``FIELD_BOOSTS``)."""
+        import tantivy
+
+        text = query_text(query)
+        if text is None or not rows:
+            return {}
+        index = self.open()
+        searcher = index.searcher()
+        scope = compile_tantivy(index.schema, clauses)
+
+        def count(extra: list[Any]) -> int:
+            q = tantivy.Query.boolean_query([(tantivy.Occur.Must, x) for x in [*extra, *scope]])
+            return int(searcher.search(q, 1, count=True).count)
+
+        n = count([])
+        scores = dict.fromkeys((int(r["rid"]) for r in rows), 0.0)
+        for field, boost in FIELD_BOOSTS.items():
+            analyzer = _analyzer(_STEMMED[field])
+            terms = sorted(set(analyzer.analyze(text)))
+            if not terms:
+                continue
+            df = {t: count([tantivy.Query.term_query(index.schema, field, t)]) for t in terms}
+            tokens = {int(r["rid"]): analyzer.analyze(_field_text(r, field)) for r in rows}
+            average = sum(len(t) for t in tokens.values()) / len(tokens)
+            for rid, toks in tokens.items():
+                tf = Counter(toks)
+                scores[rid] += boost * sum(bm25(tf[t], df[t], n, len(toks), average) for t in terms)
+        return scores
 
 
 class TenantKeywords:

@@ -20,10 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.models import DocKind, IndexDoc, IndexHit, SearchFilters
-from semfs.domain.scope import scope
+from semfs.domain.scope import Clause, scope
 
 from .doc_store import DocStore
-from .keyword_index import TenantKeywords, file_key
+from .keyword_index import KeywordIndex, TenantKeywords, file_key
+
+# how many in-scope matches a reader's keyword leg ranks again by their own statistics
+_READER_POOL = 200
 
 if TYPE_CHECKING:
     from .vector_index import VectorIndex
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
 
 class LocalSearchIndex:
     """Keyword (tantivy BM25) + vector (usearch HNSW) search over SQLite-held documents."""
+
+    reader_statistics = True  # a reader's keyword leg is ranked by what they can see (``_keyword_as_reader``)
 
     def __init__(
         self,
@@ -170,6 +175,8 @@ class LocalSearchIndex:
         Rows missing from SQLite (a crash between the two commits) are dropped in both, never shown."""
         index = (self.keywords if kind == "chunk" else self.card_keywords).of(tenant_id)
         clauses = scope(tenant_id, filters)
+        if filters.readers is not None:
+            return self._keyword_as_reader(index, query, clauses, k)
         wide = index.search(query, [], 2 * k)
         found = self.store.scoped_rids([rid for rid, _ in wide], clauses)
         hits = [(rid, score) for rid, score in wide if rid in found]
@@ -178,6 +185,19 @@ class LocalSearchIndex:
             found = self.store.scoped_rids([rid for rid, _ in narrow], clauses)
             hits = [(rid, score) for rid, score in narrow if rid in found]
         return [IndexHit(chunk_id=found[rid][0], file_id=found[rid][1], score=score) for rid, score in hits[:k]]
+
+    def _keyword_as_reader(self, index: KeywordIndex, query: str, clauses: list[Clause], k: int) -> list[IndexHit]:
+        """The keyword leg of a caller who reads only some files: the in-scope matches (the first
+        ``_READER_POOL`` by the index's own BM25), ranked again by BM25 over what the caller can see
+        (``KeywordIndex.scoped_scores``), so that no score or order tells that another file holds a word.
+        Only which matches make the pool still follows the index's statistics: a file past
+        ``_READER_POOL`` of them by the tenant's BM25 may not be ranked."""
+        pool = index.search(query, clauses, max(4 * k, _READER_POOL))
+        found = self.store.scoped_rids([rid for rid, _ in pool], clauses)
+        rows = self.store.rows_by_rid(list(found))
+        scores = index.scoped_scores(query, clauses, rows)
+        ranked = sorted(found, key=lambda rid: (-scores.get(rid, 0.0), rid))[:k]
+        return [IndexHit(chunk_id=found[r][0], file_id=found[r][1], score=scores.get(r, 0.0)) for r in ranked]
 
     def knn(
         self, tenant_id: str, vector: Sequence[float], filters: SearchFilters, k: int, model: str | None = None

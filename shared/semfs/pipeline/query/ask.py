@@ -118,7 +118,7 @@ def context(
             order = sorted(first.files, key=lambda f: -len(naming.get(f[0], [])))  # (stable: by score among ties)
             ranked = [*order, *(f for f in ranked if f[0] not in naming)][:limit]
     brief = []
-    for file_id, score, hits in shown_scores(ranked, filters.readers):
+    for file_id, score, hits in shown_scores(c, ranked, filters.readers):
         try:
             record = c.repo.get(tenant, file_id)
         except NotFound:  # the index is derived: a record gone since is simply not shown

@@ -306,13 +306,14 @@ def highlight(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[
 
 
 def shown_scores(
-    files: Sequence[tuple[str, float, list[IndexHit]]], readers: tuple[str, ...] | None
+    c: Container, files: Sequence[tuple[str, float, list[IndexHit]]], readers: tuple[str, ...] | None
 ) -> list[tuple[str, float, list[IndexHit]]]:
-    """The files with the score a caller is shown. A caller who reads as ``readers`` gets each file's
-    reciprocal rank (1, 1/2, 1/3 …) instead of the fused score: BM25 weighs a word by how rare it is in the
-    tenant's index, files the caller cannot see included, so a raw keyword score would move when a file
-    they cannot see is added. The order is the same; relevance rests on cosine and word coverage only."""
-    if readers is None:
+    """The files with the score a caller is shown. Where the index ranks a reader's keyword leg by the
+    statistics of the files they can see (``reader_statistics``), or the caller reads every file, the
+    fused score. Elsewhere (OpenSearch, whose BM25 weighs a word by how rare it is in the shard, files the
+    caller cannot see included) a caller who reads as ``readers`` gets each file's reciprocal rank
+    (1, 1/2, 1/3 …): a raw keyword score would move when a file they cannot see is added."""
+    if readers is None or c.index.reader_statistics:
         return list(files)
     return [(f, 1.0 / (i + 1), hits) for i, (f, _, hits) in enumerate(files)]
 
@@ -324,7 +325,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     docs = found.docs
     terms = query_terms(found.keyword_query)  # the words the keyword leg searched
     items: list[SearchResultItem] = []
-    for file_id, score, hits in shown_scores(found.files, request.filters.readers):
+    for file_id, score, hits in shown_scores(c, found.files, request.filters.readers):
         try:
             record = c.repo.get(tenant_id, file_id)
         except NotFound:
