@@ -424,9 +424,9 @@ def test_search_with_nothing_relevant_says_so_and_exits_0(
     assert 0.05 <= hit["relevance"] <= 1 and hit["weak"] is False
     # before: a query sharing nothing with any file still listed them, the first at score 0.5
     nothing = run(cli, "search", "zzqqxx nonexistentword")
-    assert nothing.startswith("no results: nothing is relevant enough"), nothing
+    assert nothing.startswith("no results: nothing here is about the query"), nothing
     as_json = json.loads(run(cli, "search", "zzqqxx nonexistentword", "--json"))
-    assert as_json["results"] == [] and as_json["left_out"] == 1 and "relevant enough" in as_json["note"]
+    assert as_json["results"] == [] and as_json["left_out"] == 1 and "about the query" in as_json["note"]
 
 
 def test_notes_and_history_from_the_command_line(cli: CliRunner, tmp_path: Path) -> None:

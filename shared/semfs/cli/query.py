@@ -123,6 +123,8 @@ def search(
         out.print("[yellow]embeddings unavailable: keyword results only[/yellow]")
     if not resp.results:
         out.print(f"no results: {resp.note}", highlight=False)
+    elif resp.note:  # every result is weak: said before them, not hidden
+        out.print(f"[yellow]{resp.note}[/yellow]", highlight=False)
     for rank, r in enumerate(resp.results, start=1):
         badge = "" if r.is_latest else f" [dim](v{r.version}, not latest)[/dim]"
         weak = " [yellow](weak match)[/yellow]" if r.weak else ""

@@ -117,8 +117,12 @@ def estimate_tokens(text: str) -> int:
 def query_terms(query: str) -> list[str]:
     """Lower-cased query words without stopwords (falls back to all words if only stopwords)."""
     ws = [w.lower() for w in words(query)]
-    kept = [w for w in ws if w not in STOPWORDS and len(w) > 1]
-    return list(dict.fromkeys(kept or ws))
+    return content_terms(query) or list(dict.fromkeys(ws))
+
+
+def content_terms(query: str) -> list[str]:
+    """Lower-cased query words without stopwords and single characters; none for a query of only those."""
+    return list(dict.fromkeys(w for w in (x.lower() for x in words(query)) if w not in STOPWORDS and len(w) > 1))
 
 
 _HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")

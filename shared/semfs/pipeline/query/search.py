@@ -27,7 +27,7 @@ from semfs.domain.models import (
 from semfs.domain.ranking import RankedFile, fuse_files, overfetch
 from semfs.domain.relevance import WEAK, Calibration, Evidence, coverage, judge
 from semfs.domain.tags import slugify
-from semfs.domain.text import STOPWORDS, query_terms, words
+from semfs.domain.text import STOPWORDS, content_terms, query_terms, words
 from semfs.domain.vocabulary import SearchMode
 from semfs.observability import get_logger
 
@@ -54,7 +54,8 @@ class Retrieved:
     relevance: dict[str, float] = field(default_factory=dict)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     docs: dict[str, IndexDoc] = field(default_factory=dict)  # the documents of the files' hits
-    below_floor: int = 0  # files left out because not one of them was relevant enough
+    below_floor: int = 0  # files left out because not one of them shares a word with the query
+    answered: bool = False  # whether one file reaches the relevance floor (else every file shown is weak)
 
 
 Vectors = dict[tuple[str, str], list[float]]  # (model, query) → its vector, for the length of one request
@@ -227,11 +228,13 @@ def _ranked(
     extra = {name: Calibration(**cal.model_dump()) for name, cal in s.relevance_calibrations.items()}
     judged = {f: judge(e, model, extra) for f, e in evidence.items()}
     scored = {f: j.relevance for f, j in judged.items()}
-    # the floor is the query's: when no file reaches it, nothing answers the query and none is shown;
-    # when one does, the others are shown too (a weak one marked weak): a floor per file cost SciFact
-    # 0.017 nDCG@10, relevant abstracts with few of the query's words and a middling cosine among them
+    # the floor labels, it does not hide (issue 51): when no file reaches it, the files are still shown,
+    # every one weak, unless not one of them shares a content word with the query (then nothing here
+    # is about it: "zzqqxx", or a question in words no file uses). A floor per file cost SciFact 0.017
+    # nDCG@10, relevant abstracts with few of the query's words and a middling cosine among them.
     answered = not floor or any(j.relevance >= j.floor for j in judged.values())
-    kept = candidates if answered else []
+    related = answered or _shares_a_word(content_terms(bm25_text), candidates, docs)
+    kept = candidates if related else []
     return Retrieved(
         files=kept,
         degraded=degraded,
@@ -240,7 +243,27 @@ def _ranked(
         evidence=evidence,
         docs=docs,
         below_floor=len(candidates) - len(kept),
+        answered=answered and bool(kept),
     )
+
+
+def _shares_a_word(terms: list[str], files: list[RankedFile], docs: dict[str, IndexDoc]) -> bool:
+    """Whether any of ``files`` (its title, name or matched passages) holds one of ``terms``."""
+    if not terms:
+        return False
+    texts = [t for _, _, hits in files for h in hits if h.chunk_id in docs for t in _doc_texts(docs[h.chunk_id])]
+    return coverage(terms, texts) > 0
+
+
+def _doc_texts(doc: IndexDoc) -> tuple[str, str, str]:
+    return doc.title, doc.filename, doc.text
+
+
+def by_relevance(files: list[RankedFile], relevance: dict[str, float]) -> list[RankedFile]:
+    """The files in the order of the relevance they are shown with; ties (and files without one) keep the
+    ranking's order. A person reads a list top-down as most relevant first: 0.00 above 0.01, or an
+    agent's draft at 0.70 above the agreement at 0.74, reads as a mistake."""
+    return sorted(files, key=lambda f: -relevance.get(f[0], 0.0))
 
 
 def _evidence(
@@ -325,7 +348,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     docs = found.docs
     terms = query_terms(found.keyword_query)  # the words the keyword leg searched
     items: list[SearchResultItem] = []
-    for file_id, score, hits in shown_scores(c, found.files, request.filters.readers):
+    for file_id, score, hits in shown_scores(c, by_relevance(found.files, found.relevance), request.filters.readers):
         try:
             record = c.repo.get(tenant_id, file_id)
         except NotFound:
@@ -363,11 +386,13 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
     note = None
     if not items:
         note = (
-            f"nothing is relevant enough to show: {found.below_floor} file(s) share a word or a theme with the"
-            " query, none closely enough"
+            f"nothing here is about the query: {found.below_floor} file(s) came close in theme, none shares a"
+            " word with it"
             if found.below_floor
             else "no file matches the query"
         )
+    elif not found.answered:
+        note = "no file answers the query closely: these share a word or a theme with it, each marked weak"
     log.info(
         "search",
         mode=request.mode,

@@ -22,6 +22,19 @@ $("search-form").addEventListener("submit", (e) => {  // the query goes in the U
   e.preventDefault();
   go("search", { q: $("q").value, mode: $("mode").value });
 });
+function resultItem(r) {
+  const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
+  title.href = "#/file/" + encodeURIComponent(r.file_id);
+  li.append(title, el("span", r.filename, "badge"), el("span", SOURCES[r.source_type] || r.source_type, "badge"));
+  if (r.weak) li.append(el("span", "weak match", "badge weak"));
+  if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
+  if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
+  if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
+  if (r.came_from && r.source_type === "upload") li.append(el("p", r.came_from, "muted came-from"));  // which "Copyright"
+  if (r.summary) li.append(el("p", r.summary, "muted"));
+  for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
+  return li;
+}
 export async function runSearch() {
   const tags = $("f-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
   const filters = { tags, include_history: $("f-history").checked };
@@ -35,23 +48,21 @@ export async function runSearch() {
     /** @type {import("./core.js").Schemas["SearchResponse"]} */
     const data = await api("POST", "/search", { query: $("q").value, mode: $("mode").value, limit: state.searchLimit, filters });
     if (stale(mine)) return;
-    $("search-state").textContent = (data.results.length ? data.results.length + " result(s)"
-      : (data.left_out ? "Nothing is relevant enough to “" + $("q").value + "”: " + data.left_out
-          + " file(s) share a word or a theme with it, none closely enough."
+    const strong = data.results.filter((r) => !r.weak), weak = data.results.filter((r) => r.weak);
+    $("search-state").textContent = (strong.length ? data.results.length + " result(s)"
+      : weak.length ? "No file answers “" + $("q").value + "” closely: " + weak.length
+          + " weak match(es) share a word or a theme with it."
+      : (data.left_out ? "Nothing here is about “" + $("q").value + "”: no file shares a word with it."
         : "No file matches “" + $("q").value + "”.") + " Try other words, or keyword mode for exact names and numbers.")
       + (data.degraded ? " — keyword only (" + (off("semantic") ? "semantic search is switched off" : "embeddings unavailable") + ")" : "");
-    for (const r of data.results) {
-      const li = el("li"); const title = el("a", r.title || r.filename, "result-title");
-      title.href = "#/file/" + encodeURIComponent(r.file_id);
-      li.append(title, el("span", r.filename, "badge"), el("span", SOURCES[r.source_type] || r.source_type, "badge"));
-      if (r.weak) li.append(el("span", "weak match", "badge weak"));
-      if (!r.is_latest) li.append(el("span", "v" + r.version + " (older version)", "badge"));
-      if (r.origin && r.origin.agent) li.append(el("span", "by " + r.origin.agent + (r.origin.run_id ? " · " + r.origin.run_id : ""), "badge"));
-      if (r.origin && r.origin.sender) li.append(el("span", "from " + r.origin.sender, "badge"));
-      if (r.came_from && r.source_type === "upload") li.append(el("p", r.came_from, "muted came-from"));  // which "Copyright"
-      if (r.summary) li.append(el("p", r.summary, "muted"));
-      for (const s of r.snippets.slice(0, 2)) li.append(snippetNode(s));
-      $("results").append(li);
+    for (const r of strong) $("results").append(resultItem(r));
+    if (weak.length && !strong.length) for (const r of weak) $("results").append(resultItem(r));
+    else if (weak.length) {  // the floor labels, it does not hide: weaker matches are folded under the strong ones
+      const fold = el("details", null, "weak-matches"); const list = el("ol", null, "results");
+      fold.append(el("summary", "Show " + weak.length + " weaker match(es)"));
+      for (const r of weak) list.append(resultItem(r));
+      fold.append(list);
+      const li = el("li", null, "more"); li.append(fold); $("results").append(li);
     }
     if (data.results.length === state.searchLimit && state.searchLimit < 100) {  // there may be more: ask for the next 20
       const more = el("button", "More results"); more.type = "button"; more.id = "search-more";
