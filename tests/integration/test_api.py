@@ -511,7 +511,8 @@ def test_facets_count_what_a_listing_holds_with_names_a_person_reads(api: Api) -
     assert {"value": "hr", "label": "hr", "count": 1} in counts["tag"]
     (thread,) = counts["thread"]
     assert (thread["label"], thread["count"]) == ("HR", 1)  # the thread's subject, not its id
-    assert {t["label"] for t in counts["type"]} >= {"text/markdown"}
+    # a type's label is its name (the CLI and MCP print it as it comes): "Markdown", not text/markdown
+    assert {(t["value"], t["label"]) for t in counts["type"]} >= {("text/markdown", "Markdown")}
     assert sum(s["count"] for s in counts["source"]) == 2
     # the same filters as GET /files, threads by name: only the handbook is left
     _, narrowed = api.call("GET", "/files/facets?thread_id=HR")

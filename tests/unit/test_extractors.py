@@ -728,6 +728,7 @@ def test_a_compressed_man_page_is_read_as_text(method: str, suffix: str) -> None
     out = extract_file(packed, f"pallet.1{suffix}", LIMITS)
     text = "\n".join(b.text for b in out.document.blocks)
     assert out.kind == "man" and out.document.title == "pallet — track pallets between depots"  # its NAME line
+    assert out.mime_type == "text/troff"  # the content's type (the Type facet said gzip for every page)
     assert "pallet - track pallets between depots" in text
     assert "moves a pallet record to DEPOT, and prints \u201cdone\u201d \u2014 or the reason it cannot." in text
     assert "-v, --verbose" in text and "depot(5)" in text

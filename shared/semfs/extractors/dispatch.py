@@ -249,7 +249,9 @@ def _compressed(method: str, mime: str, data: bytes, filename: str, limits: Extr
     if out.ocr_pages:
         reason = f"{len(out.ocr_pages):,} pages without a text layer inside a {method} file are not OCR'd"
         doc = doc.model_copy(update={"truncated": True, "truncated_by": doc.truncated_by or reason})
-    return ExtractOutput(mime_type=mime, kind=out.kind, document=doc, ocr_pages=[])
+    # the type names the content (a manual page, a changelog's text), not the wrapping: the Type facet
+    # listed ``gzip`` for every page of /usr/share/man (issue 51.3); the stored name keeps the ``.gz``
+    return ExtractOutput(mime_type=out.mime_type, kind=out.kind, document=doc, ocr_pages=[])
 
 
 def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:

@@ -16,6 +16,7 @@ A new format: a row here, a parser (a text one in ``text.py``, named by ``parser
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal
 
 Reader = Literal["text", "pdf", "ooxml", "converted", "epub", "msg", "image", "compressed"]
@@ -107,3 +108,14 @@ def reader_of(kind: str) -> Format:
 def names_of(reader: Reader) -> frozenset[str]:
     """The extensions of every format one reader family reads (``image``: the names an image must match)."""
     return frozenset(name for f in FORMATS if f.reader == reader for name in f.names)
+
+
+def type_label(mime: str) -> str:
+    """The name a person reads for a MIME type: its format's label (``Manual page``), else its subtype."""
+    known = BY_MIME.get(mime)
+    return known.label if known is not None else (mime.rsplit("/", 1)[-1] or mime)
+
+
+def compressed_name(filename: str) -> bool:
+    """Whether ``filename`` says its bytes are compressed (``notes.txt.gz``)."""
+    return PurePosixPath(filename).suffix.lower() in names_of("compressed")

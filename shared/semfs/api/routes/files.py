@@ -58,6 +58,7 @@ from semfs.domain.access import parse_share, readers_of
 from semfs.domain.models import SavedView
 from semfs.domain.outcomes import Status
 from semfs.domain.results import FacetCounts
+from semfs.extractors.formats import compressed_name
 from semfs.pipeline import names, vocabulary
 from semfs.pipeline.catalogue import notes, trash, views
 from semfs.pipeline.catalogue.files import cancel as cancel_queued
@@ -245,7 +246,12 @@ def download(
     if not record.blob_key:
         raise NotFoundError("the original was not stored")
     ref = f"{record.tenant_id}/{record.file_id}"
-    shown = record.mime_type if inline and record.mime_type in INLINE_TYPES else None
+    # a compressed original (``notes.txt.gz``) is typed by what it holds, but its bytes are the compressed ones
+    shown = (
+        record.mime_type
+        if inline and not compressed_name(record.filename) and record.mime_type in INLINE_TYPES
+        else None
+    )
     url = container().blobs.download_url(record.blob_key, record.filename, 300, ref, inline_type=shown)
     return Download(url=url, expires_in=300)
 

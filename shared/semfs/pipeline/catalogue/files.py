@@ -13,6 +13,7 @@ from semfs.domain.models import ACTIVITY_MAX, Activity, FileRecord
 from semfs.domain.outcomes import Outcome, Status
 from semfs.domain.results import FacetCounts, FacetValue
 from semfs.domain.tags import manual_tag, slugify
+from semfs.extractors.formats import type_label
 from semfs.pipeline import names
 from semfs.pipeline.catalogue import trash
 from semfs.pipeline.documents import index_record
@@ -88,6 +89,7 @@ def facets(c: Container, query: RecordQuery, top: int = 12) -> FacetCounts:
     thread_names, people = names.labels(c, query.tenant_id, top_threads, top_contacts)
     top_entities = [k for k, _ in counters["entity"].most_common(top)]
     named: dict[str, dict[str, str]] = {
+        "type": {m: type_label(m) for m in counters["type"]},
         "thread": thread_names,
         "contact": people,
         "entity": entity_labels(c, query.tenant_id, top_entities),

@@ -110,7 +110,8 @@ export async function similarTo(f, mine) {
 }
 export async function preview(f, cite) {
   const box = $("preview"); box.replaceChildren();
-  const inline = f.mime_type === "application/pdf" || /^image\/(png|jpeg|gif|webp)$/.test(f.mime_type);
+  const inline = (f.mime_type === "application/pdf" || /^image\/(png|jpeg|gif|webp)$/.test(f.mime_type))
+    && !/\.(gz|bz2|xz)$/i.test(f.filename);  // a compressed original is typed by what it holds
   if (!inline) return;  // the extracted text beside it is the view of every other format
   // a link made to be shown (in S3 the signature covers it: a parameter added to it afterwards breaks it)
   const link = await api("GET", "/files/" + encodeURIComponent(f.file_id) + "/download?inline=true").catch(() => null);
