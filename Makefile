@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck openapi bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract lock deploy clean
+.PHONY: setup run demo test unit lint typecheck openapi bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract bench-quality lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -66,6 +66,9 @@ bench: bench-scifact bench-latency bench-ingest bench-ocr
 
 bench-scifact: setup
 	$(VENV)/bin/semfs eval ../shared/bench/scifact --mode all
+
+bench-quality: setup  # the quality card on Debian's manual pages and docs: dev and test splits (issue 51)
+	$(PY) bench/quality/card.py --data .artifacts/quality
 
 bench-latency: setup
 	$(PY) bench/search_latency.py
