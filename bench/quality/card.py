@@ -63,12 +63,14 @@ class Tally:
     counts: Counter[str] = field(default_factory=Counter)
     totals: Counter[str] = field(default_factory=Counter)
 
-    def add(self, name: str, hit: bool, of: str | None = None) -> None:
-        self.counts[name] += int(hit)
-        self.totals[of or name] += 1
+    def add(self, of: str, **hits: bool) -> None:
+        """One more item of the set ``of``, and which of the named outcomes it had."""
+        self.totals[of] += 1
+        for name, hit in hits.items():
+            self.counts[name] += int(hit)
 
-    def rate(self, name: str, of: str | None = None) -> float | None:
-        total = self.totals[of or name]
+    def rate(self, name: str, of: str) -> float | None:
+        total = self.totals[of]
         return self.counts[name] / total if total else None
 
 
@@ -98,9 +100,14 @@ def score_search(c: Any, pkgs: list[sets.Package], ids: dict[str, str], tally: d
         resp = search(c, T, SearchRequest(query=pkg.description, limit=10))
         shown = [names.get(r.file_id, "?") for r in resp.results]
         answers = {str(p) for p in pkg.pages}
-        t.add("search top-3", bool(answers & set(shown[:3])), "search")
-        t.add("no visible result", not shown, "search")
-        t.add("answer not shown", not answers & set(shown), "search")
+        t.add(
+            "search",
+            **{
+                "search top-3": bool(answers & set(shown[:3])),
+                "no visible result": not shown,
+                "answer not shown": not answers & set(shown),
+            },
+        )
         if show == pkg.split and not answers & set(shown[:3]):
             named = [Path(s).name for s in shown[:5]]
             print(f"[search miss] {pkg.description!r} → {[p.name for p in pkg.pages]}; shown {named}", file=sys.stderr)
@@ -110,7 +117,7 @@ def score_off_topic(c: Any, queries: list[tuple[str, sets.Split]], tally: dict[s
     for text, split in queries:
         resp = search(c, T, SearchRequest(query=text, limit=10))
         strong = [r for r in resp.results if not r.weak]
-        tally[split].add("off-topic shown as relevant", bool(strong), "off-topic")
+        tally[split].add("off-topic", **{"off-topic shown as relevant": bool(strong)})
         if show == split and strong:
             print(f"[off-topic shown] {text!r} → {strong[0].filename} {strong[0].relevance}", file=sys.stderr)
 
@@ -123,15 +130,14 @@ def score_ask(
         a = ask(c, T, q.text)
         cited = {x.file_id for x in a.citations}
         if not q.expected:
-            t.add("unanswerable refused", a.status == "no_answer", "unanswerable")
+            t.add("unanswerable", **{"unanswerable refused": a.status == "no_answer"})
             verdict = "refused" if a.status == "no_answer" else "answered"
         else:
             said = sets.content_words(a.answer or "")
             want = sets.content_words(q.expected)
             right = a.status == "answered" and ids.get(str(q.page)) in cited and len(said & want) >= len(want) / 2
             verdict = "right" if right else ("refused" if a.status == "no_answer" else "wrong")
-            for v in ("right", "wrong", "refused"):
-                t.add(f"ask {v}", verdict == v, "ask")
+            t.add("ask", **{f"ask {v}": verdict == v for v in ("right", "wrong", "refused")})
         if show == q.split and verdict not in {"right", "refused" if not q.expected else ""}:
             said = a.answer if a.status == "answered" else a.reason
             print(f"[ask {verdict}] {q.text} want {q.expected!r}\n    {said!s:.300}", file=sys.stderr)
@@ -149,7 +155,7 @@ def score_rubric(c: Any, tally: dict[str, Tally], pkgs: list[sets.Package], ids:
         taken[kind_of[path]] += 1
         record = c.repo.get(T, ids[path])
         faults = rubric.faults(record.title or "", record.all_tags, record.mime_type)
-        tally[split].add("titles and tags acceptable", not faults, "rubric")
+        tally[split].add("rubric", **{"titles and tags acceptable": not faults})
         for fault in dict.fromkeys(re.sub(r" \(.*\)$", "", f) for f in faults):
             tally[split].counts[f"  {fault}"] += 1
         if show == split and faults:

@@ -299,3 +299,59 @@ def test_bm25_weighs_a_rare_word_above_a_common_one_and_saturates_with_repetitio
     assert bm25(40, 1, 100, 50, 50.0) < (1.2 + 1) * bm25(1, 1, 100, 50, 50.0) * 1.01  # tf saturates at (k1 + 1)
     assert bm25(1, 1, 100, 200, 50.0) < rare  # a long field weighs one occurrence less
     assert bm25(0, 1, 100, 50, 50.0) == 0.0 == bm25(1, 0, 0, 50, 50.0)
+
+
+CHANGELOG = """pallet-tools (2.4-1) unstable; urgency=medium
+
+  * New upstream release: depot transfers are logged (Closes: #1009168)
+  * Pallet manifests list their depot twice, closes 30537
+  * Fix the depot transfer log, Closes bug 15178.
+
+ -- Bdale Garbee <bdale@example.org>  Wed, 26 Oct 2022 10:00:00 -0600
+
+pallet-tools (2.3-2) experimental; urgency=low
+
+  * Depot transfer fixes for pallet manifests.
+
+ -- Bdale Garbee <bdale@example.org>  Sat, 01 Jan 2022 10:00:00 -0600
+"""
+
+
+def test_a_changelog_is_titled_by_its_package_and_tagged_by_what_changed() -> None:
+    """Issue 51.3: Debian changelogs were titled by their latest entry's header ("gzip (1.12-1) sid;
+    urgency=high") and tagged with release metadata: unstable, urgency-medium, closes, garbee-wed."""
+    from semfs.adapters.local.extractive_enricher import enrich_extractively
+    from semfs.extractors.text import extract_plain
+    from semfs.ports import EnrichInput
+
+    got = enrich_extractively(EnrichInput(filename="changelog.Debian", document=extract_plain(CHANGELOG)))
+    assert got.title == "pallet-tools changelog"
+    release = {"unstable", "experimental", "urgency", "closes", "medium", "low", "wed", "sat", "bug"}
+    assert not [t for t in got.auto_tags if set(t.split("-")) & release or t[0].isdigit()], got.auto_tags
+    assert {"depot-transfer", "pallet-manifests"} & set(got.auto_tags), got.auto_tags
+
+
+def test_a_bare_readme_or_copyright_says_whose_it_is() -> None:
+    """Issue 51.3: "files like this" listed five files titled "Copyright"; a folder holds one of each."""
+    from semfs.adapters.local.extractive_enricher import enrich_extractively
+    from semfs.domain.models import Block, ExtractedDocument
+    from semfs.extractors.text import extract_plain
+    from semfs.ports import EnrichInput
+
+    body = ExtractedDocument(blocks=[Block(kind="paragraph", text="Permission is granted to copy this file.")])
+    from_folder = EnrichInput(filename="copyright", document=body, came_from="/usr/share/doc/gzip/copyright")
+    assert enrich_extractively(from_folder).title == "gzip Copyright"
+    dep5 = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: tar\n\n"
+    alone = EnrichInput(filename="copyright", document=extract_plain(dep5 + "Files: *\nLicense: GPL-3+\n"))
+    assert enrich_extractively(alone).title == "tar Copyright"
+    unknown = EnrichInput(filename="README", document=body)
+    assert enrich_extractively(unknown).title == "README"  # nothing says whose: left as it is
+
+
+def test_a_number_never_leads_a_tag() -> None:
+    """gzip's copyright file was tagged ``1992-1993-jean-loup-gailly`` and ``1999-2022-free-software``."""
+    from semfs.adapters.local.extractive_enricher import _phrase_counts
+
+    text = "Copyright 1992-1993 Jean-loup Gailly\nCopyright 1999-2022 Free Software Foundation\n" * 3
+    assert not [p for p in _phrase_counts(text) if p[0].isdigit()]
+    assert "free software foundation" in _phrase_counts(text)

@@ -33,7 +33,8 @@ GENERIC = frozenset(
     january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
     sunday mon tue wed thu fri sat sun able instead additional longer current create creates created
-    void define typedef const struct macro int char bool ctxt ptr""".split()
+    void define typedef const struct macro int char bool ctxt ptr
+    provide provides provided want wants wanted granted see please thanks like also""".split()
 )
 
 

@@ -13,6 +13,9 @@ class EnrichInput:
     document: ExtractedDocument
     filename: str
     existing_tags: list[str] = field(default_factory=list)
+    # where the file came from (``FileRecord.came_from``: a path, a bucket key), "" when unknown: the folder
+    # says whose "README" or "Copyright" a file is
+    came_from: str = ""
 
 
 class Enricher(Protocol):

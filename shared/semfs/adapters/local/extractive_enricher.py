@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from semfs.domain.enrichment import strip_links, unsafe
@@ -44,7 +45,47 @@ def is_generated_title(title: str) -> bool:
     return bool(_GENERATED.match(" ".join(title.split())))
 
 
+# A release's own lines in a changelog: a Debian entry's first (``gzip (1.12-1) unstable; urgency=medium``)
+# and last (`` -- Bdale Garbee <bdale@gag.com>  Wed, 26 Oct 2022 …``), and bug closures (``Closes: #1234``).
+# They say which release, not what the file is about: as tags they gave ``urgency-medium``, ``unstable``,
+# ``closes`` and ``garbee-wed`` (issue 51.3); as a title, one release of many.
+_ENTRY_HEADER = re.compile(r"^\s*([a-z0-9][a-z0-9+.-]*) \([^()\s]+\) [^;\n]+; urgency=\S+.*$", re.M | re.I)
+_ENTRY_TRAILER = re.compile(r"^\s*-- [^<\n]+(?:<[^>\n]*>)?\s+\w{3}, \d.*$", re.M)
+_CLOSES = re.compile(r"\(?\bcloses\b:?\s*(?:bug\s*)?#?\d+(?:\s*(?:,|and)\s*(?:bug\s*)?#?\d+)*\)?", re.I)
+# names a folder holds one of each of: alone as a title they tell no two files apart ("Copyright" x 700)
+_BARE_NAMES = frozenset(
+    "copyright readme news changelog changes license licence authors todo install thanks credits history".split()
+)
+_UPSTREAM_NAME = re.compile(r"^Upstream-Name:\s*(\S[^\n]{0,60})$", re.M)
+
+
+def without_release_lines(text: str) -> str:
+    """``text`` without a changelog's release headers, sign-off lines and bug closures."""
+    return _CLOSES.sub(" ", _ENTRY_TRAILER.sub(" ", _ENTRY_HEADER.sub(" ", text)))
+
+
+def _named(title: str, item: EnrichInput) -> str:
+    """A title that says whose file it is: a changelog entry's header becomes the package's changelog, and
+    a bare "README" or "Copyright" is prefixed with its folder's name (``/usr/share/doc/gzip/copyright`` →
+    "gzip Copyright") or, for a Debian copyright file, its ``Upstream-Name``."""
+    entry = _ENTRY_HEADER.match(title)
+    if entry:
+        return f"{entry.group(1)} changelog"
+    if title.lower().strip(" .:#") not in _BARE_NAMES:
+        return title
+    folder = PurePosixPath(item.came_from).parent.name if item.came_from else ""
+    if not folder:
+        head = "\n".join(b.text for b in item.document.blocks[:20])[:4000]
+        upstream = _UPSTREAM_NAME.search(head)
+        folder = upstream.group(1).strip() if upstream else ""
+    return f"{folder} {title}"[:MAX_TITLE] if folder and unsafe(folder) is None else title
+
+
 def _title(item: EnrichInput) -> str:
+    return _named(_first_title(item), item)
+
+
+def _first_title(item: EnrichInput) -> str:
     doc = item.document
     # a title is shown like a model's: one that carries a link, markup or a number is passed over
     if (
@@ -162,7 +203,7 @@ def _phrase_counts(text: str) -> Counter[str]:
     for fragment in _SPLIT.split(text.lower()):
         run: list[str] = []
         for w in [*words(fragment), ""]:
-            if w and w not in STOPWORDS and len(w) > 2 and not w.isdigit():
+            if w and w not in STOPWORDS and len(w) > 2 and not w[0].isdigit():  # 1992-1993, 2.1.3: no tag
                 run.append(w)
                 continue
             for size in (1, 2, 3):
@@ -196,7 +237,7 @@ def enrich_extractively(item: EnrichInput) -> Enrichment:
     title = _title(item)
     pool = _sentence_pool(item)
     summary = _summary(pool) or f"{title}."
-    body = strip_links("\n".join(b.text for b in item.document.blocks)[:200_000])
+    body = strip_links(without_release_lines("\n".join(b.text for b in item.document.blocks)[:200_000]))
     # a title the document gave counts twice; one made of the file's name or path says nothing the text
     # does ("doc-git-relnotes" on every release note), so it is left out of the tags
     own_title = title != title_from_filename(item.filename)[:MAX_TITLE]

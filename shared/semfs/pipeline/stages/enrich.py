@@ -45,7 +45,12 @@ def run(state: PipelineState, c: Container) -> PipelineState:
 
         doc = load_document(c, record)
         # the enricher is shown the closest existing vocabulary, and near-duplicates are mapped onto it
-        item = EnrichInput(document=doc, filename=record.filename, existing_tags=known_tags(c, record.tenant_id))
+        item = EnrichInput(
+            document=doc,
+            filename=record.filename,
+            existing_tags=known_tags(c, record.tenant_id),
+            came_from=record.came_from if record.source_type == "upload" else "",
+        )
         again = False
         try:
             if state.enrich_extractive:  # the model timed the function out: no model call this time
