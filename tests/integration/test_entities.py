@@ -237,3 +237,22 @@ def test_mcp_entity_tool_and_search_filter(stocked: Stocked) -> None:
     assert theirs.is_error and "no file names this" in theirs.content[0].text
     found = asyncio.run(call("acme", "search", {"query": "overdue", "mode": "keyword", "entity": "Tom Becker"}))
     assert [r["file_id"] for r in found.structured_content["results"]] == [ids["reminder"]]
+
+
+def test_an_entitys_count_is_the_files_its_page_lists(container: Container) -> None:
+    """Issue 51.4: an entity's count was 7 on the list and its page listed 5 files: the list counted older
+    versions (and a reader's list, trashed ones' records aside, too). Both now count the files a listing
+    shows: latest versions, out of the trash."""
+    c = container
+    text = "Order PO-77123 for twelve pallets of tiles, due Friday.\n"
+    key = Provenance(version_key="path:/orders/po.txt", source_key="path:/orders/po.txt")
+    ingest_bytes(c, "acme", text.encode(), "po.txt", key)
+    ingest_bytes(c, "acme", (text + "Revised: fourteen pallets.\n").encode(), "po.txt", key)  # v2 of the same file
+    other = ingest_bytes(c, "acme", ("Copy of " + text).encode(), "copy.txt").record.file_id
+    gone = ingest_bytes(c, "acme", ("Draft of " + text).encode(), "draft.txt").record.file_id
+    delete_file(c, "acme", gone)
+    for readers in (None, ("tenant",)):
+        (listed,) = [e for e in list_entities(c, "acme", readers=readers) if "PO-77123" in e.label]
+        page = entity_page(c, "acme", listed.entity_id, readers=readers)
+        assert listed.files == page.entity.files == len(page.files) == 2, (readers, listed.files, len(page.files))
+        assert {f.file_id for f in page.files} >= {other}

@@ -30,12 +30,11 @@ def list_entities(
     readers: tuple[str, ...] | None = None,
 ) -> list[EntityInfo]:
     """The tenant's entities (of one kind), named in the most files first; ``q`` keeps those whose label
-    or id holds it (case aside). A caller who reads as ``readers`` sees the entities of the files shared
+    or id holds it (case aside). Each is counted in the files a listing shows — latest versions, not in
+    the trash — so its count is the number of files its page lists (issue 51.4: 7 on the list, 5 on the
+    page, older versions counted). A caller who reads as ``readers`` sees the entities of the files shared
     with them only, each counted in those files alone: no count says an invisible file exists."""
-    if readers is not None:
-        found = _visible_entities(c, tenant_id, kind, readers)
-    else:
-        found = c.entities.entities(tenant_id, kind, limit=limit if not q else 5_000)
+    found = _visible_entities(c, tenant_id, kind, readers)
     if q:
         needle = q.casefold()
         found = [s for s in found if needle in s.label.casefold() or needle in s.entity_id.casefold()]
@@ -43,14 +42,15 @@ def list_entities(
 
 
 def _visible_entities(
-    c: Container, tenant_id: str, kind: EntityKind | None, readers: tuple[str, ...]
+    c: Container, tenant_id: str, kind: EntityKind | None, readers: tuple[str, ...] | None
 ) -> list[EntityInfo]:
-    """The entities the files shared with ``readers`` name (each file's ``entities``: its most mentioned),
-    counted over those files only, most files first."""
+    """The entities the latest, untrashed files shared with ``readers`` (``None``: every one) name (each
+    file's ``entities``: its most mentioned), counted over those files only, most files first."""
     counts: Counter[str] = Counter()
     after: str | None = None
     while True:
-        page = c.repo.query(RecordQuery(tenant_id=tenant_id, readers=readers, after=after, limit=500))
+        query = RecordQuery(tenant_id=tenant_id, readers=readers, after=after, limit=500, latest_only=True)
+        page = c.repo.query(query)
         for r in page:
             counts.update(set(r.entities))
         if len(page) < 500:
@@ -92,7 +92,7 @@ def entity_page(c: Container, tenant_id: str, value: str, readers: tuple[str, ..
         )
     if readers is not None and not files:
         raise NotFound(f"no file names {value!r}")  # as for an entity no file names
-    if readers is not None:
+    if len(files) < PAGE_FILES:  # the count is the files listed, as on the list of entities
         summary = summary.model_copy(update={"files": len(files)})
     counted = Counter(f.thread_id for f in files if f.thread_id)
     subjects, _ = names.labels(c, tenant_id, {t: given.get(t) for t in counted}, [])
