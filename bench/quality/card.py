@@ -4,7 +4,7 @@ Sets (``sets.py``): Debian's installed packages with section-1 manual pages. The
 and their ``/usr/share/doc`` files, ingested as a newcomer's folder would be (the real extractors,
 enricher and embedding model). Measured:
 
-- **search** (the maintainer's description as the query, the package's pages as its answers):
+- **search** (the maintainer's description as the query, the package's pages and docs as its answers):
   top-3 (an answer among the first three files shown), *no visible result* (an answerable query shown
   nothing), *answer not shown* (the answer is not among the files shown at all);
 - **off-topic** (SciFact's claims, which no manual page answers): *shown as relevant* (any result not
@@ -90,7 +90,8 @@ def load(c: Any, pkgs: list[sets.Package]) -> dict[str, str]:
     if n:
         print(f"ingested {n} files in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     records = c.repo.query(RecordQuery(tenant_id=T, limit=100_000))
-    return {r.source_key.removeprefix("path:"): r.file_id for r in records}
+    # a file whose bytes another path already brought is that file (a skipped duplicate points at it)
+    return {r.source_key.removeprefix("path:"): r.duplicate_of or r.file_id for r in records}
 
 
 def score_search(c: Any, pkgs: list[sets.Package], ids: dict[str, str], tally: dict[str, Tally], show: str) -> None:
@@ -99,7 +100,7 @@ def score_search(c: Any, pkgs: list[sets.Package], ids: dict[str, str], tally: d
         t = tally[pkg.split]
         resp = search(c, T, SearchRequest(query=pkg.description, limit=10))
         shown = [names.get(r.file_id, "?") for r in resp.results]
-        answers = {str(p) for p in pkg.pages}
+        answers = {str(p) for p in [*pkg.pages, *pkg.docs]}  # each of its files is about the package
         t.add(
             "search",
             **{

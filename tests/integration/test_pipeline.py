@@ -524,3 +524,44 @@ def test_passage_sentences_split_a_heading_not_a_wrapped_line() -> None:
     assert passage_sentences(wrapped) == [
         "The Buyer shall pay every invoice issued by the Supplier within thirty days of its receipt."
     ]
+
+
+def _man(name: str, line: str) -> bytes:
+    return (
+        f".TH {name.upper()} 1\n.SH NAME\n{name} \\- move pallets between depots\n.SH OPTIONS\n"
+        f'.TP\n.BR \\-k ", " \\-\\-keep\n{line}\n'
+        f".TP\n.BR \\-\\-keep\\-going\nGo on after a depot refuses a pallet.\n"
+        f'.TP\n.BR \\-v ", " \\-\\-verbose\nSay which depot each pallet went to.\n'
+    ).encode()
+
+
+def test_a_question_about_an_option_is_answered_by_its_entry_on_its_own_page(container: Container) -> None:
+    """Issue 51.2: "What does the --keep option of gzip do?" was answered from another page's passage (the
+    rsync --delete question from gzip's --rsyncable), a SYNOPSIS line, or not at all; a question about an
+    option no page has was answered from whatever shared its other words."""
+    from semfs.pipeline.query.ask import ask
+
+    gzip = ingest_bytes(container, T, _man("palletzip", "Keep the input pallets after loading them."), "palletzip.1")
+    ingest_bytes(container, T, _man("palletcat", "Keep the depot open while loading pallets."), "palletcat.1")
+    answer = ask(container, T, "What does the --keep option of palletzip do?")
+    assert answer.status == "answered", answer.reason
+    assert "Keep the input pallets after loading them." in (answer.answer or "")
+    assert {c.file_id for c in answer.citations} == {gzip.record.file_id}, (answer.answer, answer.citations)
+    assert "keep-going" not in (answer.answer or "").replace("--keep-going", "keep-going")  # not the other entry
+    refused = ask(container, T, "What does the --feed-the-cat option of palletzip do?")
+    assert refused.status == "no_answer", refused.answer
+
+
+def test_files_that_disagree_are_shown_disagreeing(container: Container) -> None:
+    """Issue 51.2: two contracts, "30 days" and "45 days", were stitched into one answer. Now the answer says
+    the files differ and which file, dated, says what."""
+    from semfs.pipeline.query.ask import ask
+
+    ingest_bytes(container, T, b"The Buyer shall pay every invoice within 30 days of receipt.", "acme-terms.txt")
+    ingest_bytes(container, T, b"The Buyer shall pay every invoice within 45 days of receipt.", "globex-terms.txt")
+    answer = ask(container, T, "Within how many days shall the Buyer pay an invoice?")
+    assert answer.status == "answered", answer.reason
+    said = answer.answer or ""
+    assert said.startswith("The files differ."), said
+    assert "acme-terms.txt (added " in said and "globex-terms.txt (added " in said
+    assert "30 days" in said and "45 days" in said

@@ -355,3 +355,23 @@ def test_a_number_never_leads_a_tag() -> None:
     text = "Copyright 1992-1993 Jean-loup Gailly\nCopyright 1999-2022 Free Software Foundation\n" * 3
     assert not [p for p in _phrase_counts(text) if p[0].isdigit()]
     assert "free software foundation" in _phrase_counts(text)
+
+
+def test_an_option_question_needs_a_passage_that_says_the_option() -> None:
+    """Issue 51.2: a question about an option no page has was answered from sentences sharing its other
+    words ("What does the --sing-along option of curl do?" got curl's remarks on options)."""
+    from datetime import UTC, datetime
+
+    from semfs.adapters.local.hash_embedder import HashEmbedder
+    from semfs.domain.models import IndexDoc
+    from semfs.pipeline.query.answerers import ExtractiveAnswerer, literals
+
+    assert literals("What does the --keep option (or -k) of gzip do, by e-mail?") == ["--keep", "-k"]
+    text = "Normally curl uses a default file, so this option is typically used to alter that default file."
+    doc = IndexDoc(
+        chunk_id="c1", file_id="f1", lineage_id="f1", tenant_id="t", version=1, is_latest=True,
+        source_type="upload", mime_type="text/troff", filename="curl.1", title="curl", text=text,
+        created_at=datetime.now(UTC),
+    )  # fmt: skip
+    said = ExtractiveAnswerer(HashEmbedder()).answer("What does the --sing-along option of curl do?", "", [doc])
+    assert said == "no passage in scope mentions --sing-along"

@@ -184,6 +184,15 @@ def test_markup_in_a_models_title_is_still_refused(title: str) -> None:
         validate_enrichment({"title": title, "summary": "A report.", "tags": []}, "a report")
 
 
+def test_a_manual_pages_placeholders_are_no_markup() -> None:
+    """Issue 51.2: every answer quoting ``--toolchain <path/to/file>`` or ``--log-file <path>`` was refused as
+    carrying markup."""
+    from semfs.domain.enrichment import checked_answer, unsafe
+
+    for text in ["--toolchain <path/to/file> Specify the toolchain file.", "Write to <file> or <output>.", "<option>"]:
+        assert unsafe(text) is None and checked_answer(text) == text
+
+
 def test_a_plain_title_with_angle_brackets_apart_is_accepted() -> None:
     from semfs.domain.enrichment import validate_enrichment
 

@@ -37,8 +37,18 @@ _SCHEME_HEAD = re.compile(r"\b[a-z][a-z0-9+.\-]{1,15}:", re.I)  # at most 17 cha
 _RISKY_SCHEME = re.compile(r"\b(?:javascript|data|mailto|vbscript|file):", re.I)
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++")
 _WORD_CHAR = re.compile(r"\w")
-_TAG_OPEN = re.compile(r"<\s*+/?\s*+[a-z!?]", re.I)  # markup when a ">" follows somewhere
-_MARKUP = re.compile(r"<\s*+[a-z]++[\s/]|&(?:lt|gt|#\d++|#x[0-9a-f]++);|\{\s*+['\"]", re.I)
+# Markup is what a browser would act on: a closing tag, a comment or declaration (when a ">" follows), a tag
+# with an attribute that loads or runs something, an element that formats or embeds, an entity, a JSON-ish
+# object. A placeholder a manual page writes (``--toolchain <path/to/file>``, ``<option>``) is none: it
+# refused every answer quoting one (issue 51.2).
+_TAG_OPEN = re.compile(r"<\s*+(?:/\s*+[a-z]|[!?])", re.I)  # markup when a ">" follows somewhere
+_MARKUP = re.compile(
+    r"<\s*+[a-z][\w-]*+\s++(?:href|src|srcset|srcdoc|style|on[a-z]++|action|formaction|poster|background|xmlns)\b"
+    r"|<\s*+(?:script|style|iframe|object|embed|svg|math|img|a|b|i|u|em|strong|p|div|span|br|hr|h[1-6]|table|tr|td"
+    r"|ul|ol|li|form|font|center|marquee)\s*+/?>"
+    r"|&(?:lt|gt|#\d++|#x[0-9a-f]++);|\{\s*+['\"]",
+    re.I,
+)
 _WORD = re.compile(r"[a-z0-9]+")
 
 # A host is recognised by its shape, not by a list of top-level domains (a list missed "paypal-secure.de"):

@@ -3,6 +3,7 @@ embedder) and the configured LLM. Each verifies its own citations against the pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,9 @@ def passage_sentences(text: str) -> list[str]:
     """A passage's sentences, a heading apart from the sentence under it: a chunk joins its blocks with a
     line break, and a heading has no full stop, so "Payment terms The Buyer shall pay…" read as one
     sentence. A short line (8 words at most) without closing punctuation, followed by a line that starts
-    with a capital, ends where it ends; a line a PDF wrapped mid-sentence does not (it runs on)."""
+    with a capital, ends where it ends; a line a PDF wrapped mid-sentence does not (it runs on). A line
+    that starts with an option flag (``-k, --keep Keep…``) starts a sentence: a manual page's options
+    section read as one run-on sentence, the next entries glued to the one asked about."""
     lines = text.split("\n")
     pieces: list[str] = []
     run: list[str] = []
@@ -47,7 +50,15 @@ def passage_sentences(text: str) -> list[str]:
         run.append(line)
         stripped = line.strip()
         following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
-        if stripped and len(stripped.split()) <= 8 and stripped[-1] not in _END and following[:1].isupper():
+        entry = (following.startswith("-") and following[1:2].isalnum()) or following.startswith("--")
+        heading = (
+            stripped
+            and len(stripped.split()) <= 8
+            and stripped[-1] not in _END
+            and following[:1].isupper()
+            and not stripped.startswith("-")  # an option's term line ("--bindir") goes with its description
+        )
+        if stripped and (heading or entry):  # a manual page's option entry starts a sentence of its own
             pieces.append(" ".join(run))
             run = []
     if run:
@@ -73,7 +84,12 @@ def _extractive(
     ][:200]
     if not candidates:
         return "no passage in scope is about the question"
-    quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates)
+    named = literals(question)
+    if named:  # "what does --keep do?" is answered by a sentence that says --keep, or not at all
+        candidates = [(d, s) for d, s in candidates if any(_says(s, o) for o in named)]
+        if not candidates:
+            return f"no passage in scope mentions {named[0]}"
+    quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates, named)
     if not quotes:
         return "the passages in scope do not support an answer"
     order = {id(d): i for i, d in enumerate(chunks)}
@@ -84,17 +100,83 @@ def _extractive(
         for held in first
         for d, s in list({d.file_id: (d, s) for d, s in held}.values())[:MAX_SOURCES_PER_QUOTE]
     ]
-    return " ".join(held[0][1] for held in first), citations
+    return _worded([held[0] for held in first]), citations
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def _worded(quotes: list[tuple[IndexDoc, str]]) -> str:
+    """The answer from its quotes, in order. Where two files say the same thing with different figures
+    ("within 30 days" in one contract, "within 45 days" in another), it says that they differ and which
+    file, dated, says what, instead of stitching both into one answer (issue 51.2)."""
+    if len({d.file_id for d, _ in quotes}) > 1 and _differ([s for _, s in quotes]):
+        told = [f"{d.filename} (added {d.created_at:%Y-%m-%d}): {s}" for d, s in quotes]
+        return "The files differ. " + " ".join(told)
+    return " ".join(s for _, s in quotes)
+
+
+def _differ(sentences: list[str]) -> bool:
+    """Whether two of ``sentences`` make the same statement with different figures: half their words
+    (figures aside) in common, and not the same figures."""
+    shapes = [({w.lower() for w in words(_NUMBER.sub(" ", s))}, set(_NUMBER.findall(s))) for s in sentences]
+    for i, (a_words, a_figures) in enumerate(shapes):
+        for b_words, b_figures in shapes[i + 1 :]:
+            same = len(a_words & b_words) / max(1, min(len(a_words), len(b_words)))
+            if same >= 0.5 and a_figures and b_figures and a_figures != b_figures:
+                return True
+    return False
+
+
+# an option a question names: ``--keep``, ``-k``, ``--no-preserve-root`` (not a hyphenated word: ``e-mail``)
+_LITERAL = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*+")
+
+
+def literals(question: str) -> list[str]:
+    """The command-line options ``question`` names, as written."""
+    return list(dict.fromkeys(m.group().rstrip("-") for m in _LITERAL.finditer(question)))
+
+
+def _says(sentence: str, literal: str) -> bool:
+    """Whether ``sentence`` holds ``literal`` as itself (``--keep``, not ``--keep-going``)."""
+    at = sentence.find(literal)
+    while at >= 0:
+        end = at + len(literal)
+        before = sentence[at - 1] if at else " "
+        after = sentence[end] if end < len(sentence) else " "
+        if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
+            return True
+        at = sentence.find(literal, at + 1)
+    return False
+
+
+def _defines(sentence: str, named: Sequence[str]) -> bool:
+    """Whether ``sentence`` is an option's entry in a manual page: it opens with option flags, one of them
+    named (``-k --keep Keep (don't delete) input files…``)."""
+    head = sentence.lstrip()
+    if not head.startswith("-"):
+        return False
+    flags = head[:80].split(" ")
+    opening = " ".join(f for f in flags[:6] if f.startswith("-") or f.startswith("<") or f.isupper())
+    return any(_says(opening, o) for o in named)
 
 
 def _supported_quotes(
-    embedder: Embedder, question: str, terms: set[str], candidates: list[tuple[IndexDoc, str]]
+    embedder: Embedder,
+    question: str,
+    terms: set[str],
+    candidates: list[tuple[IndexDoc, str]],
+    named: Sequence[str] = (),
 ) -> dict[str, list[tuple[IndexDoc, str]]]:
     """Up to three distinct sentences the question's words and meaning support, best first, each with the
-    places it stands (a German question's "die" is no match: ``terms`` are the keyword query's)."""
+    places it stands (a German question's "die" is no match: ``terms`` are the keyword query's). Where the
+    question names an option, a word its file's title holds counts as said (the "gzip" of "the --keep
+    option of gzip" is the page itself), and the option's own entry is support enough, first."""
 
-    def overlap(s: str) -> float:
+    def overlap(s: str, doc: IndexDoc) -> float:
         have = {w.lower() for w in words(s)}
+        if named:
+            have |= {w.lower() for w in words(f"{doc.title} {doc.filename}")}
         return len([t for t in terms if any(h.startswith(t[:5]) for h in have)]) / max(1, len(terms))
 
     import numpy as np  # imported on use: API-only cold starts never load it
@@ -104,13 +186,17 @@ def _supported_quotes(
         sims = vectors[1:] @ vectors[0]
     except (EmbeddingUnavailable, EmbeddingKeyRefused):
         sims = np.zeros(len(candidates), dtype=np.float32)
+    entries = {i for i, (_, s) in enumerate(candidates) if named and _defines(s, named)}
     scored = sorted(
-        ((float(sims[i]), overlap(s), doc, s) for i, (doc, s) in enumerate(candidates)),
-        key=lambda x: -(x[0] + x[1]),
+        ((float(sims[i]), overlap(s, doc), doc, s, i in entries) for i, (doc, s) in enumerate(candidates)),
+        key=lambda x: (not x[4], -(x[0] + x[1])),
     )
     quotes: dict[str, list[tuple[IndexDoc, str]]] = {}  # distinct sentence → where it stands, best first
-    for sim, share, doc, s in scored:
-        supported = share >= MIN_TERM_OVERLAP and (sim >= MIN_SENTENCE_SCORE or share >= 0.99)
+    page = scored[0][2].file_id if entries else None  # an option's entry answers from its own page alone
+    for sim, share, doc, s, entry in scored:
+        if page is not None and (doc.file_id != page or not entry):
+            continue  # an option's entry is the answer: its page's other mentions (a synopsis) are not
+        supported = entry or (share >= MIN_TERM_OVERLAP and (sim >= MIN_SENTENCE_SCORE or share >= 0.99))
         if supported and (_same(s) in quotes or len(quotes) < 3):
             quotes.setdefault(_same(s), []).append((doc, s))
     return quotes

@@ -21,6 +21,7 @@ from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import query_terms
 from semfs.pipeline.file_entities import named_in
+from semfs.pipeline.query.answerers import literals
 from semfs.pipeline.query.search import Vectors, highlight, keyword_text, retrieve, shown_scores
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 MIN_QUERY_CHARS = 10
 ANSWER_MIN = WEAK  # the relevance a file needs to be answered from (bench/answer_quality.py)
+LITERAL_PASSAGES = 6  # the passages that say an option a question names, fetched beside the best hits
 
 
 def _chunks_in_scope(
@@ -45,7 +47,14 @@ def _chunks_in_scope(
         best = max(found.relevance[f] for f, _, _ in found.files)
         return [], found.keyword_query, f"the closest passages are weak evidence (relevance {best:.2f})"
     ids = [h.chunk_id for _, hits in strong for h in hits]
-    docs = found.docs
+    docs = dict(found.docs)
+    named = literals(question)
+    if named:  # the passages of those files that say the option: its entry may be past their best three hits
+        scoped = filters.model_copy(update={"file_ids": [f for f, _ in strong]})
+        said = c.index.keyword(tenant, " ".join(named), scoped, LITERAL_PASSAGES)
+        extra = [h.chunk_id for h in said if h.chunk_id not in docs]
+        docs |= c.index.get_docs(tenant, extra)
+        ids = [h.chunk_id for h in said] + [i for i in ids if i not in {h.chunk_id for h in said}]
     return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
 
 
