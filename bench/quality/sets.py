@@ -191,3 +191,28 @@ def off_topic(per_split: int) -> list[tuple[str, Split]]:
                 out.append((q["text"], s))
                 taken[s] += 1
     return out
+
+
+_TRAILER = re.compile(r"^ -- (?P<name>[^<\n]{3,60}?) +<[^>\n]+@", re.M)
+_DEP5 = re.compile(
+    r"^(?:Upstream-Contact|Copyright|Maintainer|Uploaders)?:?[ \t]+(?:[\d, -]+[ \t]+)?"
+    r"(?P<name>[^<\n:]{3,60}?) +<[^>\n]+@",
+    re.M,
+)
+_ORGISH = re.compile(
+    r"\b(?:Inc|Ltd|LLC|GmbH|Foundation|Project|Team|Maintainers|Developers|Software|Corporation|University"
+    r"|Consortium|Group|Association|Institute|Authors|Contributors|Debian|Ubuntu|GNU)\b",
+    re.I,
+)
+_PERSONISH = re.compile(r"[A-ZÀ-Þ][\w'’.-]+(?: [A-ZÀ-Þa-z][\w'’.-]+){1,3}")
+
+
+def people_named(path: Path) -> set[str]:
+    """The persons a Debian changelog's sign-off lines (`` -- Name <address>``) or a machine-readable copyright
+    file's contact and copyright lines (``Name <address>``) name: written by Debian maintainers, not by us.
+    A name of two to four words, none of them an organisation's (Inc, Team, Project …)."""
+    text = source(path)
+    names = {m["name"].strip() for m in _TRAILER.finditer(text)}
+    if path.name == "copyright" and text.startswith("Format:"):
+        names |= {m["name"].strip() for m in _DEP5.finditer(text)}
+    return {n for n in names if _PERSONISH.fullmatch(n) and not _ORGISH.search(n)}

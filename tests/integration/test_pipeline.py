@@ -565,3 +565,19 @@ def test_files_that_disagree_are_shown_disagreeing(container: Container) -> None
     assert said.startswith("The files differ."), said
     assert "acme-terms.txt (added " in said and "globex-terms.txt (added " in said
     assert "30 days" in said and "45 days" in said
+
+
+def test_a_yes_no_question_keeps_its_yes_and_no_question_is_quoted_back(container: Container) -> None:
+    """Issue 51.2: a yes/no question lost its "Yes" (a sentence too short to quote) and was answered with
+    the FAQ's own question."""
+    from semfs.pipeline.query.ask import ask
+
+    faq = (
+        "# Depot FAQ\n\nCan a pallet be moved between depots on a Sunday?\n\n"
+        "Yes. A pallet is moved between depots on a Sunday with the duty manager's approval."
+    )
+    ingest_bytes(container, T, faq.encode(), "faq.md")
+    answer = ask(container, T, "Can a pallet be moved between depots on a Sunday?")
+    assert answer.status == "answered", answer.reason
+    assert (answer.answer or "").startswith("Yes. A pallet is moved"), answer.answer
+    assert "?" not in (answer.answer or "")

@@ -34,7 +34,8 @@ GENERIC = frozenset(
     jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
     sunday mon tue wed thu fri sat sun able instead additional longer current create creates created
     void define typedef const struct macro int char bool ctxt ptr
-    provide provides provided want wants wanted granted see please thanks like also""".split()
+    provide provides provided want wants wanted granted see please thanks like also available
+    changes change changed changelog release releases released bug bugs news upload uploaded""".split()
 )
 
 

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 MIN_SENTENCE_SCORE = 0.45  # cosine of question and sentence (all-MiniLM-L6-v2) below which evidence is weak
 MIN_TERM_OVERLAP = 0.34  # share of the question's content words a supporting sentence must contain
+# an option's entry, with its page's title: "the --keep option of gzip" needs keep and gzip, not strace's
+# --output entry for "the --output option of time" (fitted on the quality card's dev split)
+ENTRY_TERM_OVERLAP = 0.6
 
 
 class ExtractiveAnswerer:
@@ -63,7 +66,22 @@ def passage_sentences(text: str) -> list[str]:
             run = []
     if run:
         pieces.append(" ".join(run))
-    return [s for piece in pieces for s in sentences(piece)]
+    return _replies_kept([s for piece in pieces for s in sentences(piece)])
+
+
+_REPLY = re.compile(r"(?:yes|no|yes indeed|no, never|correct|right)[.!]?", re.I)
+
+
+def _replies_kept(found: list[str]) -> list[str]:
+    """A one-word reply ("Yes." under a FAQ's question) joined to the sentence after it: alone it is too
+    short to quote, and the answer lost its "Yes" (issue 51.2)."""
+    out: list[str] = []
+    for s in found:
+        if out and _REPLY.fullmatch(out[-1].strip()):
+            out[-1] = f"{out[-1].strip()} {s}"
+        else:
+            out.append(s)
+    return out
 
 
 def _same(sentence: str) -> str:
@@ -80,7 +98,10 @@ def _extractive(
     """The answer is up to three distinct sentences, in the order they stand in the best passage that has
     them (so it reads as a paragraph); a sentence that several files hold is quoted once and cites each."""
     candidates: list[tuple[IndexDoc, str]] = [
-        (doc, s) for doc in chunks for s in passage_sentences(doc.text) if 4 <= len(words(s)) <= 80
+        (doc, s)
+        for doc in chunks
+        for s in passage_sentences(doc.text)
+        if 4 <= len(words(s)) <= 80 and not s.rstrip().endswith("?")  # a question (a FAQ's) is no answer
     ][:200]
     if not candidates:
         return "no passage in scope is about the question"
@@ -128,6 +149,7 @@ def _differ(sentences: list[str]) -> bool:
     return False
 
 
+_OPTION_WORDS = frozenset({"option", "options", "flag", "flags", "switch", "switches", "argument", "parameter"})
 # an option a question names: ``--keep``, ``-k``, ``--no-preserve-root`` (not a hyphenated word: ``e-mail``)
 _LITERAL = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*+")
 
@@ -173,11 +195,14 @@ def _supported_quotes(
     question names an option, a word its file's title holds counts as said (the "gzip" of "the --keep
     option of gzip" is the page itself), and the option's own entry is support enough, first."""
 
+    if named:  # "the --keep option": the word says what the literal is, not what is asked about it
+        terms = {t for t in terms if t not in _OPTION_WORDS} or terms
+
     def overlap(s: str, doc: IndexDoc) -> float:
         have = {w.lower() for w in words(s)}
-        if named:
-            have |= {w.lower() for w in words(f"{doc.title} {doc.filename}")}
-        return len([t for t in terms if any(h.startswith(t[:5]) for h in have)]) / max(1, len(terms))
+        titled = {w.lower() for w in words(f"{doc.title} {doc.filename}")} if named else set()
+        said = [t for t in terms if t in titled or any(h.startswith(t[:5]) for h in have)]  # a title: whole words
+        return len(said) / max(1, len(terms))
 
     import numpy as np  # imported on use: API-only cold starts never load it
 
@@ -191,12 +216,15 @@ def _supported_quotes(
         ((float(sims[i]), overlap(s, doc), doc, s, i in entries) for i, (doc, s) in enumerate(candidates)),
         key=lambda x: (not x[4], -(x[0] + x[1])),
     )
+    # an option's entry is the answer, from its own page alone (the page's other mentions, a synopsis, are
+    # not): the best entry that, with its page's title, says most of what was asked ("keep" … "gzip")
+    answering = [x for x in scored if x[4] and x[1] >= ENTRY_TERM_OVERLAP]
+    if answering:
+        page = answering[0][2].file_id
+        scored = [x for x in answering if x[2].file_id == page]
     quotes: dict[str, list[tuple[IndexDoc, str]]] = {}  # distinct sentence → where it stands, best first
-    page = scored[0][2].file_id if entries else None  # an option's entry answers from its own page alone
-    for sim, share, doc, s, entry in scored:
-        if page is not None and (doc.file_id != page or not entry):
-            continue  # an option's entry is the answer: its page's other mentions (a synopsis) are not
-        supported = entry or (share >= MIN_TERM_OVERLAP and (sim >= MIN_SENTENCE_SCORE or share >= 0.99))
+    for sim, share, doc, s, _ in scored:
+        supported = bool(answering) or (share >= MIN_TERM_OVERLAP and (sim >= MIN_SENTENCE_SCORE or share >= 0.99))
         if supported and (_same(s) in quotes or len(quotes) < 3):
             quotes.setdefault(_same(s), []).append((doc, s))
     return quotes

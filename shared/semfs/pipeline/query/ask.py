@@ -40,6 +40,9 @@ def _chunks_in_scope(
     the keyword legs searched for them (``keyword_text``), and, when none is, why."""
     found = retrieve(c, tenant, question, "hybrid", filters, limit)
     strong = [(f, hits) for f, _, hits in found.files if found.relevance[f] >= ANSWER_MIN]
+    named = literals(question)
+    if named:  # a question about an option: any file found may hold its entry, which is evidence enough
+        strong = [(f, hits) for f, _, hits in found.files]
     if not strong:
         if not found.files:
             why = "nothing in scope is relevant enough to the question" if found.below_floor else ""
@@ -48,13 +51,14 @@ def _chunks_in_scope(
         return [], found.keyword_query, f"the closest passages are weak evidence (relevance {best:.2f})"
     ids = [h.chunk_id for _, hits in strong for h in hits]
     docs = dict(found.docs)
-    named = literals(question)
-    if named:  # the passages of those files that say the option: its entry may be past their best three hits
+    if named:  # the passages that say the option: in the files found (its entry may be past their best
+        # hits), and in whichever file with the question's words (the page asked about may not be among them)
         scoped = filters.model_copy(update={"file_ids": [f for f, _ in strong]})
         said = c.index.keyword(tenant, " ".join(named), scoped, LITERAL_PASSAGES)
+        said += c.index.keyword(tenant, " ".join([*named, question]), filters, LITERAL_PASSAGES)
         extra = [h.chunk_id for h in said if h.chunk_id not in docs]
         docs |= c.index.get_docs(tenant, extra)
-        ids = [h.chunk_id for h in said] + [i for i in ids if i not in {h.chunk_id for h in said}]
+        ids = list(dict.fromkeys([*(h.chunk_id for h in said), *ids]))
     return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
 
 
