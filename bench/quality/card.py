@@ -12,6 +12,8 @@ enricher and embedding model). Measured:
 - **ask** (``What does the --keep option of gzip do?``): *right* (answered, citing the page, with at least
   half the content words of the page's own description of the option), *wrong* (answered otherwise),
   *refused*; the same question about an option the page lacks: *refused* is right;
+- **purpose** (``What is gzip used for?``, added after the option questions were fitted, as a check on a
+  second kind of question): right when it cites the page and says half of its NAME line's words;
 - **titles and tags** (``rubric.py``, a written rubric): the share of files whose title and tags a person
   would accept;
 - **persons** named on Debian changelogs' sign-off lines and copyright files' contact lines
@@ -147,6 +149,23 @@ def score_ask(
             print(f"[ask {verdict}] {q.text} want {q.expected!r}\n    {said!s:.300}", file=sys.stderr)
 
 
+def score_purpose(
+    c: Any, questions: list[sets.PurposeQuestion], ids: dict[str, str], tally: dict[str, Tally], show: str
+) -> None:
+    """``What is gzip used for?``: right when the answer cites the page and holds half the content words of its
+    NAME line ("compress or expand files")."""
+    for q in questions:
+        a = ask(c, T, q.text)
+        cited = {x.file_id for x in a.citations}
+        said, want = sets.content_words(a.answer or ""), sets.content_words(q.expected)
+        right = a.status == "answered" and ids.get(str(q.page)) in cited and len(said & want) >= len(want) / 2
+        verdict = "right" if right else ("refused" if a.status == "no_answer" else "wrong")
+        tally[q.split].add("purpose", **{f"purpose {v}": verdict == v for v in ("right", "wrong", "refused")})
+        if show == q.split and verdict != "right":
+            said_text = a.answer if a.status == "answered" else a.reason
+            print(f"[purpose {verdict}] {q.text} want {q.expected!r}\n    {said_text!s:.300}", file=sys.stderr)
+
+
 def score_rubric(c: Any, tally: dict[str, Tally], pkgs: list[sets.Package], ids: dict[str, str], show: str) -> None:
     """50 files of each split, 25 manual pages and 25 documentation files (by hash of the path)."""
     kind_of = {str(p): (pkg.split, "page") for pkg in pkgs for p in pkg.pages}
@@ -197,6 +216,9 @@ def card(tally: dict[str, Tally]) -> list[tuple[str, str, str, str]]:
         ("ask wrong", "ask"),
         ("ask refused", "ask"),
         ("unanswerable refused", "unanswerable"),
+        ("purpose right", "purpose"),
+        ("purpose wrong", "purpose"),
+        ("purpose refused", "purpose"),
         ("titles and tags acceptable", "rubric"),
         ("persons found", "people"),
     ):
@@ -227,6 +249,7 @@ def main() -> None:
         score_search(c, pkgs, ids, tally, args.show)
         score_off_topic(c, sets.off_topic(args.off_topic), tally, args.show)
         score_ask(c, sets.option_questions(pkgs), ids, tally, args.show)
+        score_purpose(c, sets.purpose_questions(pkgs), ids, tally, args.show)
         score_rubric(c, tally, pkgs, ids, args.show)
         score_people(c, tally, pkgs, ids, args.show)
     finally:

@@ -216,3 +216,29 @@ def people_named(path: Path) -> set[str]:
     if path.name == "copyright" and text.startswith("Format:"):
         names |= {m["name"].strip() for m in _DEP5.finditer(text)}
     return {n for n in names if _PERSONISH.fullmatch(n) and not _ORGISH.search(n)}
+
+
+@dataclass
+class PurposeQuestion:
+    page: Path
+    command: str
+    expected: str  # the page's NAME line after its dash: "compress or expand files"
+    split: Split
+
+    @property
+    def text(self) -> str:
+        return f"What is {self.command} used for?"
+
+
+_NAME_LINE = re.compile(r"^NAME\n\s+(?P<names>[^\n]+?)\s+[-\u2013\u2014]\s+(?P<what>[^\n]+)", re.M)
+
+
+def purpose_questions(pkgs: list[Package]) -> list[PurposeQuestion]:
+    """One question per package: what its first page's command is for, answered by the page's NAME line."""
+    out: list[PurposeQuestion] = []
+    for pkg in pkgs:
+        page = pkg.pages[0]
+        m = _NAME_LINE.search(rendered(page))
+        if m and len(content_words(m["what"])) >= 2:
+            out.append(PurposeQuestion(page, page.name.split(".")[0], m["what"].strip(), pkg.split))
+    return out

@@ -233,8 +233,17 @@ PREFIXED = re.compile(r"(?<![\w-])(?P<p>" + "|".join(_PREFIXES) + r")[-_/#]?(?P<
 _ID_SHAPE = re.compile(r"[A-Z0-9][A-Z0-9\-/._]{1,40}[A-Z0-9]")
 IBAN_CANDIDATE = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![A-Z0-9])")
 
-_NAME = r"[A-Z][a-zà-ÿ'’-]{1,30}"
-_PERSON_NAME = rf"(?P<name>{_NAME}(?:[ \t]+[A-Z]\.)?(?:[ \t]+(?:van|von|de|der|den|da|di|le|la)?[ \t]?{_NAME}){{1,2}})"
+# a name's letters: Latin capitals with their accented forms (Étienne, Łukasz) and small letters with theirs
+# (Beširović, Kęstutis, Rūdolfs); a capital inside (LaMont, MacKenzie) or after a hyphen (Hoi-Ho)
+_UPPER = "A-ZÀ-ÖØ-Þ" + "".join(ch for ch in map(chr, range(0x100, 0x180)) if ch.isupper())
+_LOWER = "a-zß-öø-ÿ" + "".join(ch for ch in map(chr, range(0x100, 0x180)) if ch.islower())
+_NAME = rf"[{_UPPER}][{_LOWER}'’]{{1,30}}(?:[{_UPPER}][{_LOWER}]{{1,20}}|-[{_UPPER}]?[{_LOWER}]{{1,20}})?"
+_PARTICLE = r"(?:van|von|de|der|den|da|di|le|la|dos|del)"
+_PERSON_NAME = rf"(?P<name>{_NAME}(?:[ \t]+[A-Z]\.)?(?:[ \t]+{_PARTICLE}?[ \t]?{_NAME}){{1,2}})"
+# before an address a name is what its owner wrote: up to four words, an initial first ("A. Maitland Bottoms")
+_ADDRESSED_NAME = (
+    rf"(?P<name>(?:[{_UPPER}]\.[ \t]+)?{_NAME}(?:[ \t]+[{_UPPER}]\.)?(?:[ \t]+{_PARTICLE}?[ \t]?{_NAME}){{1,3}})"
+)
 TITLED = re.compile(rf"\b(?P<cue>Mr|Mrs|Ms|Miss|Dr|Prof|Professor|Herr|Frau|Mme|Sir|Dame)\.?[ \t]+{_PERSON_NAME}")
 CUED = re.compile(
     r"(?i:\b(?P<cue>signed by|prepared by|approved by|reviewed by|authored by|written by|submitted by|"
@@ -243,7 +252,9 @@ CUED = re.compile(
     r"requested by|ordered by|insured|patient|employee|applicant|witness)"
     r")\b[ \t]*[:,]?[ \t]*\n?[ \t]*" + _PERSON_NAME + r"(?![\w-])"
 )
-NAMED_ADDRESS = re.compile(_PERSON_NAME + r"[ \t]*[<(\[][ \t]*(?P<email>[A-Za-z0-9._%+-]{1,64}@)")
+NAMED_ADDRESS = re.compile(
+    rf"(?<![\w{_UPPER}{_LOWER}.])" + _ADDRESSED_NAME + r"[ \t]*[<(\[][ \t]*(?P<email>[A-Za-z0-9._%+-]{1,64}@)"
+)
 _LEGAL = (
     r"Inc|Incorporated|Ltd|Limited|LLC|L\.L\.C|LLP|GmbH|gGmbH|AG|SE|SA|S\.A|SAS|SARL|BV|B\.V|NV|N\.V|plc|PLC|"
     r"Corp|Corporation|Co|Company|Pty|KG|AB|ASA|Oy|S\.p\.A|S\.r\.l|Srl|SpA|Group|Holdings"
