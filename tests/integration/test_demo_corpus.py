@@ -153,3 +153,19 @@ def test_ask_refuses_on_weak_evidence_with_the_reason(loaded: Container) -> None
     assert refused.status == "no_answer" and refused.reason
     answered = ask(loaded, T, "how many days of paid holiday do staff get")
     assert answered.status == "answered" and "28 days" in (answered.answer or "")
+
+
+def test_a_briefing_judges_a_long_message_by_its_subject_too_and_lists_by_relevance(loaded: Container) -> None:
+    """Issue 51.2: context marked the right file weak (a relevance weighs the share of the query's words a
+    file holds, and a message's chit-chat dilutes it) and listed 0.04 above 0.10."""
+    from semfs.pipeline.query.ask import context
+
+    body = (
+        "Hi, before the board meeting could you send me the quarterly sales by region? I want to compare the"
+        " electric bike line with last quarter. Thanks"
+    )
+    brief = context(loaded, T, "Q3 numbers", body)
+    shown = [b.relevance for b in brief]
+    assert shown == sorted(shown, reverse=True), [(b.filename, b.relevance) for b in brief]
+    assert brief[0].filename in {"q3-board-update.pptx", "q3-financial-report.xlsx"}
+    assert brief[0].relevance >= 0.2  # the message alone gave the slides 0.04

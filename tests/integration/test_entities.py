@@ -143,7 +143,9 @@ def test_context_brings_the_files_naming_what_the_message_names_first_saying_why
     real = c.embedder.embed_query
     monkeypatch.setattr(c.embedder, "embed_query", lambda q: embedded.append(q) or real(q))
     items = context(c, "acme", "Question about INV-2024-0042", "Hello, has this been paid yet? Regards, a customer")
-    assert len(embedded) == 1  # ranked twice (every file, then those naming the invoice), embedded once
+    # ranked three times (every file, those naming the invoice, and by the subject): the message embedded
+    # once, its subject once
+    assert len(embedded) == len(set(embedded)) == 2, embedded
     assert [i.file_id for i in items[:2]] == [ids["invoice"], ids["reminder"]] or [i.file_id for i in items[:2]] == [
         ids["reminder"],
         ids["invoice"],
