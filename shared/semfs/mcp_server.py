@@ -161,15 +161,18 @@ def build_server(
         return run("search", go)
 
     @server.tool(title="Answer from the files")
-    def ask(question: str, file_id: str | None = None, thread: str | None = None) -> dict[str, Any]:
+    def ask(
+        question: str, file_id: str | None = None, thread: str | None = None, include_agent_files: bool = False
+    ) -> dict[str, Any]:
         """A short answer quoted from the files, each sentence cited (file id, location, quote), or
         `no_answer` with the reason when the files do not support one. Scope it to one file (file_id) or one
-        mail thread (its subject or id)."""
+        mail thread (its subject or id). Files agents saved (drafts, summaries) are left out unless
+        include_agent_files: an answer should rest on the sources, not on an earlier draft of it."""
         from semfs.pipeline.query.ask import ask as run_ask
 
         def go() -> dict[str, Any]:
             request = AskRequest.model_validate({"question": question, "file_id": file_id})
-            scope = SearchFilters().read_as(tokens())
+            scope = SearchFilters(include_agent_files=include_agent_files).read_as(tokens())
             if request.file_id:
                 scope = scope.model_copy(update={"file_ids": [record(request.file_id).file_id]})
             if thread:
@@ -182,7 +185,8 @@ def build_server(
     def context(subject: str, body: str = "", limit: int = 5) -> dict[str, Any]:
         """The files to know about before answering a message (its subject and body): each with its title,
         summary, relevance and the passage that shows why it matters. Files that name what the message
-        names (an invoice number, an organisation, a person) come first, with those names in `entities`."""
+        names (an invoice number, an organisation, a person) come first, with those names in `entities`.
+        Files agents saved are left out: a briefing is about the sources."""
         from semfs.pipeline.query.ask import context as run_context
 
         def go() -> dict[str, Any]:

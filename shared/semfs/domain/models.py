@@ -400,6 +400,9 @@ class SearchFilters(Frozen):
     file_ids: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=MAX_FILTER_FILES)
     # files naming this entity: its id ("organisation:acme") or as a person writes it ("Acme Corp")
     entity: str | None = Field(default=None, max_length=200)
+    # files agents made (``agent_generated``): None leaves it to the use — search shows them, ``ask`` and
+    # ``context`` leave them out, so an agent's own draft never becomes the source of its next answer
+    include_agent_files: StrictBool | None = None
     # who the search reads as (``domain/access.py``): set from the verified caller only, never from input
     # (a private attribute: no request body or MCP argument can name it); ``None`` reads every file
     _readers: tuple[str, ...] | None = PrivateAttr(default=None)

@@ -18,6 +18,7 @@ from typing import Literal
 
 from semfs.domain.access import readers_of
 from semfs.domain.models import FileRecord, SearchFilters
+from semfs.domain.vocabulary import SOURCE_TYPES
 
 # what a search's scope filters on index documents
 Field = Literal["tenant", "reader", "latest", "tag", "source_type", "contact", "thread", "mime", "created", "file_id"]
@@ -117,6 +118,8 @@ def scope(tenant_id: str, filters: SearchFilters) -> list[Clause]:
     ):
         if value:
             clauses.append(Term(field, value))  # type: ignore[arg-type]
+    if filters.include_agent_files is False and not filters.source_type:
+        clauses.append(AnyOf("source_type", tuple(s for s in SOURCE_TYPES if s != "agent_generated")))
     if filters.date_from or filters.date_to:
         clauses.append(DayRange("created", filters.date_from, filters.date_to))
     if filters.file_ids:

@@ -85,7 +85,7 @@ def ask(
     read_as = " ".join([*earlier, question])[:4000]  # what finds the passages: the follow-up in its conversation
     if len(read_as) < MIN_QUERY_CHARS:
         return Answer.refused("the question is too short")
-    chunks, keyword_query, weak = _chunks_in_scope(c, tenant, read_as, filters or SearchFilters(), limit)
+    chunks, keyword_query, weak = _chunks_in_scope(c, tenant, read_as, without_agent_files(filters), limit)
     if not chunks:
         return Answer.refused(weak or "nothing in scope matches the question")
     if earlier:  # the passages are the conversation's; the sentences that answer are the follow-up's
@@ -100,6 +100,15 @@ def ask(
         return Answer.refused(e.reason)
     cited = [CitedPassage.of(x) for x in citations]
     return Answer(status="answered", answer=shown, citations=cited, method=c.answerer.method)
+
+
+def without_agent_files(filters: SearchFilters | None) -> SearchFilters:
+    """``filters`` for an answer or a briefing: without files agents made unless the caller asked for them.
+    An agent that saved a draft and asked again was answered from its own draft (issue 52)."""
+    filters = filters or SearchFilters()
+    if filters.include_agent_files is None:
+        return filters.model_copy(update={"include_agent_files": False})
+    return filters
 
 
 def _by_subject(
@@ -131,7 +140,7 @@ def context(
     text = " ".join(f"{subject}\n{body}".split())[:2000]
     if len(text) < MIN_QUERY_CHARS:
         return []
-    filters = filters or SearchFilters()
+    filters = without_agent_files(filters)
     named = named_in(c, tenant, f"{subject}\n{body}")
     naming: dict[str, list[str]] = {}  # file id → the labels of the message's entities it names
     for entity in named:

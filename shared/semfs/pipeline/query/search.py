@@ -341,6 +341,19 @@ def shown_scores(
     return [(f, 1.0 / (i + 1), hits) for i, (f, _, hits) in enumerate(files)]
 
 
+def below_their_sources(items: list[SearchResultItem]) -> list[SearchResultItem]:
+    """The results with each file an agent made listed after every file it was made from that is listed
+    too: a draft that quotes the agreement is no better a source than the agreement (issue 52)."""
+    out = list(items)
+    for item in items:
+        sources = set(item.origin.get("derived_from") or []) if item.source_type == "agent_generated" else set()
+        at = [i for i, x in enumerate(out) if x.file_id in sources]
+        here = out.index(item)
+        if at and max(at) > here:
+            out.insert(max(at), out.pop(here))
+    return out
+
+
 def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchResponse:
     """Search one tenant's files; each result carries its best snippets with their locations and its
     calibrated relevance. A query nothing answers closely enough gets no results and a note saying so."""
@@ -383,6 +396,7 @@ def search(c: Container, tenant_id: str, request: SearchRequest) -> SearchRespon
                 came_from=record.came_from,
             )
         )
+    items = below_their_sources(items)
     note = None
     if not items:
         note = (

@@ -725,6 +725,7 @@ export interface components {
              *       "date_to": null,
              *       "entity": null,
              *       "file_ids": [],
+             *       "include_agent_files": null,
              *       "include_history": false,
              *       "mime_type": null,
              *       "source_type": null,
@@ -1821,6 +1822,8 @@ export interface components {
             entity?: string | null;
             /** File Ids */
             file_ids?: string[];
+            /** Include Agent Files */
+            include_agent_files?: boolean | null;
             /**
              * Include History
              * @default false
@@ -1844,6 +1847,7 @@ export interface components {
              *       "date_to": null,
              *       "entity": null,
              *       "file_ids": [],
+             *       "include_agent_files": null,
              *       "include_history": false,
              *       "mime_type": null,
              *       "source_type": null,
