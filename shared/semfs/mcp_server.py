@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
@@ -21,7 +22,7 @@ from pydantic import ValidationError
 from semfs.api.models import AskRequest, ContextRequest
 from semfs.domain.access import Principal, can_read
 from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
-from semfs.domain.models import SearchFilters, SearchRequest
+from semfs.domain.models import SearchFilters, SearchRequest, SearchResultItem
 from semfs.domain.outcomes import Status
 from semfs.domain.tenants import checked_tenant_id
 from semfs.observability import get_logger
@@ -49,6 +50,43 @@ INSTRUCTIONS = (
     "files say about a person, organisation or invoice number, `read_file` to read one, "
     "and `save_artifact` to store what you produced with where it came from."
 )
+
+
+SEARCH_CHARS = 12_000  # a search answer's default budget: MCP clients cut tool results at ~25k tokens
+
+
+def _result(r: SearchResultItem) -> dict[str, Any]:
+    """One search result as a model reads it: what it is, where it came from, how relevant, the passages."""
+    return {
+        "file_id": r.file_id,
+        "title": r.title,
+        "filename": r.filename,
+        "came_from": r.came_from,
+        "source_type": r.source_type,
+        "origin": r.origin,  # sender, subject, thread; agent, run, derived_from
+        "version": r.version,
+        "is_latest": r.is_latest,
+        "document_date": r.document_date.isoformat() if r.document_date else None,
+        "relevance": r.relevance,
+        "weak": r.weak,
+        "summary": r.summary,
+        "passages": [{"text": s.text, "location": s.location.label()} for s in r.snippets],
+    }
+
+
+def _fitting(results: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
+    """The first results whose JSON fits ``max_chars`` together (the first one always, its passages cut
+    to fit when it alone is longer)."""
+    kept: list[dict[str, Any]] = []
+    used = 0
+    for r in results:
+        size = len(json.dumps(r, default=str))
+        if kept and used + size > max_chars:
+            break
+        cut = r if kept or size <= max_chars else {**r, "summary": (r["summary"] or "")[: max_chars // 4]}
+        kept.append(cut if cut is r else {**cut, "passages": r["passages"][:1]})
+        used += size
+    return kept
 
 
 def _failure(e: Exception) -> str:
@@ -79,7 +117,13 @@ def build_server(
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
     tenant = checked_tenant_id(tenant)  # every host hands a checked one; a caller in code is held to it too
-    server = MCPServer("semfs", instructions=INSTRUCTIONS)
+    from mcp.types import ToolAnnotations
+
+    from semfs import __version__
+
+    server = MCPServer("semfs", instructions=INSTRUCTIONS, version=__version__)
+    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
     def run(tool: str, fn: Callable[[], T]) -> T:
         """``fn()``, what it cannot do answered as a tool error in the API's words, never a traceback."""
@@ -111,12 +155,20 @@ def build_server(
     def filters(
         tags: list[str] | None, source_type: str | None, thread: str | None, contact: str | None, entity: str | None
     ) -> SearchFilters:
+        """The filters, each one that names nothing of this tenant's refused as such: "no thread named …"
+        tells a model to look the name up, where "no file matches" told it there was nothing to find."""
         base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type, "entity": entity})
-        return base.model_copy(
-            update={"thread_id": names.thread_id(c, tenant, thread), "contact_id": names.contact_id(c, tenant, contact)}
-        ).read_as(tokens())
+        thread_id, contact_id = names.thread_id(c, tenant, thread), names.contact_id(c, tenant, contact)
+        everything = RecordQuery(tenant_id=tenant, limit=1, readers=tokens())
+        asked = [("thread", thread, replace(everything, thread_id=thread_id)) if thread_id else None]
+        asked += [("contact", contact, replace(everything, contact_id=contact_id)) if contact_id else None]
+        asked += [("tags", t, replace(everything, tag=vocabulary.named(c, tenant, t))) for t in tags or []]
+        for shown, given, query in filter(None, asked):  # (among what the caller may read: no existence leaks)
+            if not c.repo.query(query):
+                raise InvalidRequest(f"{shown}: no file you can read is filed under {given!r}")
+        return base.model_copy(update={"thread_id": thread_id, "contact_id": contact_id}).read_as(tokens())
 
-    @server.tool(title="Search files")
+    @server.tool(title="Search files", annotations=reads)
     def search(
         query: str,
         mode: str = "hybrid",
@@ -126,41 +178,45 @@ def build_server(
         thread: str | None = None,
         contact: str | None = None,
         entity: str | None = None,
+        min_relevance: float = 0.0,
+        max_chars: int = SEARCH_CHARS,
+        cursor: str | None = None,
     ) -> dict[str, Any]:
-        """Find files by meaning and keyword. Returns each file's id, title, where it came from, a calibrated
-        relevance (0-1; `weak` below 0.25) and its best passages with their locations; no results (with a
-        note) when nothing is relevant enough. mode: hybrid (default), keyword (exact names, numbers, codes)
-        or semantic. Filters: tags, source_type (upload, email_attachment, agent_generated), a mail thread's
-        subject or id, a contact's name, address or id, and entity: only files whose text names it (a
-        person, organisation, amount or identifier as written, e.g. "Acme Corp" or "INV-2024-0042")."""
+        """Find files by meaning and keyword, most relevant first. Each result: the file's id, title, where it
+        came from (path, sender, thread, the agent and the files it was made from), its version, a calibrated
+        relevance (0-1; `weak` below 0.25) and its best passages with their locations. mode: hybrid (default),
+        keyword (exact names, numbers, codes) or semantic. Filters: tags, source_type (upload,
+        email_attachment, agent_generated), a mail thread's subject or id, a contact's name, address or id,
+        and entity: only files whose text names it (a person, organisation, amount or identifier as written,
+        e.g. "Acme Corp" or "INV-2024-0042"). min_relevance leaves weaker results out; the answer stays within
+        max_chars (default 12,000) and gives a `next_cursor` when more results follow: pass it as cursor."""
         from semfs.pipeline.query.search import search as run_search
 
         def go() -> dict[str, Any]:
+            if not 1 <= limit <= 50 or not 0.0 <= min_relevance <= 1.0 or not 500 <= max_chars <= 100_000:
+                raise InvalidRequest("limit: 1 to 50; min_relevance: 0 to 1; max_chars: 500 to 100,000")
+            if cursor is not None and not (cursor.isdigit() and int(cursor) < 100):
+                raise InvalidRequest("cursor: pass the next_cursor of the previous answer as it came")
+            offset = int(cursor or 0)
             scope = filters(tags, source_type, thread, contact, entity)
-            request = SearchRequest.model_validate({"query": query, "mode": mode, "limit": limit})
-            request = request.model_copy(update={"filters": scope})  # (validating a copy would drop its readers)
+            asked = {"query": query, "mode": mode, "limit": min(100, offset + limit)}
+            request = SearchRequest.model_validate(asked).model_copy(update={"filters": scope})  # (keeps readers)
             resp = run_search(c, tenant, request)
+            ranked = resp.results[offset : offset + limit]
+            shown = [_result(r) for r in ranked if r.relevance >= min_relevance]
+            kept = _fitting(shown, max_chars)
+            more = len(kept) < len(shown) or len(resp.results) > offset + limit
             return {
-                "results": [
-                    {
-                        "file_id": r.file_id,
-                        "title": r.title,
-                        "filename": r.filename,
-                        "came_from": r.came_from,
-                        "relevance": r.relevance,
-                        "weak": r.weak,
-                        "summary": r.summary,
-                        "passages": [{"text": s.text, "location": s.location.label()} for s in r.snippets],
-                    }
-                    for r in resp.results
-                ],
+                "results": kept,
+                "next_cursor": str(offset + len(ranked) - (len(shown) - len(kept))) if more else None,
+                "below_min_relevance": len(ranked) - len(shown),
                 "note": resp.note,
                 "degraded": resp.degraded,
             }
 
         return run("search", go)
 
-    @server.tool(title="Answer from the files")
+    @server.tool(title="Answer from the files", annotations=reads)
     def ask(
         question: str, file_id: str | None = None, thread: str | None = None, include_agent_files: bool = False
     ) -> dict[str, Any]:
@@ -181,7 +237,7 @@ def build_server(
 
         return run("ask", go)
 
-    @server.tool(title="Context for a message")
+    @server.tool(title="Context for a message", annotations=reads)
     def context(subject: str, body: str = "", limit: int = 5) -> dict[str, Any]:
         """The files to know about before answering a message (its subject and body): each with its title,
         summary, relevance and the passage that shows why it matters. Files that name what the message
@@ -197,7 +253,7 @@ def build_server(
 
         return run("context", go)
 
-    @server.tool(title="Who or what the files name")
+    @server.tool(title="Who or what the files name", annotations=reads)
     def entity(name: str) -> dict[str, Any]:
         """Look up a person, organisation, email address, phone number, amount, date or identifier (an
         invoice or order number) as the files write it, or by its id from another answer: what it is, the
@@ -215,7 +271,7 @@ def build_server(
 
         return run("entity", go)
 
-    @server.tool(title="List files")
+    @server.tool(title="List files", annotations=reads)
     def list_files(limit: int = 20, offset: int = 0, tag: str | None = None, sort: str = "newest") -> dict[str, Any]:
         """The latest version of each file, newest first (sort: newest, oldest, name, size), optionally with
         one tag; page with offset."""
@@ -243,7 +299,7 @@ def build_server(
 
         return run("list_files", go)
 
-    @server.tool(title="Read a file")
+    @server.tool(title="Read a file", annotations=reads)
     def read_file(file_id: str, offset: int = 0) -> dict[str, Any]:
         """A file's extracted text, a page at a time: blocks with their locations (page, sheet, slide,
         section) from `offset`; `next_offset` is where the next page starts (none: the end)."""
@@ -266,7 +322,7 @@ def build_server(
 
         return run("read_file", go)
 
-    @server.tool(title="Versions of a file")
+    @server.tool(title="Versions of a file", annotations=reads)
     def versions(file_id: str) -> dict[str, Any]:
         """Every version of the document a file belongs to, oldest first, with each one's change summary."""
 
@@ -282,19 +338,21 @@ def build_server(
 
         return run("versions", go)
 
-    @server.tool(title="Files like this one")
+    @server.tool(title="Files like this one", annotations=reads)
     def similar(file_id: str, limit: int = 10) -> dict[str, Any]:
         """Other files nearest to this one by meaning (latest versions, its own versions left out)."""
         from semfs.pipeline.query.similar import similar as run_similar
 
         def go() -> dict[str, Any]:
+            if not 1 <= limit <= 50:
+                raise InvalidRequest("limit: 1 to 50")
             record(file_id)
             found = run_similar(c, tenant, file_id, limit, readers=tokens())
             return {"files": [f.model_dump(mode="json") for f in found]}
 
         return run("similar", go)
 
-    @server.tool(title="Note on a file")
+    @server.tool(title="Note on a file", annotations=writes)
     def add_note(file_id: str, text: str, agent: str) -> dict[str, Any]:
         """Leave a short note on a file (what you checked, what it is for, a caveat): people see it on the
         file's page, signed with your agent name, and search finds the file by it. Plain text, at most 2,000
@@ -310,7 +368,7 @@ def build_server(
 
         return run("add_note", go)
 
-    @server.tool(title="A file's history")
+    @server.tool(title="A file's history", annotations=reads)
     def history(file_id: str) -> dict[str, Any]:
         """What happened to a file, oldest first: received (and from where), a new version of which file,
         processed, then what people and agents did (tags, notes, trash, restore, version links), and who."""
@@ -321,7 +379,9 @@ def build_server(
 
         return run("history", go)
 
-    @server.tool(title="Save an artifact")
+    @server.tool(
+        title="Save an artifact", annotations=writes.model_copy(update={"idempotent_hint": True})
+    )
     def save_artifact(
         content: str,
         filename: str,
@@ -337,6 +397,10 @@ def build_server(
 
         def go() -> dict[str, Any]:
             raw = content.encode("utf-8")
+            if not content.strip():
+                raise InvalidRequest("content: empty; save the text you produced")
+            if not filename.strip() or filename.strip(" .") == "":
+                raise InvalidRequest("filename: say what to call it (report.md, reply-draft.txt)")
             if len(raw) > MAX_ARTIFACT_BYTES:
                 raise InvalidRequest(f"content: at most {MAX_ARTIFACT_BYTES // (1024 * 1024)} MB")
             if not agent.strip() or not run_id.strip():

@@ -411,3 +411,67 @@ def test_a_filter_past_its_bound_is_a_tool_error_that_says_so(stocked: tuple[Con
     c, _ = stocked
     said = refused(call(c, T, "search", {"query": "holiday", "tags": [f"t{i}" for i in range(1000)]}))
     assert "tags" in said and "32" in said and "internal" not in said
+
+
+def test_tools_say_what_they_do_to_the_files_and_the_server_its_version(
+    stocked: tuple[Container, dict[str, str]],
+) -> None:
+    """Issue 52: no tool carried annotations and the server reported an empty version."""
+    from mcp import Client
+
+    from semfs import __version__
+
+    c, _ = stocked
+
+    async def go() -> Any:
+        async with Client(build_server(c, T)) as client:
+            return (await client.list_tools()).tools
+
+    tools = asyncio.run(go())
+    by_name = {t.name: t for t in tools}
+    assert all(t.annotations is not None for t in tools)
+    assert by_name["search"].annotations.read_only_hint is True
+    assert by_name["save_artifact"].annotations.read_only_hint is False
+    assert by_name["save_artifact"].annotations.destructive_hint is False
+    result = call(c, T, "list_files", {})
+    assert result.meta["io.modelcontextprotocol/serverInfo"]["version"] == __version__ != ""
+
+
+def test_a_search_stays_within_its_budget_pages_on_and_says_where_each_file_came_from(
+    stocked: tuple[Container, dict[str, str]],
+) -> None:
+    """Issue 52: a 10-result search was ~9.5k characters even when 9 were weak, with no budget, no cursor, no
+    minimum relevance, and no provenance but the path."""
+    c, _ = stocked
+    for n in range(12):
+        ingest_bytes(c, T, f"# Leave note {n}\n\nStaff leave and holiday days, note {n}.".encode(), f"leave-{n}.md")
+    first = ok(call(c, T, "search", {"query": "holiday leave days", "limit": 5, "max_chars": 2000}))
+    assert len(json.dumps(first["results"])) <= 2000 + 500 and first["results"]
+    assert first["next_cursor"] is not None
+    second = ok(call(c, T, "search", {"query": "holiday leave days", "limit": 5, "cursor": first["next_cursor"]}))
+    assert not {r["file_id"] for r in first["results"]} & {r["file_id"] for r in second["results"]}
+    shown = [r["relevance"] for r in first["results"] + second["results"]]
+    assert shown == sorted(shown, reverse=True)  # most relevant first, across pages
+    r = first["results"][0]
+    assert {"came_from", "source_type", "origin", "version", "is_latest"} <= set(r)
+    strong = ok(call(c, T, "search", {"query": "holiday leave days", "min_relevance": 0.99}))
+    assert all(x["relevance"] >= 0.99 for x in strong["results"]) and strong["below_min_relevance"] >= 1
+
+
+def test_a_filter_that_names_nothing_and_an_empty_artifact_are_refused_as_such(
+    stocked: tuple[Container, dict[str, str]],
+) -> None:
+    """Issue 52: a thread, tag or contact that does not exist answered "no file matches"; an empty artifact
+    was saved as "unnamed"; similar took a limit of 0 or 100,000."""
+    c, ids = stocked
+    assert "no file you can read is filed under 'Board minutes'" in refused(
+        call(c, T, "search", {"query": "holiday", "thread": "Board minutes"})
+    )
+    assert "tags:" in refused(call(c, T, "search", {"query": "holiday", "tags": ["no-such-tag"]}))
+    assert "contact:" in refused(call(c, T, "search", {"query": "holiday", "contact": "nobody@nowhere.example"}))
+    empty = {"content": "  ", "filename": "x.txt", "agent": "a", "run_id": "r"}
+    assert "content: empty" in refused(call(c, T, "save_artifact", empty))
+    unnamed = {"content": "A report.", "filename": " ", "agent": "a", "run_id": "r"}
+    assert "filename:" in refused(call(c, T, "save_artifact", unnamed))
+    for limit in (0, 100_000):
+        assert "limit: 1 to 50" in refused(call(c, T, "similar", {"file_id": ids["handbook"], "limit": limit}))
