@@ -379,9 +379,7 @@ def build_server(
 
         return run("history", go)
 
-    @server.tool(
-        title="Save an artifact", annotations=writes.model_copy(update={"idempotent_hint": True})
-    )
+    @server.tool(title="Save an artifact", annotations=writes.model_copy(update={"idempotent_hint": True}))
     def save_artifact(
         content: str,
         filename: str,

@@ -581,3 +581,21 @@ def test_a_yes_no_question_keeps_its_yes_and_no_question_is_quoted_back(containe
     assert answer.status == "answered", answer.reason
     assert (answer.answer or "").startswith("Yes. A pallet is moved"), answer.answer
     assert "?" not in (answer.answer or "")
+
+
+def test_what_a_thing_is_for_is_answered_by_the_sentence_that_introduces_it(container: Container) -> None:
+    """The quality card's "What is X used for?" questions (issue 51.2) were answered from any sentence with
+    "used" in it ("Basic is the default authentication method curl uses with proxies")."""
+    from semfs.pipeline.query.ask import ask
+
+    page = (
+        b".TH PALLETZIP 1\n.SH NAME\npalletzip \\- move pallets between depots\n.SH DESCRIPTION\n"
+        b"The depot log is used by palletzip when a transfer fails.\n"
+        b"A default depot is used when none is given to palletzip.\n"
+    )
+    own = ingest_bytes(container, T, page, "palletzip.1").record.file_id
+    answer = ask(container, T, "What is palletzip used for?")
+    assert answer.status == "answered", answer.reason
+    assert "move pallets between depots" in (answer.answer or ""), answer.answer
+    assert "is used" not in (answer.answer or ""), answer.answer  # what it is, not what it uses
+    assert {c.file_id for c in answer.citations} == {own}

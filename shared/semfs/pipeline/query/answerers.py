@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from semfs.domain.errors import EmbeddingKeyRefused, EmbeddingUnavailable, EnrichmentFailed
@@ -58,7 +59,7 @@ def passage_sentences(text: str) -> list[str]:
             stripped
             and len(stripped.split()) <= 8
             and stripped[-1] not in _END
-            and following[:1].isupper()
+            and (following[:1].isupper() or (stripped.isupper() and len(stripped.split()) <= 3))  # NAME, SEE ALSO
             and not stripped.startswith("-")  # an option's term line ("--bindir") goes with its description
         )
         if stripped and (heading or entry):  # a manual page's option entry starts a sentence of its own
@@ -110,7 +111,13 @@ def _extractive(
         candidates = [(d, s) for d, s in candidates if any(_says(s, o) for o in named)]
         if not candidates:
             return f"no passage in scope mentions {named[0]}"
-    quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates, named)
+    subject = None if named else subject_of(question)
+    entries = {
+        i
+        for i, (_, s) in enumerate(candidates)
+        if (named and _defines(s, named)) or (subject and _introduces(s, subject))
+    }
+    quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates, entries)
     if not quotes:
         return "the passages in scope do not support an answer"
     order = {id(d): i for i, d in enumerate(chunks)}
@@ -149,7 +156,34 @@ def _differ(sentences: list[str]) -> bool:
     return False
 
 
-_OPTION_WORDS = frozenset({"option", "options", "flag", "flags", "switch", "switches", "argument", "parameter"})
+_FRAME_WORDS = frozenset(
+    {"option", "options", "flag", "flags", "switch", "switches", "argument", "parameter", "used", "use", "purpose"}
+)
+# "What is gzip used for?", "What does the xauth program do?": a question about what one thing is
+_DEFINITION_QUESTION = re.compile(
+    r"\s*what\s+(?:is|are|does)\s+(?:the\s+|an?\s+)?(?P<x>\w[\w.+-]*)"
+    r"(?:\s+(?:command|program|tool|utility|package))?(?:\s+used)?(?:\s+(?:for|do))?\s*\?*\s*",
+    re.I,
+)
+
+
+def subject_of(question: str) -> str | None:
+    """What a definition question asks about ("gzip" of "What is gzip used for?"), or ``None``."""
+    m = _DEFINITION_QUESTION.fullmatch(question)
+    return m["x"] if m and m["x"].lower() not in {"it", "this", "that", "the", "a", "an"} else None
+
+
+def _introduces(sentence: str, subject: str) -> bool:
+    """Whether ``sentence`` opens by saying what ``subject`` is: a manual page's NAME line ("gzip, gunzip,
+    zcat - compress or expand files") or "xauth is …", "The xauth program is used to …"."""
+    head = sentence.lstrip()[: len(subject) + 80].casefold()
+    pattern = (
+        rf"(?:the\s+)?{re.escape(subject.casefold())}(?:\s*,\s*[\w.+-]+)*"
+        r"(?:\s+(?:program|command|utility|tool))?\s*(?:\bis\b|\bare\b|\bwas\b|-|\u2014|\u2013)"
+    )
+    return re.match(pattern, head) is not None
+
+
 # an option a question names: ``--keep``, ``-k``, ``--no-preserve-root`` (not a hyphenated word: ``e-mail``)
 _LITERAL = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*+")
 
@@ -188,19 +222,20 @@ def _supported_quotes(
     question: str,
     terms: set[str],
     candidates: list[tuple[IndexDoc, str]],
-    named: Sequence[str] = (),
+    entries: AbstractSet[int] = frozenset(),
 ) -> dict[str, list[tuple[IndexDoc, str]]]:
     """Up to three distinct sentences the question's words and meaning support, best first, each with the
     places it stands (a German question's "die" is no match: ``terms`` are the keyword query's). Where the
-    question names an option, a word its file's title holds counts as said (the "gzip" of "the --keep
-    option of gzip" is the page itself), and the option's own entry is support enough, first."""
+    question asks about an option or what something is, ``entries`` are the candidates that define it (an
+    option's entry, a sentence that introduces the thing); a word its file's title holds counts as said (the
+    "gzip" of "the --keep option of gzip" is the page itself), and a defining sentence is the answer."""
 
-    if named:  # "the --keep option": the word says what the literal is, not what is asked about it
-        terms = {t for t in terms if t not in _OPTION_WORDS} or terms
+    if entries:  # "the --keep option", "what is gzip used for": the words frame the question, not its subject
+        terms = {t for t in terms if t not in _FRAME_WORDS} or terms
 
     def overlap(s: str, doc: IndexDoc) -> float:
         have = {w.lower() for w in words(s)}
-        titled = {w.lower() for w in words(f"{doc.title} {doc.filename}")} if named else set()
+        titled = {w.lower() for w in words(f"{doc.title} {doc.filename}")} if entries else set()
         said = [t for t in terms if t in titled or any(h.startswith(t[:5]) for h in have)]  # a title: whole words
         return len(said) / max(1, len(terms))
 
@@ -211,7 +246,6 @@ def _supported_quotes(
         sims = vectors[1:] @ vectors[0]
     except (EmbeddingUnavailable, EmbeddingKeyRefused):
         sims = np.zeros(len(candidates), dtype=np.float32)
-    entries = {i for i, (_, s) in enumerate(candidates) if named and _defines(s, named)}
     scored = sorted(
         ((float(sims[i]), overlap(s, doc), doc, s, i in entries) for i, (doc, s) in enumerate(candidates)),
         key=lambda x: (not x[4], -(x[0] + x[1])),

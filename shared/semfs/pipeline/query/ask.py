@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 from semfs.domain.enrichment import checked_answer
 from semfs.domain.errors import EnrichmentFailed, NotFound
 from semfs.domain.features import OFF, enabled
+from semfs.domain.ids import chunk_id
 from semfs.domain.models import IndexDoc, SearchFilters
 from semfs.domain.relevance import WEAK
 from semfs.domain.results import Answer, BriefingItem, CitedPassage
 from semfs.domain.text import content_terms, query_terms
 from semfs.pipeline.file_entities import named_in
-from semfs.pipeline.query.answerers import literals
+from semfs.pipeline.query.answerers import literals, subject_of
 from semfs.pipeline.query.search import Vectors, by_relevance, highlight, keyword_text, retrieve, shown_scores
 
 if TYPE_CHECKING:
@@ -51,6 +52,10 @@ def _chunks_in_scope(
         return [], found.keyword_query, f"the closest passages are weak evidence (relevance {best:.2f})"
     ids = [h.chunk_id for _, hits in strong for h in hits]
     docs = dict(found.docs)
+    if subject_of(question):  # "what is gzip used for?": a page says what it is about where it begins
+        firsts = [chunk_id(f, 0) for f, _ in strong]
+        docs |= c.index.get_docs(tenant, [i for i in firsts if i not in docs])
+        ids = list(dict.fromkeys([*firsts, *ids]))
     if named:  # the passages that say the option: in the files found (its entry may be past their best
         # hits), and in whichever file with the question's words (the page asked about may not be among them)
         scoped = filters.model_copy(update={"file_ids": [f for f, _ in strong]})
