@@ -98,12 +98,7 @@ def _extractive(
 ) -> tuple[str, list[Citation]] | str:
     """The answer is up to three distinct sentences, in the order they stand in the best passage that has
     them (so it reads as a paragraph); a sentence that several files hold is quoted once and cites each."""
-    candidates: list[tuple[IndexDoc, str]] = [
-        (doc, s)
-        for doc in chunks
-        for s in passage_sentences(doc.text)
-        if 4 <= len(words(s)) <= 80 and not s.rstrip().endswith("?")  # a question (a FAQ's) is no answer
-    ][:200]
+    candidates = _candidates(chunks)
     if not candidates:
         return "no passage in scope is about the question"
     named = literals(question)
@@ -111,12 +106,7 @@ def _extractive(
         candidates = [(d, s) for d, s in candidates if any(_says(s, o) for o in named)]
         if not candidates:
             return f"no passage in scope mentions {named[0]}"
-    subject = None if named else subject_of(question)
-    entries = {
-        i
-        for i, (_, s) in enumerate(candidates)
-        if (named and _defines(s, named)) or (subject and _introduces(s, subject))
-    }
+    entries = _entries(question, named, candidates)
     quotes = _supported_quotes(embedder, question, set(query_terms(keyword_query)), candidates, entries)
     if not quotes:
         return "the passages in scope do not support an answer"
@@ -129,6 +119,25 @@ def _extractive(
         for d, s in list({d.file_id: (d, s) for d, s in held}.values())[:MAX_SOURCES_PER_QUOTE]
     ]
     return _worded([held[0] for held in first]), citations
+
+
+def _candidates(chunks: Sequence[IndexDoc]) -> list[tuple[IndexDoc, str]]:
+    """The sentences an answer may quote: of 4 to 80 words, none a question (a FAQ's), at most 200."""
+    return [
+        (doc, s)
+        for doc in chunks
+        for s in passage_sentences(doc.text)
+        if 4 <= len(words(s)) <= 80 and not s.rstrip().endswith("?")
+    ][:200]
+
+
+def _entries(question: str, named: Sequence[str], candidates: list[tuple[IndexDoc, str]]) -> set[int]:
+    """The candidates that define what the question asks about: the named option's entry, or the sentence
+    that introduces the thing "What is X used for?" names."""
+    if named:
+        return {i for i, (_, s) in enumerate(candidates) if _defines(s, named)}
+    subject = subject_of(question)
+    return {i for i, (_, s) in enumerate(candidates) if _introduces(s, subject)} if subject else set()
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -239,19 +248,13 @@ def _supported_quotes(
         said = [t for t in terms if t in titled or any(h.startswith(t[:5]) for h in have)]  # a title: whole words
         return len(said) / max(1, len(terms))
 
-    import numpy as np  # imported on use: API-only cold starts never load it
-
-    try:
-        vectors = np.asarray(embedder.embed_documents([question] + [s for _, s in candidates]), dtype=np.float32)
-        sims = vectors[1:] @ vectors[0]
-    except (EmbeddingUnavailable, EmbeddingKeyRefused):
-        sims = np.zeros(len(candidates), dtype=np.float32)
+    sims = _similarities(embedder, question, [s for _, s in candidates])
     scored = sorted(
-        ((float(sims[i]), overlap(s, doc), doc, s, i in entries) for i, (doc, s) in enumerate(candidates)),
+        ((sims[i], overlap(s, doc), doc, s, i in entries) for i, (doc, s) in enumerate(candidates)),
         key=lambda x: (not x[4], -(x[0] + x[1])),
     )
-    # an option's entry is the answer, from its own page alone (the page's other mentions, a synopsis, are
-    # not): the best entry that, with its page's title, says most of what was asked ("keep" … "gzip")
+    # a defining sentence is the answer, from its own page alone (the page's other mentions, a synopsis, are
+    # not): the best one that, with its page's title, says most of what was asked ("keep" … "gzip")
     answering = [x for x in scored if x[4] and x[1] >= ENTRY_TERM_OVERLAP]
     if answering:
         page = answering[0][2].file_id
@@ -262,6 +265,17 @@ def _supported_quotes(
         if supported and (_same(s) in quotes or len(quotes) < 3):
             quotes.setdefault(_same(s), []).append((doc, s))
     return quotes
+
+
+def _similarities(embedder: Embedder, question: str, sentences: list[str]) -> list[float]:
+    """Each sentence's cosine to the question; all 0 when the embedder is down (words alone then decide)."""
+    import numpy as np  # imported on use: API-only cold starts never load it
+
+    try:
+        vectors = np.asarray(embedder.embed_documents([question, *sentences]), dtype=np.float32)
+        return [float(x) for x in vectors[1:] @ vectors[0]]
+    except (EmbeddingUnavailable, EmbeddingKeyRefused):
+        return [0.0] * len(sentences)
 
 
 ANSWER_SCHEMA: dict[str, Any] = {

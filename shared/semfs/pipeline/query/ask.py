@@ -52,19 +52,25 @@ def _chunks_in_scope(
         return [], found.keyword_query, f"the closest passages are weak evidence (relevance {best:.2f})"
     ids = [h.chunk_id for _, hits in strong for h in hits]
     docs = dict(found.docs)
-    if subject_of(question):  # "what is gzip used for?": a page says what it is about where it begins
-        firsts = [chunk_id(f, 0) for f, _ in strong]
-        docs |= c.index.get_docs(tenant, [i for i in firsts if i not in docs])
-        ids = list(dict.fromkeys([*firsts, *ids]))
-    if named:  # the passages that say the option: in the files found (its entry may be past their best
-        # hits), and in whichever file with the question's words (the page asked about may not be among them)
-        scoped = filters.model_copy(update={"file_ids": [f for f, _ in strong]})
+    extra = _defining_passages(c, tenant, question, named, filters, [f for f, _ in strong])
+    docs |= c.index.get_docs(tenant, [i for i in extra if i not in docs])
+    ids = list(dict.fromkeys([*extra, *ids]))
+    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
+
+
+def _defining_passages(
+    c: Container, tenant: str, question: str, named: list[str], filters: SearchFilters, files: list[str]
+) -> list[str]:
+    """Chunks that may define what the question asks about, read before the best hits. For an option: the
+    passages of the files found that say it (its entry may be past their best hits), and those of any file
+    with the question's words (the page asked about may not be among them). For "what is gzip used for?":
+    where each file found begins (a page says what it is there)."""
+    if named:
+        scoped = filters.model_copy(update={"file_ids": files})
         said = c.index.keyword(tenant, " ".join(named), scoped, LITERAL_PASSAGES)
         said += c.index.keyword(tenant, " ".join([*named, question]), filters, LITERAL_PASSAGES)
-        extra = [h.chunk_id for h in said if h.chunk_id not in docs]
-        docs |= c.index.get_docs(tenant, extra)
-        ids = list(dict.fromkeys([*(h.chunk_id for h in said), *ids]))
-    return [docs[i] for i in ids if i in docs and docs[i].kind == "chunk"], found.keyword_query, None
+        return list(dict.fromkeys(h.chunk_id for h in said))
+    return [chunk_id(f, 0) for f in files] if subject_of(question) else []
 
 
 FOLLOWS_READ = 2  # a follow-up is read with this many of the questions before it
