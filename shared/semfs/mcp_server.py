@@ -47,7 +47,8 @@ INSTRUCTIONS = (
     "semfs holds this organisation's files (uploads, mail attachments, agents' artifacts), extracted, "
     "summarised and indexed. Use `search` to find files by meaning or keyword, `ask` for an answer quoted from "
     "them with citations, `context` for what to know before replying to a message, `entity` for everything the "
-    "files say about a person, organisation or invoice number, `read_file` to read one, "
+    "files say about a person, organisation or invoice number, `read_passages` to read what a search found, "
+    "`read_file` to read one, "
     "and `save_artifact` to store what you produced with where it came from."
 )
 
@@ -70,7 +71,9 @@ def _result(r: SearchResultItem) -> dict[str, Any]:
         "relevance": r.relevance,
         "weak": r.weak,
         "summary": r.summary,
-        "passages": [{"text": s.text, "location": s.location.label()} for s in r.snippets],
+        "passages": [
+            {"passage_id": s.chunk_id, "text": s.text, "location": s.location.label()} for s in r.snippets
+        ],  # a passage is read whole with read_passages
     }
 
 
@@ -321,6 +324,36 @@ def build_server(
             return {"file": _brief(found), "blocks": blocks, "next_offset": next_offset}
 
         return run("read_file", go)
+
+    @server.tool(title="Read passages", annotations=reads)
+    def read_passages(passage_ids: list[str], max_chars: int = SEARCH_CHARS) -> dict[str, Any]:
+        """The whole passages a search pointed at (each result's `passages[].passage_id`), of several files in
+        one call, each with its file, version and location, within max_chars; `left_out` lists the ids that
+        did not fit (read them in another call). An id you may not read is "no such file"."""
+
+        def go() -> dict[str, Any]:
+            if not 1 <= len(passage_ids) <= 50 or not 500 <= max_chars <= 100_000:
+                raise InvalidRequest("passage_ids: 1 to 50; max_chars: 500 to 100,000")
+            docs = c.index.get_docs(tenant, passage_ids)
+            out: list[dict[str, Any]] = []
+            used, left_out = 0, []
+            for pid in passage_ids:
+                doc = docs.get(pid)
+                if doc is None or doc.kind != "chunk":
+                    raise NotFound("no such passage")
+                found = record(doc.file_id)  # the caller's to read, or "no such file"
+                if out and used + len(doc.text) > max_chars:
+                    left_out.append(pid)
+                    continue
+                text = doc.text[: max_chars - used] if not out else doc.text
+                out.append(
+                    {"passage_id": pid, "file_id": found.file_id, "title": found.title, "version": found.version,
+                     "location": doc.location.label(), "text": text}
+                )  # fmt: skip
+                used += len(text)
+            return {"passages": out, "left_out": left_out}
+
+        return run("read_passages", go)
 
     @server.tool(title="Versions of a file", annotations=reads)
     def versions(file_id: str) -> dict[str, Any]:

@@ -74,8 +74,8 @@ def test_the_tools_an_agent_sees_are_described_for_a_model(stocked: tuple[Contai
 
     tools = {t.name: t for t in asyncio.run(go())}
     assert set(tools) == {
-        "search", "ask", "context", "list_files", "read_file", "versions", "similar", "save_artifact", "add_note",
-        "history", "entity",
+        "search", "ask", "context", "list_files", "read_file", "read_passages", "versions", "similar",
+        "save_artifact", "add_note", "history", "entity",
     }  # fmt: skip
     for tool in tools.values():
         assert tool.description and len(tool.description) > 60, tool.name  # enough for a model to choose
@@ -475,3 +475,18 @@ def test_a_filter_that_names_nothing_and_an_empty_artifact_are_refused_as_such(
     assert "filename:" in refused(call(c, T, "save_artifact", unnamed))
     for limit in (0, 100_000):
         assert "limit: 1 to 50" in refused(call(c, T, "similar", {"file_id": ids["handbook"], "limit": limit}))
+
+
+def test_the_passages_a_search_found_are_read_whole_in_one_call(stocked: tuple[Container, dict[str, str]]) -> None:
+    """Issue 52: reading what a search found took a read_file call per file, a page at a time."""
+    c, ids = stocked
+    found = ok(call(c, T, "search", {"query": "holiday days stolen laptop", "limit": 5}))
+    passage_ids = [p["passage_id"] for r in found["results"] for p in r["passages"]]
+    assert len({pid.split(":")[0] for pid in passage_ids}) >= 2  # of several files
+    read = ok(call(c, T, "read_passages", {"passage_ids": passage_ids}))
+    assert [p["passage_id"] for p in read["passages"]] + read["left_out"] == passage_ids
+    assert all(p["text"] and p["location"] and p["version"] >= 1 for p in read["passages"])
+    tight = ok(call(c, T, "read_passages", {"passage_ids": passage_ids, "max_chars": 500}))
+    assert len(tight["passages"]) >= 1 and sum(len(p["text"]) for p in tight["passages"]) <= 500
+    theirs = f"{ids['theirs']}:0"  # another tenant's passage: as if there were none
+    assert "no such" in refused(call(c, T, "read_passages", {"passage_ids": [theirs]}))
