@@ -36,6 +36,8 @@ def test_an_answer_and_a_briefing_leave_an_agents_own_files_out_unless_asked(con
     assert {c.file_id for c in answer.citations} == {agreement}
     brief = context(container, T, "Acme payment terms", "When does Acme pay our invoices?")
     assert draft not in {b.file_id for b in brief} and agreement in {b.file_id for b in brief}
+    (item,) = [b for b in brief if b.file_id == agreement]  # each says where it came from
+    assert (item.source_type, item.version, item.is_latest) == ("upload", 1, True) and item.came_from
     asked_for = ask(
         container, T, "Within how many days does Acme pay an invoice?", SearchFilters(include_agent_files=True)
     )

@@ -51,6 +51,11 @@ class BriefingItem(Frozen):
     relevance: float = 0.0  # calibrated, as a search result's (``domain/relevance.py``)
     why: str
     entities: list[str] = Field(default_factory=list, description="What the message names that this file names too")
+    # where it came from, as a search result says it (issue 52): an agent weighs a contract and a draft apart
+    came_from: str = ""
+    source_type: str = "upload"
+    version: int = 1
+    is_latest: bool = True
 
 
 class FacetValue(Frozen):

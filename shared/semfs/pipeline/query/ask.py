@@ -192,6 +192,10 @@ def context(
                 relevance=round(relevance.get(file_id, 0.0), 4),
                 why=why,
                 entities=list(dict.fromkeys(naming.get(file_id, []))),
+                came_from=record.came_from,
+                source_type=record.source_type,
+                version=record.version,
+                is_latest=record.is_latest,
             )
         )
     return brief

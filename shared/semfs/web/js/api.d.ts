@@ -813,6 +813,11 @@ export interface components {
         /** ContextItem */
         ContextItem: {
             /**
+             * Came From
+             * @default
+             */
+            came_from: string;
+            /**
              * Entities
              * @description What the message names that this file names too
              */
@@ -822,16 +827,31 @@ export interface components {
             /** Filename */
             filename: string;
             /**
+             * Is Latest
+             * @default true
+             */
+            is_latest: boolean;
+            /**
              * Relevance
              * @default 0
              */
             relevance: number;
             /** Score */
             score: number;
+            /**
+             * Source Type
+             * @default upload
+             */
+            source_type: string;
             /** Summary */
             summary: string | null;
             /** Title */
             title: string | null;
+            /**
+             * Version
+             * @default 1
+             */
+            version: number;
             /** Why */
             why: string;
         };
