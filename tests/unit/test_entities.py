@@ -222,3 +222,20 @@ def test_a_person_before_their_address_is_found_whatever_letters_their_name_has(
         "Hoi-Ho Chan",
         "Carlos Henrique Lima Melara",
     }
+
+
+def test_an_organisation_is_named_whole_and_a_licence_clause_is_none() -> None:
+    """Issue 51.4: on Debian's copyright files a wrapped line named "Foundation, Inc.", a licence clause
+    ("Distribution of the Standard") was an organisation, a changelog's "Add NeoFidelity, Inc" kept its verb,
+    and a sentence's full stop stayed on "Digital Equipment Corporation."."""
+    from semfs.domain.mentions import extract_mentions
+    from semfs.extractors.text import extract_plain
+
+    text = (
+        "Copyright (C) 1992-2012 Free Software\nFoundation, Inc.\n\n"
+        "Distribution of the Standard is permitted.\n\n"
+        "  * Add NeoFidelity, Inc to the list of vendors.\n\n"
+        "Portions are copyright Digital Equipment Corporation.\n"
+    )
+    found = {m.text for m in extract_mentions(extract_plain(text)) if m.kind == "organisation"}
+    assert found == {"Free Software Foundation, Inc.", "NeoFidelity, Inc", "Digital Equipment Corporation"}, found

@@ -260,17 +260,24 @@ _LEGAL = (
     r"Corp|Corporation|Co|Company|Pty|KG|AB|ASA|Oy|S\.p\.A|S\.r\.l|Srl|SpA|Group|Holdings"
 )
 _ORG_WORD = r"[A-Z](?:[^\W\d_]|[&'’-]){0,40}"  # letters: "SKU-2234 Electronics" names no organisation
-LEGAL_FORM = re.compile(rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{0,4}}?{_ORG_WORD}),?[ \t](?P<form>{_LEGAL})\b\.?")
+# between the words of a name with a legal form, a space or one line break: "Free Software\nFoundation, Inc."
+# (a wrapped copyright line) was "Foundation, Inc." (a name by its head word alone keeps to one line: a form's
+# labels stand on lines of their own)
+_GAP = r"(?:[ \t]|[ \t]*+\n[ \t]*+)"
+LEGAL_FORM = re.compile(rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}{_GAP}){{0,4}}?{_ORG_WORD}),?{_GAP}(?P<form>{_LEGAL})\b\.?")
 _HEADS = (
     r"University|Institute|Foundation|Association|Bank|Agency|Council|Commission|Ministry|Society|Laboratory|"
     r"Laboratories|Consortium|Organization|Organisation|College|Hospital|Federation|Authority|Bureau|Partners|"
     r"Studios|Cinemas|Entertainment|Electronics|Technologies|Industries|Solutions|Logistics|Freight|Airlines|"
-    r"Insurance|Motors|Distribution"
+    r"Insurance|Motors"
 )
+# a head after a head only ("Universal Studios Distribution"): alone it heads a licence's clauses
+# ("Distribution of the Standard", "Berkeley Software Distribution")
+_SECOND_HEADS = _HEADS + r"|Distribution"
 _HEAD_WORDS = frozenset(_HEADS.split("|"))
 _OF = rf"[ \t]of(?:[ \t]the)?[ \t]{_ORG_WORD}(?:[ \t]{_ORG_WORD})?"
 HEADED = re.compile(
-    rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{1,3}}(?:{_HEADS})(?:[ \t](?:{_HEADS}))?(?:{_OF})?"
+    rf"(?<![\w&-])(?P<org>(?:{_ORG_WORD}[ \t]){{1,3}}(?:{_HEADS})(?:[ \t](?:{_SECOND_HEADS}))?(?:{_OF})?"
     rf"|(?:{_HEADS}){_OF})(?![\w-])"
 )
 # capitalised words that start a sentence or name a role, never a person or an organisation's first word
@@ -282,7 +289,7 @@ _NOT_NAMES = frozenset(
     contract agreement page section chapter table figure appendix annex january february march april may june
     july august september october november december monday tuesday wednesday thursday friday saturday sunday
     mr mrs ms dr prof street road avenue year make model date time phone email address city country start end
-    territory region""".split()
+    territory region add fix fixes update remove drop bump""".split()
 )
 # a capitalised sequence holding one of these names an organisation, not a person ("Name: Universal Studios")
 _ORG_WORDS = frozenset(
@@ -526,7 +533,9 @@ def _organisations(text: str, loc: Location, known: Known, region: str) -> Itera
             if how == "name" and (len(words) < 2 or any(w.casefold() in _NOT_NAMES for w in lead)):
                 continue  # a head word alone ("Commission") or after a label ("End Date Commission")
             start = text.index(words[0], start)
-            surface = text[start : m.end()].rstrip(",")
+            surface = " ".join(text[start : m.end()].rstrip(",").split())  # a wrapped name on one line
+            if surface.endswith(".") and len(surface.rsplit(" ", 1)[-1]) > 5:  # "Corporation." ends a sentence
+                surface = surface[:-1]
             yield start, Mention(kind="organisation", key=_without_legal_form(fold(surface)), text=surface,
                                  location=loc, detail=how)  # fmt: skip
 
