@@ -1209,3 +1209,19 @@ def test_a_latin_word_beside_an_arabic_one_is_a_word_of_its_own() -> None:
 
     assert _scripts_apart("بلغة R وPython منpython") == "بلغة R و Python من python"
     assert _scripts_apart("Python3 and naïve café") == "Python3 and naïve café"
+
+
+def test_a_semicolon_csv_with_decimal_commas_is_read_by_its_own_delimiter() -> None:
+    """Issue 53: a German spreadsheet's CSV export (semicolons, decimal commas) was split on its commas."""
+    german = "Artikel;Preis;Menge\nSchraube M6;0,25;1.000\nMutter M6;0,10;2.500\n".encode("cp1252")
+    out = extract_file(german, "preise.csv", LIMITS)
+    (table,) = out.document.blocks
+    assert table.text.splitlines() == [
+        "Artikel | Preis | Menge",
+        "Schraube M6 | 0,25 | 1.000",
+        "Mutter M6 | 0,10 | 2.500",
+    ]
+    plain = extract_file(b'name,city\n"Smith, Jane",Berlin\nDoe,Paris\n', "people.csv", LIMITS)
+    assert plain.document.blocks[0].text.splitlines()[1] == "Smith, Jane | Berlin"  # commas, quotes kept
+    piped = extract_file(b"a|b|c\n1|2|3\n", "p.csv", LIMITS)
+    assert piped.document.blocks[0].text.splitlines() == ["a | b | c", "1 | 2 | 3"]

@@ -587,7 +587,30 @@ def extract_plain_text(text: str) -> ExtractedDocument:
 
 
 def extract_csv(text: str) -> ExtractedDocument:
-    return extract_table(text, ",")
+    return extract_table(text, csv_delimiter(text))
+
+
+_DELIMITERS = (",", ";", "\t", "|")  # a comma first: it wins a tie
+
+
+def csv_delimiter(text: str, lines: int = 50) -> str:
+    """The delimiter a ``.csv`` file uses: the one that splits its first ``lines`` lines (read by ``csv``,
+    quotes and all) into the same number of columns, more than one, most often. A German spreadsheet's
+    export (``Preis;Menge`` with ``0,25`` decimal commas) was split on its commas."""
+    sample = "\n".join(text[:65_536].splitlines()[:lines])
+    best, best_score = ",", (0.0, 0)
+    for delimiter in _DELIMITERS:
+        try:
+            counts = [len(r) for r in csv.reader(io.StringIO(sample), delimiter=delimiter) if any(r)]
+        except csv.Error:
+            continue
+        if not counts:
+            continue
+        width = max(set(counts), key=counts.count)
+        score = (counts.count(width) / len(counts), width) if width > 1 else (0.0, 0)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
 
 
 def extract_tsv(text: str) -> ExtractedDocument:
