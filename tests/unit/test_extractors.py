@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from semfs import demo
-from semfs.domain.errors import SemfsError
+from semfs.domain.errors import ParseFailed, SemfsError
 from semfs.domain.outcomes import Outcome
 from semfs.extractors.dispatch import extract_file
 from semfs.extractors.limits import ArchiveLimits, ExtractLimits
@@ -1225,3 +1225,50 @@ def test_a_semicolon_csv_with_decimal_commas_is_read_by_its_own_delimiter() -> N
     assert plain.document.blocks[0].text.splitlines()[1] == "Smith, Jane | Berlin"  # commas, quotes kept
     piped = extract_file(b"a|b|c\n1|2|3\n", "p.csv", LIMITS)
     assert piped.document.blocks[0].text.splitlines() == ["a | b | c", "1 | 2 | 3"]
+
+
+ICS = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Depot//EN\r\nBEGIN:VEVENT\r\nUID:1@depot.example\r\n"
+    "DTSTART;TZID=Europe/Berlin:20261210T100000\r\nDTEND;TZID=Europe/Berlin:20261210T113000\r\n"
+    "SUMMARY:Quarterly review with Acme Corp about the frame deliveries and the\r\n  quality certificate\r\n"
+    "LOCATION:Meeting room 2\\, Hamburg office\r\n"
+    "ORGANIZER;CN=Jane Okafor:mailto:jane.okafor@acme-corp.example\r\n"
+    "ATTENDEE;CN=Priya Nair:mailto:priya@northwind.example\r\n"
+    "DESCRIPTION:Agenda: invoice INV-2024-0042\\, the rejected frames.\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+def test_a_calendar_event_reads_whole_with_its_time_place_and_people() -> None:
+    """Issue 53.2: an .ics file's folded lines were not rejoined and nothing became a date or a person."""
+    from semfs.domain.mentions import extract_mentions
+
+    out = extract_file(ICS.encode(), "review.ics", LIMITS)
+    assert out.mime_type == "text/calendar"
+    title = "Quarterly review with Acme Corp about the frame deliveries and the quality certificate"
+    assert out.document.title == title  # the folded line rejoined
+    text = "\n".join(b.text for b in out.document.blocks)
+    assert "When: 2026-12-10 10:00+01:00 to 2026-12-10 11:30+01:00" in text
+    assert "Where: Meeting room 2, Hamburg office" in text  # escapes undone
+    assert "Organizer: Jane Okafor <jane.okafor@acme-corp.example>" in text
+    found = {(m.kind, m.text) for m in extract_mentions(out.document)}
+    assert {("person", "Jane Okafor"), ("person", "Priya Nair"), ("date", "2026-12-10")} <= found
+    assert ("identifier", "INV-2024-0042") in found
+
+
+def test_a_contact_card_reads_its_name_decoded_and_a_broken_one_is_an_outcome() -> None:
+    """Issue 53.2: a vCard's quoted-printable name stayed encoded ("Anton=C3=ADn")."""
+    from semfs.domain.mentions import extract_mentions
+
+    card = (
+        "BEGIN:VCARD\r\nVERSION:2.1\r\nN;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Mart=C3=ADn;Anton=C3=ADn;;;\r\n"
+        "FN;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Anton=C3=ADn Mart=C3=ADn\r\nORG:Northwind Cycles\r\n"
+        "TEL;WORK:+49 40 1234567\r\nEMAIL:anton.martin@northwind.example\r\nEND:VCARD\r\n"
+    )
+    out = extract_file(card.encode(), "anton.vcf", LIMITS)
+    assert out.mime_type == "text/vcard" and out.document.title == "Antonín Martín"
+    text = "\n".join(b.text for b in out.document.blocks)
+    assert "Email: Antonín Martín <anton.martin@northwind.example>" in text and "Organisation: Northwind Cycles" in text
+    found = {(m.kind, m.text) for m in extract_mentions(out.document)}
+    assert {("person", "Antonín Martín"), ("email", "anton.martin@northwind.example")} <= found
+    with pytest.raises(ParseFailed):
+        extract_file(b"BEGIN:VCARD\r\nVERSION:2.1\r\nFN\r\n", "broken.vcf", LIMITS)

@@ -21,6 +21,8 @@ from semfs.extractors.sniff import OLE_MAGIC, sniff
 # Libraries whose exceptions always mean "this input is malformed" (never a bug of ours).
 _PARSER_PACKAGES = frozenset(
     {
+        "icalendar",
+        "vobject",
         "pypdfium2",
         "zipfile",
         "lxml",

@@ -621,3 +621,91 @@ def extract_man_page(text: str) -> ExtractedDocument:
     from semfs.extractors.troff import extract_man
 
     return extract_man(text)
+
+
+# ---- calendars and contact cards: what a person reads of them, in lines the entity patterns know
+# ("Name <address>" is a person with an address, ISO dates are dates)
+
+_CALENDAR_ITEMS = ("VEVENT", "VTODO", "VJOURNAL")
+
+
+def extract_calendar(text: str) -> ExtractedDocument:
+    """An iCalendar file (``.ics``, RFC 5545, read by ``icalendar``: folded lines rejoined, escapes undone):
+    each event, to-do or journal entry a heading (its summary) and what it says — when, where, who
+    organises it and who attends (``Name <address>``), its description. A calendar of one event is titled
+    by it."""
+    import icalendar
+
+    cal = icalendar.Calendar.from_ical(text)
+    blocks: list[Block] = []
+    for n, item in enumerate(cal.walk(), start=1):
+        if item.name not in _CALENDAR_ITEMS:
+            continue
+        summary = " ".join(str(item.get("SUMMARY") or "").split()) or f"{item.name.title()[1:]} {n}"
+        blocks.append(Block(kind="heading", text=summary, level=2, location=Location(section=summary)))
+        lines = [f"{label}: {value}" for label, value in _calendar_fields(item) if value]
+        if lines:
+            blocks.append(Block(kind="paragraph", text="\n".join(lines), location=Location(section=summary)))
+        description = str(item.get("DESCRIPTION") or "").strip()
+        if description:
+            blocks.append(Block(kind="paragraph", text=description, location=Location(section=summary)))
+    headings = [b.text for b in blocks if b.kind == "heading"]
+    name = str(cal.get("X-WR-CALNAME") or "").strip()
+    return ExtractedDocument(blocks=blocks, title=headings[0] if len(headings) == 1 else (name or None))
+
+
+def _calendar_fields(item: Any) -> list[tuple[str, str]]:
+    def when(key: str) -> str:
+        value = item.get(key)
+        if value is None:
+            return ""
+        moment = value.dt
+        return str(moment.isoformat(sep=" ", timespec="minutes") if hasattr(moment, "hour") else moment.isoformat())
+
+    def person(value: Any) -> str:
+        address = str(value).removeprefix("mailto:").removeprefix("MAILTO:")
+        name = str(value.params.get("CN", "")).strip() if hasattr(value, "params") else ""
+        return f"{name} <{address}>" if name else address
+
+    attendees = item.get("ATTENDEE") or []
+    attendees = attendees if isinstance(attendees, list) else [attendees]
+    start, end = when("DTSTART"), when("DTEND") or when("DUE")
+    return [
+        ("When", f"{start} to {end}" if start and end else start or end),
+        ("Where", " ".join(str(item.get("LOCATION") or "").split())),
+        ("Organizer", person(item["ORGANIZER"]) if item.get("ORGANIZER") else ""),
+        ("Attendees", ", ".join(person(a) for a in attendees)),
+        ("Status", str(item.get("STATUS") or "").title()),
+    ]
+
+
+def extract_vcard(text: str) -> ExtractedDocument:
+    """Contact cards (``.vcf``, vCard 2.1 to 4.0, read by ``vobject``: quoted-printable and charsets undone,
+    so ``Anton=C3=ADn`` reads Antonín): each card a heading (its name) and its organisation, title,
+    ``Name <address>``, phone numbers, postal addresses and note. A file of one card is titled by it."""
+    import vobject
+
+    blocks: list[Block] = []
+    for n, card in enumerate(vobject.readComponents(text), start=1):
+        name = _card_value(card, "fn") or f"Contact {n}"
+        blocks.append(Block(kind="heading", text=name, level=2, location=Location(section=name)))
+        emails = [str(e.value) for e in card.contents.get("email", [])]
+        lines = [f"Email: {name} <{e}>" for e in emails]
+        for label, key in (("Organisation", "org"), ("Title", "title"), ("Role", "role"), ("Birthday", "bday")):
+            if value := _card_value(card, key):
+                lines.append(f"{label}: {value}")
+        lines += [f"Phone: {t.value}" for t in card.contents.get("tel", [])]
+        lines += [f"Address: {' '.join(str(a.value).split())}" for a in card.contents.get("adr", [])]
+        if note := _card_value(card, "note"):
+            lines.append(note)
+        blocks.append(Block(kind="paragraph", text="\n".join(lines), location=Location(section=name)))
+    headings = [b.text for b in blocks if b.kind == "heading"]
+    return ExtractedDocument(blocks=blocks, title=headings[0] if len(headings) == 1 else None)
+
+
+def _card_value(card: Any, key: str) -> str:
+    found = card.contents.get(key)
+    if not found:
+        return ""
+    value = found[0].value
+    return " ".join(" ".join(str(v) for v in value).split() if isinstance(value, list) else str(value).split())

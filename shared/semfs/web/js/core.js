@@ -70,6 +70,8 @@ export const TYPES = {
   "application/jsonl": "JSON lines",
   "text/markdown": "Markdown",
   "text/x-rst": "reStructuredText",
+  "text/calendar": "Calendar",
+  "text/vcard": "Contact card",
   "application/json": "JSON",
   "application/x-ipynb+json": "Notebook",
   "application/rtf": "RTF",
