@@ -137,3 +137,30 @@ def test_pictures_an_outlook_body_draws_by_cid_are_no_documents() -> None:
         ("image002.png", True),
         ("chart.png", False),
     ]
+
+
+@pytest.mark.parametrize(
+    ("declared", "body"),
+    [
+        ("gb2312", "你好，发票已付款，请查收附件中的收据。".encode()),  # says GB2312, is UTF-8
+        ("gb2312", "你好，发票已付款，请查收附件中的收据。".encode("gb2312")),  # is what it says
+        ("windows-1255", "שלום, החשבונית שולמה היום.".encode("cp1255")),  # Hebrew, declared
+        ("x-unknown-charset", "Grüße aus Hamburg, die Rechnung ist bezahlt.".encode("cp1252")),  # unknown name
+    ],
+)
+def test_a_mail_body_is_read_in_the_charset_its_bytes_are_in(declared: str, body: bytes) -> None:
+    """Issue 53.3: a message declaring GB2312 whose body was UTF-8 was stored as mojibake; an unknown charset
+    name was read as UTF-8 with replacement characters."""
+    raw = (
+        b"From: a@example.org\r\nTo: b@example.org\r\nSubject: paid\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: text/plain; charset="
+        + declared.encode()
+        + b"\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+        + body
+        + b"\r\n"
+    )
+    text = parse_mail(raw).body
+    expected = {"gb2312": "你好，发票已付款", "windows-1255": "שלום", "x-unknown-charset": "Grüße aus Hamburg"}[
+        declared
+    ]
+    assert expected in text and "\ufffd" not in text, text

@@ -186,7 +186,7 @@ class _Parts:
         data = payload if isinstance(payload, bytes) else b""
         if not filename and disposition in (None, "inline") and ctype in ("text/plain", "text/html"):
             # the message's own text, marked inline or not; an HTML-only message's body is its HTML's text
-            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+            text = body_text(data, part.get_content_charset())
             (self.plain if ctype == "text/plain" else self.html).append(text)
             return
         if not filename and ctype.startswith("text/") and disposition != "attachment":
@@ -321,3 +321,23 @@ class _OutlookShows:
             f"Subject: {self.subject}" if self.subject else "",
         ]
         return "\n".join(h for h in lines if h.strip(" :From"))
+
+
+def body_text(data: bytes, declared: str | None) -> str:
+    """A mail body's text. Bytes that are valid UTF-8 (with non-ASCII in them) are UTF-8 whatever the part
+    declares: a message declaring GB2312 whose body was UTF-8 was stored as mojibake (issue 53.3). Else the
+    declared charset, when it is known and decodes the bytes; else the charset the bytes read as
+    (``text.decode``)."""
+    from semfs.extractors.text import decode
+
+    if not data.isascii():
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    if declared:
+        try:
+            return data.decode(declared)
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return decode(data)
