@@ -1272,3 +1272,77 @@ def test_a_contact_card_reads_its_name_decoded_and_a_broken_one_is_an_outcome() 
     assert {("person", "Antonín Martín"), ("email", "anton.martin@northwind.example")} <= found
     with pytest.raises(ParseFailed):
         extract_file(b"BEGIN:VCARD\r\nVERSION:2.1\r\nFN\r\n", "broken.vcf", LIMITS)
+
+
+def _odf(kind: str, body: str) -> bytes:
+    """An OpenDocument package as LibreOffice writes one: mimetype first and stored, a manifest, content.xml."""
+    import zipfile
+
+    mime = {"odt": "text", "ods": "spreadsheet", "odp": "presentation"}[kind]
+    ns = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+        'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"'
+    )
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ns}><office:body>{body}</office:body>'
+        "</office:document-content>"
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:'
+        'xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.'
+        f'oasis.opendocument.{mime}"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="'
+        'text/xml"/></manifest:manifest>'
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), f"application/vnd.oasis.opendocument.{mime}")
+        z.writestr("META-INF/manifest.xml", manifest)
+        z.writestr("content.xml", content)
+    return buf.getvalue()
+
+
+def test_opendocument_is_read_without_a_converter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 53.4: .odt/.ods/.odp went through LibreOffice (absent in Lambda: skipped there). They are zipped
+    XML: headings and their path, spaces and notes, a sheet's repeated rows once, a slide's notes."""
+    monkeypatch.setenv("SEMFS_SOFFICE", "/nonexistent/soffice")
+    text = (
+        "<office:text><text:h text:outline-level='1'>Depot rules</text:h>"
+        "<text:p>Pallets leave<text:s text:c='2'/>before noon.<text:note><text:note-body><text:p>Except Fridays"
+        "</text:p></text:note-body></text:note></text:p>"
+        "<text:list><text:list-item><text:p>Sign the manifest</text:p></text:list-item></text:list>"
+        "<table:table><table:table-row><table:table-cell><text:p>Depot</text:p></table:table-cell>"
+        "<table:table-cell><text:p>Hamburg</text:p></table:table-cell></table:table-row></table:table></office:text>"
+    )
+    odt = extract_file(_odf("odt", text), "rules.odt", LIMITS)
+    assert odt.mime_type == "application/vnd.oasis.opendocument.text" and odt.document.title == "Depot rules"
+    said = [(b.kind, b.text, b.location.section) for b in odt.document.blocks]
+    assert said == [
+        ("heading", "Depot rules", "Depot rules"),
+        ("paragraph", "Pallets leave  before noon. [Except Fridays]", "Depot rules"),  # text:s c=2: two spaces
+        ("paragraph", "Sign the manifest", "Depot rules"),
+        ("table", "Depot | Hamburg", "Depot rules"),
+    ]
+    sheet = (
+        "<office:spreadsheet><table:table table:name='Stock'>"
+        "<table:table-row><table:table-cell><text:p>Part</text:p></table:table-cell>"
+        "<table:table-cell><text:p>Count</text:p></table:table-cell></table:table-row>"
+        "<table:table-row><table:table-cell><text:p>M6 bolt</text:p></table:table-cell>"
+        "<table:table-cell><text:p>1200</text:p></table:table-cell></table:table-row>"
+        "<table:table-row table:number-rows-repeated='1048574'><table:table-cell table:number-columns-repeated='1024'/>"
+        "</table:table-row></table:table></office:spreadsheet>"
+    )
+    (block,) = extract_file(_odf("ods", sheet), "stock.ods", LIMITS).document.blocks
+    assert (block.text, block.location.sheet, block.location.row_start) == ("Part | Count\nM6 bolt | 1200", "Stock", 2)
+    slides = (
+        "<office:presentation><draw:page draw:name='p1'><draw:frame><draw:text-box><text:p>Q3 depot volumes</text:p>"
+        "</draw:text-box></draw:frame><presentation:notes><draw:frame><draw:text-box><text:p>Mention Hamburg</text:p>"
+        "</draw:text-box></draw:frame></presentation:notes></draw:page></office:presentation>"
+    )
+    deck = extract_file(_odf("odp", slides), "q3.odp", LIMITS).document.blocks
+    assert [(b.kind, b.text, b.location.slide) for b in deck] == [
+        ("paragraph", "Q3 depot volumes", 1),
+        ("notes", "Mention Hamburg", 1),
+    ]

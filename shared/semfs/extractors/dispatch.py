@@ -152,13 +152,19 @@ def _read_ooxml(kind: str, data: bytes, filename: str, limits: ExtractLimits) ->
 
 
 def _read_converted(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
-    """Legacy Office and OpenDocument, converted to OOXML by LibreOffice (an ODF package is checked first)."""
+    """Legacy Office (.doc, .xls, .ppt), converted to OOXML by LibreOffice."""
     from semfs.extractors import convert
 
-    if kind in ("odt", "ods", "odp"):
-        check_ooxml(data, limits.archive)
     target, converted = convert.to_ooxml(data, kind, limits.convert_timeout_s)
     return _ooxml(target, converted, limits), []
+
+
+def _read_odf(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    """OpenDocument from its own XML, no converter (``odf.py``), once the package passes the archive guard."""
+    from semfs.extractors import odf
+
+    check_ooxml(data, limits.archive)
+    return odf.extract_odf(kind, data, limits.max_chars), []
 
 
 def _read_epub(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
@@ -187,6 +193,7 @@ def _read_text(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> 
 
 
 READERS: dict[Reader, Callable[[str, bytes, str, ExtractLimits], Read]] = {
+    "odf": _read_odf,
     "pdf": _read_pdf,
     "ooxml": _read_ooxml,
     "converted": _read_converted,

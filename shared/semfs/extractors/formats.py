@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Reader = Literal["text", "pdf", "ooxml", "converted", "epub", "msg", "image", "compressed"]
+Reader = Literal["text", "pdf", "ooxml", "converted", "odf", "epub", "msg", "image", "compressed"]
 
 
 @dataclass(frozen=True)
@@ -76,11 +76,9 @@ FORMATS: tuple[Format, ...] = (
     Format("doc", "application/msword", "Word (old)", (".doc",), "converted"),
     Format("xls", "application/vnd.ms-excel", "Excel (old)", (".xls",), "converted"),
     Format("ppt", "application/vnd.ms-powerpoint", "PowerPoint (old)", (".ppt",), "converted"),
-    Format("odt", "application/vnd.oasis.opendocument.text", "OpenDocument text", (".odt",), "converted"),
-    Format("ods", "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument sheet", (".ods",), "converted"),
-    Format(
-        "odp", "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", (".odp",), "converted"
-    ),
+    Format("odt", "application/vnd.oasis.opendocument.text", "OpenDocument text", (".odt",), "odf"),
+    Format("ods", "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument sheet", (".ods",), "odf"),
+    Format("odp", "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", (".odp",), "odf"),
     Format("epub", "application/epub+zip", "EPUB", (".epub",), "epub"),
     Format("msg", "application/vnd.ms-outlook", "Outlook message", (".msg",), "msg"),
     Format("image", "image/png", "PNG image", (".png",), "image"),
