@@ -1346,3 +1346,31 @@ def test_opendocument_is_read_without_a_converter(monkeypatch: pytest.MonkeyPatc
         ("paragraph", "Q3 depot volumes", 1),
         ("notes", "Mention Hamburg", 1),
     ]
+
+
+PS_PAGE = b"""%!PS-Adobe-3.0
+%%Pages: 1
+%%EndComments
+/Helvetica findfont 14 scalefont setfont
+72 720 moveto (Depot transfer manual) show
+72 690 moveto (Pallets leave the Hamburg depot before noon on weekdays.) show
+showpage
+%%EOF
+"""
+
+
+def test_postscript_is_read_through_ghostscript_and_without_it_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 53.4: PostScript manuals were stored as PostScript code (``moveto``, ``show``) and counted as read.
+    ``.ci/run`` installs Debian's ghostscript, as it installs tesseract for OCR."""
+    import shutil
+
+    from semfs.domain.errors import FileSkipped
+
+    assert shutil.which("gs"), "Ghostscript (Debian's ghostscript) is installed where the tests run"
+    out = extract_file(PS_PAGE, "manual.ps", LIMITS)
+    text = " ".join(b.text for b in out.document.blocks)
+    assert out.mime_type == "application/postscript"
+    assert "Pallets leave the Hamburg depot before noon on weekdays." in text and "moveto" not in text
+    monkeypatch.setenv("SEMFS_GS", "/nonexistent/gs")
+    with pytest.raises(FileSkipped, match="needs Ghostscript"):
+        extract_file(PS_PAGE, "manual.ps", LIMITS)

@@ -107,3 +107,41 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         except ProcessLookupError:
             return
         time.sleep(0.02)
+
+
+def ghostscript() -> str | None:
+    """Ghostscript's binary (``SEMFS_GS``, else ``gs`` on PATH), or ``None``."""
+    explicit = os.environ.get("SEMFS_GS")
+    if explicit:
+        return explicit if shutil.which(explicit) else None
+    return shutil.which("gs")
+
+
+def postscript_to_pdf(data: bytes, timeout_s: float) -> bytes:
+    """A PostScript file as PDF, by Ghostscript's ``pdfwrite`` under ``-dSAFER`` (no file access beyond
+    its input and output): its text then reads as a PDF's does, words spaced (``txtwrite`` ran them
+    together). ``FileSkipped`` without Ghostscript, ``PermanentError`` past ``timeout_s``."""
+    binary = ghostscript()
+    if binary is None:
+        raise FileSkipped(
+            "a PostScript file (.ps) needs Ghostscript to be read, and this deployment has none",
+            outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
+        )
+    with tempfile.TemporaryDirectory(prefix="semfs-gs-") as tmp:
+        src, out = Path(tmp) / "input.ps", Path(tmp) / "out.pdf"
+        src.write_bytes(data)
+        cmd = [binary, "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=pdfwrite", f"-sOutputFile={out}", str(src)]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8"}
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired as e:
+            _kill_group(proc)
+            raise PermanentError(
+                f"reading the PostScript took longer than {timeout_s:.0f}s", outcome=Outcome.FAILED_TIMEOUT
+            ) from e
+        if not out.is_file() or out.stat().st_size == 0:
+            raise ParseFailed("the PostScript cannot be read (Ghostscript could not render it)")
+        return out.read_bytes()

@@ -151,6 +151,18 @@ def _read_ooxml(kind: str, data: bytes, filename: str, limits: ExtractLimits) ->
     return _ooxml(kind, data, limits), []
 
 
+def _read_postscript(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    """PostScript rendered to PDF by Ghostscript and read as a PDF's text layer. Pages without text are not
+    OCR'd (the stored bytes are the PostScript): the document says so."""
+    from semfs.extractors import convert, pdf
+
+    doc, ocr = pdf.extract_pdf(convert.postscript_to_pdf(data, limits.convert_timeout_s), limits.max_chars)
+    if ocr:
+        reason = f"{len(ocr):,} pages without text inside a PostScript file are not OCR'd"
+        doc = doc.model_copy(update={"truncated": True, "truncated_by": doc.truncated_by or reason})
+    return doc, []
+
+
 def _read_converted(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
     """Legacy Office (.doc, .xls, .ppt), converted to OOXML by LibreOffice."""
     from semfs.extractors import convert
@@ -193,6 +205,7 @@ def _read_text(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> 
 
 
 READERS: dict[Reader, Callable[[str, bytes, str, ExtractLimits], Read]] = {
+    "postscript": _read_postscript,
     "odf": _read_odf,
     "pdf": _read_pdf,
     "ooxml": _read_ooxml,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Reader = Literal["text", "pdf", "ooxml", "converted", "odf", "epub", "msg", "image", "compressed"]
+Reader = Literal["text", "pdf", "postscript", "ooxml", "converted", "odf", "epub", "msg", "image", "compressed"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ FORMATS: tuple[Format, ...] = (
     Format("doc", "application/msword", "Word (old)", (".doc",), "converted"),
     Format("xls", "application/vnd.ms-excel", "Excel (old)", (".xls",), "converted"),
     Format("ppt", "application/vnd.ms-powerpoint", "PowerPoint (old)", (".ppt",), "converted"),
+    Format("postscript", "application/postscript", "PostScript", (".ps", ".eps"), "postscript"),
     Format("odt", "application/vnd.oasis.opendocument.text", "OpenDocument text", (".odt",), "odf"),
     Format("ods", "application/vnd.oasis.opendocument.spreadsheet", "OpenDocument sheet", (".ods",), "odf"),
     Format("odp", "application/vnd.oasis.opendocument.presentation", "OpenDocument presentation", (".odp",), "odf"),

@@ -141,6 +141,8 @@ def _by_magic(data: bytes, ext: str, is_pdf: bool) -> FileKind | None:
         return _sniff_zip(data)
     if data.startswith(OLE_MAGIC):
         return _sniff_ole(data, ext)
+    if data.startswith((b"%!PS", b"\xc5\xd0\xd3\xc6")):  # PostScript (and DOS EPS) by its header
+        return FileKind("postscript", "application/postscript")
     if data.lstrip()[:5] == b"{\\rtf":  # RTF by its header, whatever the name says
         return FileKind("rtf", "application/rtf")
     for magic, (method, mime) in COMPRESSED.items():

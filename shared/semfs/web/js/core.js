@@ -70,6 +70,7 @@ export const TYPES = {
   "application/jsonl": "JSON lines",
   "text/markdown": "Markdown",
   "text/x-rst": "reStructuredText",
+  "application/postscript": "PostScript",
   "text/calendar": "Calendar",
   "text/vcard": "Contact card",
   "application/json": "JSON",
