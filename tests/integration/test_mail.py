@@ -261,3 +261,22 @@ def test_smtp_to_a_tenant_whose_queue_is_full_is_451_and_the_retry_is_delivered(
         controller.stop()
     found = search(c, "acme", SearchRequest(query="payable thirty days")).results
     assert [h.filename for h in found].count("payment-terms.md") == 1
+
+
+def test_a_short_body_stays_with_the_attachments_it_came_with(mail_container: Container) -> None:
+    """Issue 53.7: beside attachments, a body under 8 words was dropped, so "who asked for what" was lost
+    (held-out body recall 0.906 -> 0.837). It is no document of its own still, but the attachments' cards
+    carry it, and search finds them by it."""
+    from email.message import EmailMessage
+
+    m = EmailMessage()
+    m["From"] = "Hans Becker <hans@northwind.example>"
+    m["To"] = "ap@acme.example"
+    m["Subject"] = "Invoice 2291"
+    m["Message-ID"] = "<short-body@northwind.example>"
+    m.set_content("Please pay by Friday, Hamburg.")
+    m.add_attachment(b"Invoice 2291: twelve pallets of tiles, 4,200 EUR.", "text", "plain", filename="inv-2291.txt")
+    result = ingest_mail(mail_container, T, bytes(m))
+    assert [f.record.filename for f in result.files] == ["inv-2291.txt"]  # no body document
+    found = search(mail_container, T, SearchRequest(query="pay by Friday Hamburg", mode="keyword")).results
+    assert [r.filename for r in found] == ["inv-2291.txt"]

@@ -80,13 +80,25 @@ KIND_WORDS = {
 
 def card_text(record: FileRecord) -> str:
     """The file card: what a file is (its kind, so "the slides about…" finds a deck), its title,
-    summary, tags and people's notes on it — so a file is found by what it is about and what was said
-    about it."""
+    summary, the short message it was mailed with, tags and people's notes on it — so a file is found by
+    what it is about and what was said about it."""
     tags = ", ".join(record.all_tags)
     kind = KIND_WORDS.get(record.mime_type)
-    return "\n".join(
-        x for x in (kind, record.title, record.summary, f"Tags: {tags}" if tags else "", notes_text(record)) if x
+    parts = (
+        kind,
+        record.title,
+        record.summary,
+        mailed_with(record),
+        f"Tags: {tags}" if tags else "",
+        notes_text(record),
     )
+    return "\n".join(x for x in parts if x)
+
+
+def mailed_with(record: FileRecord) -> str:
+    """The short body of the mail a file was attached to ("Please pay by Friday."), as a line, or ""."""
+    body = record.provenance.get("body")
+    return f"Sent with the message: {body}" if isinstance(body, str) and body else ""
 
 
 def notes_text(record: FileRecord) -> str:
@@ -169,12 +181,11 @@ def build_docs(
         )
         for i, ch in enumerate(chunks)
     ]
-    if record.notes:  # found by their words among the chunks; by meaning through the card, which holds them
+    said = "\n".join(x for x in (mailed_with(record), notes_text(record)) if x)
+    if said:  # notes and a mail's short body: found by their words among the chunks, by meaning through the card
         keyword_only = {**common, "embedding_model": None}  # no vector: a model switch has nothing to stage
-        text = notes_text(record)
-        docs.append(
-            IndexDoc(chunk_id=notes_id(record.file_id), text=text, location=Location(section="Notes"), **keyword_only)
-        )
+        where = Location(section="Notes" if record.notes else "Message")
+        docs.append(IndexDoc(chunk_id=notes_id(record.file_id), text=said, location=where, **keyword_only))
     if not has_card(record) or len(vectors) <= len(chunks):
         return docs
     docs.append(

@@ -129,7 +129,8 @@ def mail_access(c: Container, tenant: str, parsed: ParsedMail, delivered: list[s
 
 
 # a body beside attachments is a document of its own when it says something ("See attached." does not:
-# the attachments carry the message); a message without attachments always keeps its body
+# the attachments carry the message; a short body is kept on their cards as what they came with); a
+# message without attachments always keeps its body
 MIN_BODY_WORDS = 8
 
 
@@ -182,12 +183,11 @@ def ingest_mail(
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
     access = mail_access(c, tenant, parsed, recipients)
     parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
-    if (
-        c.settings.mail.index_email_body
-        and parsed.body
-        and (not parsed.attachments or len(parsed.body.split()) >= MIN_BODY_WORDS)
-    ):
-        parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
+    if c.settings.mail.index_email_body and parsed.body:
+        if not parsed.attachments or len(parsed.body.split()) >= MIN_BODY_WORDS:
+            parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
+        else:  # "Please pay by Friday.": no document of its own, but what the attachments came with
+            extra["body"] = " ".join(parsed.body.split())[:500]
     for index, filename, data in parts:
         where = "the body of" if index < 0 else "attached to"
         prov = Provenance(
