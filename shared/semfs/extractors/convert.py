@@ -73,22 +73,26 @@ def to_ooxml(data: bytes, kind: str, timeout_s: float) -> tuple[str, bytes]:
             str(out),
             str(src),
         ]
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8", "no_proxy": "*"}
-        # its own session, so a timeout kills the launcher and the soffice.bin it started together
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired as e:
-            _kill_group(proc)
-            raise PermanentError(
-                f"converting {what} took longer than {timeout_s:.0f}s", outcome=Outcome.FAILED_TIMEOUT
-            ) from e
+        _run(cmd, tmp, timeout_s, f"converting {what}")
         result = out / f"input.{target}"
         if not result.is_file() or result.stat().st_size == 0:
             raise ParseFailed(f"{what} cannot be read (LibreOffice could not convert it)")
         return target, result.read_bytes()
+
+
+def _run(cmd: list[str], tmp: str, timeout_s: float, doing: str) -> None:
+    """Run a converter in ``tmp`` with a bare environment, in a session of its own so that past ``timeout_s``
+    the launcher and every child it started (LibreOffice's soffice.bin) go together: ``PermanentError``
+    (FAILED_TIMEOUT) saying what was ``doing``."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8", "no_proxy": "*"}
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired as e:
+        _kill_group(proc)
+        raise PermanentError(f"{doing} took longer than {timeout_s:.0f}s", outcome=Outcome.FAILED_TIMEOUT) from e
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -131,17 +135,7 @@ def postscript_to_pdf(data: bytes, timeout_s: float) -> bytes:
         src, out = Path(tmp) / "input.ps", Path(tmp) / "out.pdf"
         src.write_bytes(data)
         cmd = [binary, "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=pdfwrite", f"-sOutputFile={out}", str(src)]
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8"}
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired as e:
-            _kill_group(proc)
-            raise PermanentError(
-                f"reading the PostScript took longer than {timeout_s:.0f}s", outcome=Outcome.FAILED_TIMEOUT
-            ) from e
+        _run(cmd, tmp, timeout_s, "reading the PostScript")
         if not out.is_file() or out.stat().st_size == 0:
             raise ParseFailed("the PostScript cannot be read (Ghostscript could not render it)")
         return out.read_bytes()

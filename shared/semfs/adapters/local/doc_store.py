@@ -475,12 +475,14 @@ class DocStore:
     def rows(self, where: str, params: Sequence[object]) -> list[sqlite3.Row]:
         return self.conn().execute(f"SELECT * FROM docs WHERE {where}", params).fetchall()
 
-    def rows_by_rid(self, rids: Sequence[int]) -> list[sqlite3.Row]:
-        """The rows of these ids, in no particular order."""
+    def text_fields(self, rids: Sequence[int]) -> list[sqlite3.Row]:
+        """The searched text fields (rid, title, text, filename, tags) of these ids, no vectors read."""
         out: list[sqlite3.Row] = []
+        conn = self.conn()
         for i in range(0, len(rids), 500):
             part = [int(r) for r in rids[i : i + 500]]
-            out += self.rows(f"rid IN ({','.join('?' * len(part))})", part)
+            sql = f"SELECT rid, title, text, filename, tags FROM docs WHERE rid IN ({','.join('?' * len(part))})"
+            out += conn.execute(sql, part).fetchall()
         return out
 
     def file_rows(self, keys: Sequence[tuple[str, str]]) -> list[sqlite3.Row]:

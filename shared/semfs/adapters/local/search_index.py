@@ -194,7 +194,7 @@ class LocalSearchIndex:
         ``_READER_POOL`` of them by the tenant's BM25 may not be ranked."""
         pool = index.search(query, clauses, max(4 * k, _READER_POOL))
         found = self.store.scoped_rids([rid for rid, _ in pool], clauses)
-        rows = self.store.rows_by_rid(list(found))
+        rows = self.store.text_fields(list(found))
         scores = index.scoped_scores(query, clauses, rows)
         ranked = sorted(found, key=lambda rid: (-scores.get(rid, 0.0), rid))[:k]
         return [IndexHit(chunk_id=found[r][0], file_id=found[r][1], score=scores.get(r, 0.0)) for r in ranked]
