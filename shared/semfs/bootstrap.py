@@ -30,12 +30,14 @@ if TYPE_CHECKING:
         FileRepository,
         JobQueue,
         JobWaits,
+        MailAccountRepository,
         MailRepository,
         Ocr,
         PipelineStarter,
         PrincipalRepository,
         Reranker,
         SearchIndex,
+        SecretStore,
         TagRepository,
         ViewRepository,
     )
@@ -159,6 +161,8 @@ class _Backend:
     views: ViewRepository
     principals: PrincipalRepository
     entities: EntityRepository
+    mail_accounts: MailAccountRepository
+    secrets: SecretStore
     jobs: JobQueue
     index: SearchIndex
     embedder: Embedder
@@ -184,6 +188,7 @@ def _local_backend(
     from semfs.adapters.local.sqlite_entities import SqliteEntityRepository
     from semfs.adapters.local.sqlite_jobs import QueuedStarter, SqliteJobQueue
     from semfs.adapters.local.sqlite_mail import SqliteMailRepository
+    from semfs.adapters.local.sqlite_mail_accounts import FernetSecretStore, SqliteMailAccountRepository
     from semfs.adapters.local.sqlite_principals import SqlitePrincipalRepository
     from semfs.adapters.local.sqlite_repository import SqliteFileRepository
     from semfs.adapters.local.sqlite_tags import SqliteTagRepository
@@ -214,6 +219,8 @@ def _local_backend(
         views=SqliteViewRepository(settings.records_db),
         principals=SqlitePrincipalRepository(settings.records_db),
         entities=SqliteEntityRepository(settings.records_db),
+        mail_accounts=SqliteMailAccountRepository(settings.records_db),
+        secrets=FernetSecretStore(settings.records_db, settings.data_dir / "secret.key"),
         jobs=jobs,
         index=LocalSearchIndex(settings.index_db),
         embedder=embedder or _embedder(settings),
@@ -231,6 +238,7 @@ def _aws_backend(
 ) -> _Backend:
     from semfs.adapters.aws.dynamo_entities import DynamoEntityRepository
     from semfs.adapters.aws.dynamo_mail import DynamoMailRepository
+    from semfs.adapters.aws.dynamo_mail_accounts import DynamoMailAccountRepository
     from semfs.adapters.aws.dynamo_principals import DynamoPrincipalRepository
     from semfs.adapters.aws.dynamo_tags import DynamoTagRepository
     from semfs.adapters.aws.dynamo_views import DynamoViewRepository
@@ -239,6 +247,7 @@ def _aws_backend(
     from semfs.adapters.aws.jobs import RecordJobs
     from semfs.adapters.aws.opensearch import OpenSearchIndex
     from semfs.adapters.aws.s3 import S3BlobStore
+    from semfs.adapters.aws.secrets import SecretsManagerStore
     from semfs.adapters.local.unbounded import NoJobWaits, UnboundedAdmission
     from semfs.extractors.runner import InProcessExtractor
 
@@ -271,6 +280,8 @@ def _aws_backend(
         views=DynamoViewRepository(settings),
         principals=DynamoPrincipalRepository(settings),
         entities=DynamoEntityRepository(settings),
+        mail_accounts=DynamoMailAccountRepository(settings),
+        secrets=SecretsManagerStore(settings),
         jobs=RecordJobs(repo),
         index=OpenSearchIndex(settings, dim=embedder.dim, model=embedder.model),
         embedder=embedder,
@@ -319,6 +330,7 @@ def build_container(
 
     from semfs.adapters.local.extractive_enricher import ExtractiveEnricher
     from semfs.adapters.local.sqlite_jobs import QueuedStarter
+    from semfs.adapters.mailbox.imap import open_imap
     from semfs.domain.errors import UNGUARDED_MAIN
     from semfs.pipeline.query.answerers import ExtractiveAnswerer, LlmAnswerer
 
@@ -350,6 +362,9 @@ def build_container(
         views=backend.views,
         principals=backend.principals,
         entities=backend.entities,
+        mail_accounts=backend.mail_accounts,
+        secrets=backend.secrets,
+        open_mailbox=open_imap,
         jobs=backend.jobs,
         index=backend.index,
         embedder=backend.embedder,

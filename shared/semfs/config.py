@@ -237,6 +237,8 @@ class AwsSettings(_Group):
     endpoint_url: str | None = _env("aws_endpoint_url", default=None)  # tests point boto3 at an emulator
     idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
+    # mail accounts' passwords and OAuth secrets: Secrets Manager names under this prefix (adapters/aws/secrets.py)
+    secret_prefix: str = _env("secret_prefix", default="semfs/mail")
 
     @property
     def tenant_slots(self) -> int:
@@ -254,6 +256,8 @@ class MailSettings(_Group):
     min_inline_image_bytes: int = _env("mail_min_inline_image_bytes", default=20_000)  # smaller: logos
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525
+    # `semfs serve` reads its tenants' mail accounts this often (seconds; 0: only `semfs mail poll`)
+    poll_interval_s: int = _env("mail_poll_interval_s", default=300, ge=0)
     # phone numbers written without a country code, in mail and in files' text, are read as this region's
     # (an ISO 3166 code); a number with a "+" is read as written
     phone_region: str = Field(default="US", pattern="^[A-Z]{2}$")

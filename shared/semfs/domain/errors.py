@@ -155,3 +155,15 @@ UNGUARDED_MAIN = (
     '`if __name__ == "__main__":` (https://docs.python.org/3/library/multiprocessing.html, "Safe importing of '
     'main module")'
 )
+
+
+class MailboxUnavailable(RetryableError):
+    """A mail account's server could not be reached or dropped the connection: the next poll tries again
+    from the folder's cursor, and nothing read so far is read twice."""
+
+
+class MailboxRefused(PermanentError):
+    """A mail account's server refused its login (a wrong password, an expired token, a folder it does not
+    have): polling it again changes nothing until the account is corrected."""
+
+    outcome = Outcome.FAILED_CONFIG

@@ -14,6 +14,7 @@ from semfs.ports.extractor import Extractor
 from semfs.ports.index import IndexWriter, Retriever, SearchIndex, VectorMigration
 from semfs.ports.jobs import Job, JobQueue
 from semfs.ports.mail import Contact, MailRepository, Person, Thread
+from semfs.ports.mail_accounts import MailAccountRepository, Mailbox, MailboxOpener, SecretStore
 from semfs.ports.ocr import Ocr
 from semfs.ports.principals import PrincipalRepository
 from semfs.ports.repository import FileRepository, RecordQuery
@@ -41,7 +42,10 @@ __all__ = [
     "Job",
     "JobQueue",
     "JobWaits",
+    "MailAccountRepository",
     "MailRepository",
+    "Mailbox",
+    "MailboxOpener",
     "Ocr",
     "Person",
     "PipelineStarter",
@@ -50,6 +54,7 @@ __all__ = [
     "Reranker",
     "Retriever",
     "SearchIndex",
+    "SecretStore",
     "TagRepository",
     "Thread",
     "VectorMigration",

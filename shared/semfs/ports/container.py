@@ -22,6 +22,7 @@ from semfs.ports.extractor import Extractor
 from semfs.ports.index import SearchIndex
 from semfs.ports.jobs import JobQueue
 from semfs.ports.mail import MailRepository
+from semfs.ports.mail_accounts import MailAccountRepository, MailboxOpener, SecretStore
 from semfs.ports.ocr import Ocr
 from semfs.ports.principals import PrincipalRepository
 from semfs.ports.repository import FileRepository
@@ -58,6 +59,9 @@ class Container:
     job_waits: JobWaits  # an execution waiting on a Textract job meets the job's end (locally: none can wait)
     ocr: Ocr  # NoOcr where no engine is installed or OCR is switched off: pages without text stay unread
     reranker: Reranker  # reorders the fused top files (/rerank endpoint); NoReranking keeps the fused order
+    mail_accounts: MailAccountRepository  # the tenant's own mailboxes (IMAP) and how far each folder is read
+    secrets: SecretStore  # their passwords and OAuth secrets, encrypted at rest (a key file; Secrets Manager)
+    open_mailbox: MailboxOpener  # a connection to one of them (adapters/mailbox/imap.py)
 
     def close(self) -> None:
         self.starter.close()

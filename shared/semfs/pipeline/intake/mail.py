@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from semfs.domain.access import ADMINS, Access
+from semfs.domain.access import ADMINS, Access, parse_share
 from semfs.domain.features import require
 from semfs.domain.ids import contact_id_for, normalise_subject, sha256_hex
+from semfs.domain.mail_accounts import MailRule, Take
 from semfs.domain.outcomes import Outcome
 from semfs.domain.tags import contact_tag
 from semfs.extractors.email import Address, ParsedMail, parse_mail
@@ -134,6 +135,28 @@ def mail_access(c: Container, tenant: str, parsed: ParsedMail, delivered: list[s
 MIN_BODY_WORDS = 8
 
 
+def _parts(
+    c: Container, parsed: ParsedMail, raw: bytes, take: Take, extra: dict[str, Any]
+) -> list[tuple[int, str, bytes]]:
+    """What of a message becomes files, as (part index, file name, bytes): the attachments and, when it says
+    something, the body (``mail``); only one of them; or the whole message as one ``.eml`` (index -2)."""
+    name = normalise_subject(parsed.subject) or "message"
+    if take == "message":
+        return [(-2, f"{name}.eml", raw)]
+    parts = [] if take == "body" else [(a.index, a.filename, a.data) for a in parsed.attachments]
+    if not parsed.body or (not c.settings.mail.index_email_body and take != "body"):  # a rule's "body" is asked for
+        return parts
+    if take == "attachments":  # the body is no document, but stays what the attachments came with
+        if parsed.attachments:
+            extra["body"] = " ".join(parsed.body.split())[:500]
+        return parts
+    if take == "body" or not parsed.attachments or len(parsed.body.split()) >= MIN_BODY_WORDS:
+        parts.append((-1, f"{name}.txt", parsed.body.encode()))
+    else:  # "Please pay by Friday.": no document of its own, but what the attachments came with
+        extra["body"] = " ".join(parsed.body.split())[:500]
+    return parts
+
+
 def ingest_mail(
     c: Container,
     tenant: str,
@@ -142,10 +165,12 @@ def ingest_mail(
     recipients: list[str] | None = None,
     verdicts: dict[str, str] | None = None,
     source: str = "mail",
+    rule: MailRule | None = None,
 ) -> MailResult:
     """Ingest one message for ``tenant``: every attachment leaf becomes a file with the message's
     provenance. Redelivering the same Message-ID creates nothing new. ``Disabled`` (nothing read or
-    stored) while mail intake or ingest is switched off."""
+    stored) while mail intake or ingest is switched off. A mail account's ``rule`` (``domain/mail_accounts``)
+    says what the message becomes (``take``), the tags its files get and who else reads them."""
     require(c.settings, "mail")
     require(c.settings, "ingest")
     try:
@@ -182,14 +207,13 @@ def ingest_mail(
     }
     result = MailResult(message_id=message_id, tenant_id=tenant, thread_id=thread_id)
     access = mail_access(c, tenant, parsed, recipients)
-    parts = [(a.index, a.filename, a.data) for a in parsed.attachments]
-    if c.settings.mail.index_email_body and parsed.body:
-        if not parsed.attachments or len(parsed.body.split()) >= MIN_BODY_WORDS:
-            parts.append((-1, f"{normalise_subject(parsed.subject) or 'message'}.txt", parsed.body.encode()))
-        else:  # "Please pay by Friday.": no document of its own, but what the attachments came with
-            extra["body"] = " ".join(parsed.body.split())[:500]
+    if rule is not None:
+        extra["rule"] = rule.name
+        shared = parse_share(rule.share_with)
+        access = Access(access.owner, tuple(dict.fromkeys([*access.readers, *shared]))) if shared else access
+    parts = _parts(c, parsed, raw, rule.take if rule else "mail", extra)
     for index, filename, data in parts:
-        where = "the body of" if index < 0 else "attached to"
+        where = {-1: "the body of ", -2: ""}.get(index, "attached to ")
         prov = Provenance(
             source_type="email_attachment",
             source_key=f"{source}:{message_id}:{index}",
@@ -198,9 +222,10 @@ def ingest_mail(
             contact_ids=[x.contact_id for x in contacts],
             source_message_id=message_id,
             uploaded_by=sender,
-            upload_context=f"{where} the email “{parsed.subject}” from {sender}"[:300],
+            upload_context=f"{where}the email “{parsed.subject}” from {sender}"[:300],
             extra=extra,
             access=access,
+            tags=list(rule.tags) if rule else [],
         )
         result.files.append(ingest_bytes(c, tenant, data, filename, prov))
     log.info("mail ingested", message_id_hash=_h(message_id)[:12], files=len(result.files), defects=len(parsed.defects))

@@ -51,6 +51,8 @@ def purge_tenant(c: Container, tenant_id: str) -> dict[str, int]:
     report["saved_views"] = c.views.forget_tenant(tenant_id)
     report["principals"] = c.principals.forget_tenant(tenant_id)
     report["entity_items"] = c.entities.forget_tenant(tenant_id)
+    report["mail_accounts"] = c.mail_accounts.forget_tenant(tenant_id)
+    report["secrets"] = c.secrets.forget_tenant(tenant_id)
     report["records"] = c.repo.forget_tenant(tenant_id)
     report["in_flight"] = len(in_flight)
     log.info("tenant purged", tenant_id=tenant_id, **report)

@@ -1,0 +1,1 @@
+"""Mailbox connections any backend uses: IMAP (``imap.py``)."""

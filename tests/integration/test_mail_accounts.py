@@ -1,0 +1,376 @@
+"""Mail accounts against a real IMAP server (Debian's Dovecot, started per module on loopback ports): each
+message read once, a poll stopped mid-batch and run again, a renumbered folder, the action on the server,
+rules and their preview, TLS, a refused login, per-user access and the secret at rest.
+
+What Dovecot cannot show here: a server without MOVE or UIDPLUS (Dovecot has both; the COPY fallback is
+not exercised), and XOAUTH2 (see test_oauth_* below, against a token endpoint run by the test)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semfs.adapters.mailbox.imap import refreshed_token
+from semfs.bootstrap import Container, build_container
+from semfs.domain.errors import MailboxRefused
+from semfs.domain.mail_accounts import MailAccount, MailRule
+from semfs.pipeline.intake.mailboxes import poll_account, poll_all, preview, remove_account, save_account
+from semfs.pipeline.maintenance.purge import purge_tenant
+from semfs.pipeline.principals import add_user
+from semfs.ports.mail_accounts import Mailbox
+from semfs.ports.repository import RecordQuery
+from tests import mail_corpus as mc
+from tests.conftest import make_settings
+from tests.dovecot import Dovecot, dovecot_installed, start_dovecot
+
+pytestmark = pytest.mark.integration
+T = "acme"
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def dovecot() -> Iterator[Dovecot]:
+    assert dovecot_installed(), "Debian's dovecot-imapd is needed (.ci/run installs it)"
+    server = start_dovecot({f"user{n}@northwind.example": PASSWORD for n in range(100)})
+    yield server
+    server.stop()
+
+
+_users = iter(range(100))
+
+
+@pytest.fixture
+def mailbox_user(dovecot: Dovecot) -> str:
+    """A fresh mailbox per test (the server is shared by the module)."""
+    return f"user{next(_users)}@northwind.example"
+
+
+@pytest.fixture
+def c(tmp_path: Path, shared_extractor: object) -> Iterator[Container]:
+    container = build_container(make_settings(tmp_path), extractor=shared_extractor)  # type: ignore[arg-type]
+    yield container
+    container.close()
+
+
+def account(dovecot: Dovecot, user: str, **given: Any) -> MailAccount:
+    values: dict[str, Any] = {
+        "name": "inbox",
+        "host": "localhost",
+        "port": dovecot.imap,
+        "security": "starttls",
+        "ca_file": str(dovecot.cert),
+        "username": user,
+        "after": "seen",
+    }
+    return MailAccount(**(values | given))
+
+
+def msg(n: int, *, subject: str | None = None, attach: bool = True, **kw: Any) -> bytes:
+    m = mc.message(subject=subject or f"Invoice {n} for the harbour works", msgid=f"<m{n}.{id(kw)}@acme.example>", **kw)
+    if attach:
+        m.add_attachment(mc.TERMS + f"\n\nInvoice {n}.".encode(), maintype="text", subtype="markdown", filename=f"terms-{n}.md")
+    return m.as_bytes()
+
+
+def files_of(c: Container) -> list[Any]:
+    return c.repo.query(RecordQuery(tenant_id=T, limit=1000))
+
+
+def test_a_mailbox_is_read_once_and_then_only_what_is_new(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    for n in range(3):
+        dovecot.deliver(mailbox_user, msg(n))
+    save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+
+    first = poll_account(c, T, "inbox")
+    assert first.error is None
+    (folder,) = first.folders
+    # each message's attachment (its body, "please find the figures attached", is no document of its own)
+    assert (folder.read, folder.ingested, folder.duplicates, folder.files) == (3, 3, 0, 3)
+    records = files_of(c)
+    assert len(records) == 3 and {r.source_type for r in records} == {"email_attachment"}
+    assert all(r.source_key.startswith("imap:") for r in records)
+    assert all("Seen" in flags for flags in dovecot.flags(mailbox_user).values())  # the account's action
+
+    again = poll_account(c, T, "inbox")
+    assert again.folders[0].read == 0 and len(files_of(c)) == 3
+
+    dovecot.deliver(mailbox_user, msg(3))
+    third = poll_account(c, T, "inbox")
+    assert (third.folders[0].read, third.folders[0].files) == (1, 1) and len(files_of(c)) == 4
+    saved = c.mail_accounts.account(T, "inbox")
+    assert saved is not None and saved.last_poll_at is not None and saved.last_error is None
+
+
+class Killed(BaseException):
+    """The process dying: no handler of semfs's catches it."""
+
+
+def killing(c: Container, *, after_actions: int) -> Container:
+    """The container with a mailbox that dies on the n-th action, after that message was ingested and
+    before its cursor moved (the worst place to die)."""
+    done = {"n": 0}
+    real = c.open_mailbox
+
+    class Dying:
+        def __init__(self, box: Mailbox) -> None:
+            self._box = box
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._box, name)
+
+        def after(self, uid: int, action: Any, move_to: str | None) -> None:
+            done["n"] += 1
+            if done["n"] == after_actions:
+                raise Killed
+            self._box.after(uid, action, move_to)
+
+    @contextmanager
+    def opener(acc: MailAccount, secret: str, store: Any) -> Iterator[Any]:
+        with real(acc, secret, store) as box:
+            yield Dying(box)
+
+    return replace(c, open_mailbox=opener)
+
+
+def test_a_poll_killed_mid_batch_and_run_again_ingests_each_message_exactly_once(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    for n in range(5):
+        dovecot.deliver(mailbox_user, msg(100 + n))
+    save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+    with pytest.raises(Killed):
+        poll_account(killing(c, after_actions=3), T, "inbox")
+    cursor = c.mail_accounts.cursor(T, "inbox", "INBOX")
+    assert cursor is not None and cursor.last_uid == 2 and cursor.pending == 3  # the third was ingested, not marked
+
+    report = poll_account(c, T, "inbox")
+    assert report.folders[0].read == 3  # the pending one again, then the two never read
+    records = files_of(c)
+    per_message: dict[str | None, int] = {}
+    for r in records:
+        per_message[r.source_message_id] = per_message.get(r.source_message_id, 0) + 1
+    assert len(per_message) == 5 and set(per_message.values()) == {1}  # each message's attachment, once
+    assert all("Seen" in f for f in dovecot.flags(mailbox_user).values())  # the pending one was marked this time
+
+
+def test_a_renumbered_folder_is_read_again_without_ingesting_anything_twice(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    for n in range(2):
+        dovecot.deliver(mailbox_user, msg(200 + n))
+    save_account(c, T, account(dovecot, mailbox_user, after="none"), PASSWORD)
+    poll_account(c, T, "inbox")
+    before = c.mail_accounts.cursor(T, "inbox", "INBOX")
+    dovecot.renumber(mailbox_user, "INBOX", 424242)
+    dovecot.deliver(mailbox_user, msg(202))
+
+    report = poll_account(c, T, "inbox")
+    (folder,) = report.folders
+    assert folder.restarted and (folder.read, folder.duplicates, folder.ingested) == (3, 2, 1)
+    after = c.mail_accounts.cursor(T, "inbox", "INBOX")
+    assert before is not None and after is not None and after.uidvalidity == 424242 != before.uidvalidity
+    assert len(files_of(c)) == 3
+
+
+def test_the_same_message_by_smtp_and_by_imap_is_one_set_of_files(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    from semfs.pipeline.intake.mail import ingest_mail
+
+    raw = msg(250)
+    ingest_mail(c, T, raw, source="smtp")
+    dovecot.deliver(mailbox_user, raw)
+    save_account(c, T, account(dovecot, mailbox_user, after="flag"), PASSWORD)
+    report = poll_account(c, T, "inbox")
+    assert (report.folders[0].duplicates, len(files_of(c))) == (1, 1)
+    assert all("Flagged" in f for f in dovecot.flags(mailbox_user).values())  # still acted on
+
+
+def test_processed_messages_are_moved_to_the_folder_the_account_names(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    dovecot.create_folder(mailbox_user, "Filed by semfs")
+    for n in range(2):
+        dovecot.deliver(mailbox_user, msg(300 + n))
+    save_account(c, T, account(dovecot, mailbox_user, after="move", move_to="Filed by semfs"), PASSWORD)
+    assert poll_account(c, T, "inbox").folders[0].read == 2
+    assert dovecot.uids(mailbox_user, "INBOX") == [] and len(dovecot.uids(mailbox_user, "Filed by semfs")) == 2
+
+
+def test_rules_decide_what_a_message_becomes_and_the_preview_changes_nothing(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    dovecot.deliver(mailbox_user, msg(400, sender="Newsletter <news@promo.example>"))
+    dovecot.deliver(mailbox_user, msg(401))
+    dovecot.deliver(mailbox_user, msg(402, subject="Lunch on Friday?", attach=False, body="Shall we try the new place by the harbour at noon on Friday?"))
+    rules = [
+        MailRule(name="no newsletters", sender="promo.example", take="skip"),
+        MailRule(name="terms", attachment_name="terms-*.md", take="attachments", tags=["contracts"]),
+    ]
+    save_account(c, T, account(dovecot, mailbox_user, rules=rules), PASSWORD)
+
+    shown = preview(c, T, "inbox")
+    assert [(line.rule, line.take) for line in shown] == [(None, "mail"), ("terms", "attachments"), ("no newsletters", "skip")]
+    assert not any("Seen" in f for f in dovecot.flags(mailbox_user).values())  # read with PEEK: nothing marked
+    assert files_of(c) == []
+    other = [MailRule(name="all as eml", take="message")]
+    assert {line.take for line in preview(c, T, "inbox", rules=other)} == {"message"}  # unsaved rules, tried
+
+    report = poll_account(c, T, "inbox")
+    assert (report.folders[0].read, report.folders[0].skipped) == (3, 1)
+    records = files_of(c)
+    by_name = {r.filename: r for r in records}
+    assert len(records) == 2 and "terms-401.md" in by_name
+    (lunch,) = [r for r in records if r.filename != "terms-401.md"]
+    assert lunch.filename.endswith(".txt") and lunch.source_key.endswith(":-1")  # no rule took it: its body
+    assert "contracts" in by_name["terms-401.md"].tags
+    assert by_name["terms-401.md"].provenance["rule"] == "terms"
+
+
+def test_tls_checks_the_certificate_and_a_wrong_password_is_reported_not_raised(
+    c: Container, dovecot: Dovecot, mailbox_user: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    dovecot.deliver(mailbox_user, msg(500))
+    tls = account(dovecot, mailbox_user, name="tls", security="tls", port=dovecot.imaps)
+    save_account(c, T, tls, PASSWORD)
+    assert poll_account(c, T, "tls").folders[0].read == 1
+
+    untrusted = account(dovecot, mailbox_user, name="untrusted", security="tls", port=dovecot.imaps, ca_file=None)
+    save_account(c, T, untrusted, PASSWORD)
+    report = poll_account(c, T, "untrusted")
+    assert report.error is not None and "certificate is not trusted" in report.error
+
+    caplog.set_level(logging.DEBUG)
+    save_account(c, T, account(dovecot, mailbox_user, name="wrong"), "not the password")
+    report = poll_account(c, T, "wrong")
+    assert report.error == f"the server refused the login for {mailbox_user!r}"
+    saved = c.mail_accounts.account(T, "wrong")
+    assert saved is not None and saved.last_error == report.error
+    assert "not the password" not in caplog.text and PASSWORD not in caplog.text
+
+    with pytest.raises(MailboxRefused, match="loopback"):
+        from semfs.adapters.mailbox.imap import open_imap
+
+        with open_imap(account(dovecot, mailbox_user, host="imap.example.com", security="none"), PASSWORD, print):
+            pass
+
+
+def test_mail_read_from_a_users_mailbox_is_that_users(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    add_user(c, T, "root", role="admin")
+    add_user(c, T, "alice", addresses=[mailbox_user])
+    add_user(c, T, "bob", addresses=["bob@northwind.example"])
+    # sent to a list alice is on: only her mailbox shows she got it
+    dovecot.deliver(mailbox_user, msg(600, to="all-staff@lists.example", cc=None))
+    save_account(c, T, account(dovecot, mailbox_user, address=mailbox_user), PASSWORD)
+    poll_account(c, T, "inbox")
+    records = files_of(c)
+    assert records and all(r.readers == ["u:alice"] for r in records), [r.readers for r in records]
+
+
+def test_the_secret_is_sealed_at_rest_and_goes_with_the_account_and_the_tenant(
+    c: Container, dovecot: Dovecot, mailbox_user: str, tmp_path: Path
+) -> None:
+    saved = save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+    data = c.settings.data_dir
+    assert (data / "secret.key").stat().st_mode & 0o777 == 0o600
+    for db in data.glob("*.db*"):
+        assert PASSWORD.encode() not in db.read_bytes()
+    assert saved.secret_ref and PASSWORD not in saved.model_dump_json()
+    # changing the account without a secret keeps the stored one
+    save_account(c, T, saved.model_copy(update={"folders": ["INBOX", "Archive"]}), None)
+    assert c.secrets.get(saved.secret_ref) == PASSWORD
+
+    assert remove_account(c, T, "inbox") and c.mail_accounts.account(T, "inbox") is None
+    with pytest.raises(Exception, match="gone"):
+        c.secrets.get(saved.secret_ref)
+
+    save_account(c, T, account(dovecot, mailbox_user, name="again"), PASSWORD)
+    report = purge_tenant(c, T)
+    assert (report["mail_accounts"], report["secrets"]) == (1, 1)
+    assert list(c.mail_accounts.all_accounts()) == []
+
+
+def test_poll_all_reads_every_enabled_account_of_every_tenant(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    dovecot.deliver(mailbox_user, msg(700))
+    save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+    save_account(c, "beta", account(dovecot, mailbox_user, after="none"), PASSWORD)
+    save_account(c, "beta", account(dovecot, mailbox_user, name="off", enabled=False), PASSWORD)
+    reports = poll_all(c)
+    assert sorted(r.account for r in reports) == ["inbox", "inbox"]
+    assert len(c.repo.query(RecordQuery(tenant_id="beta"))) == 1 and len(files_of(c)) == 1
+
+
+# ---- XOAUTH2: the token refresh against an endpoint that enforces RFC 6749 §6 ----
+
+
+class TokenEndpoint(BaseHTTPRequestHandler):
+    """Answers a refresh-token grant as the spec says: form-encoded POST, grant_type=refresh_token, the client
+    id; a revoked token is 400 invalid_grant; rotates the refresh token once. What it cannot show: the real
+    providers' scopes and consent."""
+
+    calls: list[dict[str, str]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+        from urllib.parse import parse_qsl
+
+        length = int(self.headers["Content-Length"])
+        form = dict(parse_qsl(self.rfile.read(length).decode()))
+        TokenEndpoint.calls.append(form)
+        ok = self.headers["Content-Type"] == "application/x-www-form-urlencoded" and form.get("grant_type") == "refresh_token"
+        if not ok or form.get("refresh_token") == "revoked" or form.get("client_id") != "semfs":
+            self._send(400, {"error": "invalid_grant"})
+            return
+        rotated = {"refresh_token": "rt-2"} if form["refresh_token"] == "rt-1" else {}
+        self._send(200, {"access_token": f"at-for-{form['refresh_token']}", "token_type": "Bearer", **rotated})
+
+    def _send(self, status: int, body: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def token_url() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), TokenEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/token"
+    server.shutdown()
+
+
+def test_oauth_refresh_gets_a_token_and_keeps_a_rotated_refresh_token(token_url: str) -> None:
+    grant = {"token_url": token_url, "client_id": "semfs", "refresh_token": "rt-1"}
+    token, rotated = refreshed_token(json.dumps(grant))
+    assert token == "at-for-rt-1" and rotated is not None and json.loads(rotated)["refresh_token"] == "rt-2"
+    token, rotated = refreshed_token(json.dumps(grant | {"refresh_token": "rt-2"}))
+    assert (token, rotated) == ("at-for-rt-2", None)
+    with pytest.raises(MailboxRefused, match="HTTP 400"):
+        refreshed_token(json.dumps(grant | {"refresh_token": "revoked"}))
+    with pytest.raises(MailboxRefused, match="not JSON"):
+        refreshed_token("a password, not a grant")
+
+
+def test_an_xoauth2_account_stores_the_rotated_refresh_token(
+    c: Container, dovecot: Dovecot, mailbox_user: str, token_url: str
+) -> None:
+    grant = {"token_url": token_url, "client_id": "semfs", "refresh_token": "rt-1"}
+    saved = save_account(c, T, account(dovecot, mailbox_user, auth="xoauth2"), json.dumps(grant))
+    report = poll_account(c, T, "inbox")
+    # this Dovecot has no OAuth 2 introspection configured: the login is refused, after the refresh
+    assert report.error is not None and "refused the login" in report.error
+    assert json.loads(c.secrets.get(saved.secret_ref))["refresh_token"] == "rt-2"
