@@ -123,7 +123,12 @@ ssl = yes
 ssl_cert = <{cert}
 ssl_key = <{key}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login xoauth2 oauthbearer
+passdb {{
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = {root}/oauth2.conf.ext
+}}
 passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {root}/passwd
@@ -153,16 +158,21 @@ service anvil {{
 """
 
 
-def start_dovecot(users: dict[str, str]) -> Dovecot:
+def start_dovecot(users: dict[str, str], introspection_url: str) -> Dovecot:
     """Start a server in a folder of its own; wait (with a generous ceiling) until its IMAP port answers. The
     folder is traversable by Dovecot's own accounts (pytest's are private to the user running it). ``users``:
-    each mailbox's address and password, written before the start (Dovecot caches its password file)."""
+    each mailbox's address and password, written before the start (Dovecot caches its password file).
+    XOAUTH2 and OAUTHBEARER logins are checked by RFC 7662 token introspection at ``introspection_url``."""
     root = Path(tempfile.mkdtemp(prefix="semfs-dovecot-"))
     root.chmod(0o755)
     for sub in ("run", "state", "home"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     (root / "passwd").write_text("".join(f"{u}:{{PLAIN}}{p}\n" for u, p in users.items()))
     cert, key = _certificate(root)
+    (root / "oauth2.conf.ext").write_text(
+        f"introspection_mode = post\nintrospection_url = {introspection_url}\n"
+        "username_attribute = username\nactive_attribute = active\nactive_value = true\n"
+    )
     if os.geteuid() == 0:  # mail is owned by an unprivileged account, as Dovecot insists for root
         mail_user, unprivileged = pwd.getpwnam("nobody"), ""
         (root / "home").chmod(0o777)
@@ -172,8 +182,14 @@ def start_dovecot(users: dict[str, str]) -> Dovecot:
         unprivileged = f"default_internal_user = {me}\ndefault_login_user = {me}\ndefault_internal_group = {me}"
     imap, imaps = _free_port(), _free_port()
     text = _CONF.format(
-        root=root, cert=cert, key=key, uid=mail_user.pw_uid, gid=mail_user.pw_gid,
-        imap=imap, imaps=imaps, unprivileged=unprivileged,
+        root=root,
+        cert=cert,
+        key=key,
+        uid=mail_user.pw_uid,
+        gid=mail_user.pw_gid,
+        imap=imap,
+        imaps=imaps,
+        unprivileged=unprivileged,
     )
     (root / "dovecot.conf").write_text(text)
     subprocess.run(["dovecot", "-c", str(root / "dovecot.conf")], check=True, timeout=60)

@@ -474,3 +474,26 @@ def start_inbox(
         name="semfs-inbox",
     ).start()
     return stop
+
+
+# -- mail accounts ----------------------------------------------------------------------------------
+def poll_mail_accounts(container: Container, stop: threading.Event, interval_s: float) -> None:
+    """Read every enabled mail account of every tenant now and then every ``interval_s`` until ``stop``
+    (``pipeline/intake/mailboxes.py``: each poll is bounded, a server that fails is the account's error)."""
+    from semfs.pipeline.intake.mailboxes import poll_all
+
+    while not stop.is_set():
+        try:
+            poll_all(container)
+        except Exception as e:  # keep polling; each account's own failure is already on the account
+            log.error("mail accounts not polled", error=type(e).__name__)
+        stop.wait(interval_s)
+
+
+def start_mail_polling(container: Container, interval_s: float) -> threading.Event:
+    """Poll the mail accounts in a background thread; set the returned event to stop."""
+    stop = threading.Event()
+    threading.Thread(
+        target=poll_mail_accounts, args=(container, stop, interval_s), daemon=True, name="semfs-mail"
+    ).start()
+    return stop

@@ -21,8 +21,10 @@ from semfs.ports import (
     BlobStore,
     EntityRepository,
     FileRepository,
+    MailAccountRepository,
     MailRepository,
     SearchIndex,
+    SecretStore,
     TagRepository,
     ViewRepository,
 )
@@ -182,3 +184,25 @@ def _dynamo(settings: Settings) -> FileRepository:
 
 AWS_BLOB_STORES = {"s3": _s3}
 AWS_REPOSITORIES = {"dynamodb": _dynamo}
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def mail_account_repository(request: pytest.FixtureRequest, tmp_path: Path) -> MailAccountRepository:
+    if request.param == "sqlite":
+        from semfs.adapters.local.sqlite_mail_accounts import SqliteMailAccountRepository
+
+        return SqliteMailAccountRepository(tmp_path / "r.db")
+    from semfs.adapters.aws.dynamo_mail_accounts import DynamoMailAccountRepository
+
+    return DynamoMailAccountRepository(request.getfixturevalue("aws_settings"))
+
+
+@pytest.fixture(params=["fernet", "secretsmanager"])
+def secret_store(request: pytest.FixtureRequest, tmp_path: Path) -> SecretStore:
+    if request.param == "fernet":
+        from semfs.adapters.local.sqlite_mail_accounts import FernetSecretStore
+
+        return FernetSecretStore(tmp_path / "r.db", tmp_path / "secret.key")
+    from semfs.adapters.aws.secrets import SecretsManagerStore
+
+    return SecretsManagerStore(request.getfixturevalue("aws_settings"))

@@ -297,6 +297,7 @@ def aws_stack(monkeypatch: pytest.MonkeyPatch, osmem_url: str) -> Iterator[Stack
         "SEMFS_ADMISSION_QUEUE_URL": ADMISSION_QUEUE_URL,
         "SEMFS_ADMISSION_DELAY_S": "0",
         "SEMFS_MAINTENANCE_QUEUE_URL": MAINTENANCE_QUEUE_URL,
+        "SEMFS_SECRET_PREFIX": "semfs/semfs/mail",  # the template's, for a stack called "semfs"
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)

@@ -300,6 +300,14 @@ def _queue_arn(url: str) -> str:
     return f"arn:aws:sqs:{REGION}:{ACCOUNT}:{url.rstrip('/').rsplit('/', 1)[-1]}"
 
 
+def _secret_arn(secret: str) -> str:
+    """What IAM evaluates a secret named by its name against: its ARN, the name and Secrets Manager's six
+    random characters (ListSecrets names none: "*")."""
+    if secret == "*" or secret.startswith("arn:"):
+        return secret
+    return f"arn:aws:secretsmanager:{REGION}:{ACCOUNT}:secret:{secret}-AbCdEf"
+
+
 def required(service: str, op: str, p: dict[str, Any]) -> list[tuple[str, str]]:
     match service:
         case "s3":
@@ -315,7 +323,7 @@ def required(service: str, op: str, p: dict[str, Any]) -> list[tuple[str, str]]:
             buses = {e.get("EventBusName", "default") for e in p.get("Entries", [])} or {"default"}
             return [(f"events:{op}", f"arn:aws:events:{REGION}:{ACCOUNT}:event-bus/{b}") for b in buses]
         case "secretsmanager":
-            return [(f"secretsmanager:{op}", str(p.get("SecretId", "*")))]
+            return [(f"secretsmanager:{op}", _secret_arn(str(p.get("SecretId") or p.get("Name") or "*")))]
     return [(f"{service}:{op}", "*")]  # textract and the like authorise on "*"
 
 

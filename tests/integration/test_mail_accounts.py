@@ -13,14 +13,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from email.message import EmailMessage
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from typer.testing import CliRunner
 
-from semfs.adapters.mailbox.imap import refreshed_token
+from semfs.adapters.mailbox.imap import open_imap, refreshed_token
 from semfs.bootstrap import Container, build_container
 from semfs.domain.errors import MailboxRefused
 from semfs.domain.mail_accounts import MailAccount, MailRule
@@ -30,6 +30,7 @@ from semfs.pipeline.principals import add_user
 from semfs.ports.mail_accounts import Mailbox
 from semfs.ports.repository import RecordQuery
 from tests import mail_corpus as mc
+from tests.builders import run_cli
 from tests.conftest import make_settings
 from tests.dovecot import Dovecot, dovecot_installed, start_dovecot
 
@@ -38,10 +39,67 @@ T = "acme"
 PASSWORD = "correct horse battery staple"
 
 
+class OAuthProvider(BaseHTTPRequestHandler):
+    """An OAuth 2 provider as Gmail's and Microsoft's behave for IMAP: ``/token`` answers a refresh-token grant
+    (RFC 6749 §6: a form-encoded POST with grant_type=refresh_token and the client id; a revoked or unknown
+    token is 400 invalid_grant) with a fresh access token and, for a token marked to rotate, a new refresh
+    token; ``/introspect`` (RFC 7662) tells Dovecot whose an access token is. What it cannot show: the
+    providers' scopes, consent screens and token lifetimes."""
+
+    grants: ClassVar[dict[str, str]] = {}  # refresh token → the mailbox it signs in to
+    issued: ClassVar[dict[str, str]] = {}  # access token → the mailbox
+
+    def do_POST(self) -> None:
+        from urllib.parse import parse_qsl
+
+        form = dict(parse_qsl(self.rfile.read(int(self.headers["Content-Length"])).decode()))
+        if self.path == "/introspect":
+            user = self.issued.get(form.get("token", ""))
+            self._send(200, {"active": True, "username": user} if user else {"active": False})
+            return
+        ok = self.headers["Content-Type"] == "application/x-www-form-urlencoded"
+        refresh = form.get("refresh_token", "")
+        if (
+            not ok
+            or form.get("grant_type") != "refresh_token"
+            or form.get("client_id") != "semfs"
+            or refresh not in self.grants
+        ):
+            self._send(400, {"error": "invalid_grant"})
+            return
+        user = self.grants[refresh]
+        access = f"at-{len(self.issued)}"
+        self.issued[access] = user
+        rotated: dict[str, str] = {}
+        if refresh.startswith("rotate-"):  # Microsoft's way: the old refresh token is spent
+            rotated["refresh_token"] = f"{refresh}-next"
+            self.grants[rotated["refresh_token"]] = self.grants.pop(refresh)
+        self._send(200, {"access_token": access, "token_type": "Bearer", "expires_in": 3599, **rotated})
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
 @pytest.fixture(scope="module")
-def dovecot() -> Iterator[Dovecot]:
+def oauth() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OAuthProvider)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def dovecot(oauth: str) -> Iterator[Dovecot]:
     assert dovecot_installed(), "Debian's dovecot-imapd is needed (.ci/run installs it)"
-    server = start_dovecot({f"user{n}@northwind.example": PASSWORD for n in range(100)})
+    server = start_dovecot({f"user{n}@northwind.example": PASSWORD for n in range(100)}, f"{oauth}/introspect")
     yield server
     server.stop()
 
@@ -78,7 +136,9 @@ def account(dovecot: Dovecot, user: str, **given: Any) -> MailAccount:
 def msg(n: int, *, subject: str | None = None, attach: bool = True, **kw: Any) -> bytes:
     m = mc.message(subject=subject or f"Invoice {n} for the harbour works", msgid=f"<m{n}.{id(kw)}@acme.example>", **kw)
     if attach:
-        m.add_attachment(mc.TERMS + f"\n\nInvoice {n}.".encode(), maintype="text", subtype="markdown", filename=f"terms-{n}.md")
+        m.add_attachment(
+            mc.TERMS + f"\n\nInvoice {n}.".encode(), maintype="text", subtype="markdown", filename=f"terms-{n}.md"
+        )
     return m.as_bytes()
 
 
@@ -212,7 +272,15 @@ def test_rules_decide_what_a_message_becomes_and_the_preview_changes_nothing(
 ) -> None:
     dovecot.deliver(mailbox_user, msg(400, sender="Newsletter <news@promo.example>"))
     dovecot.deliver(mailbox_user, msg(401))
-    dovecot.deliver(mailbox_user, msg(402, subject="Lunch on Friday?", attach=False, body="Shall we try the new place by the harbour at noon on Friday?"))
+    dovecot.deliver(
+        mailbox_user,
+        msg(
+            402,
+            subject="Lunch on Friday?",
+            attach=False,
+            body="Shall we try the new place by the harbour at noon on Friday?",
+        ),
+    )
     rules = [
         MailRule(name="no newsletters", sender="promo.example", take="skip"),
         MailRule(name="terms", attachment_name="terms-*.md", take="attachments", tags=["contracts"]),
@@ -220,7 +288,11 @@ def test_rules_decide_what_a_message_becomes_and_the_preview_changes_nothing(
     save_account(c, T, account(dovecot, mailbox_user, rules=rules), PASSWORD)
 
     shown = preview(c, T, "inbox")
-    assert [(line.rule, line.take) for line in shown] == [(None, "mail"), ("terms", "attachments"), ("no newsletters", "skip")]
+    assert [(line.rule, line.take) for line in shown] == [
+        (None, "mail"),
+        ("terms", "attachments"),
+        ("no newsletters", "skip"),
+    ]
     assert not any("Seen" in f for f in dovecot.flags(mailbox_user).values())  # read with PEEK: nothing marked
     assert files_of(c) == []
     other = [MailRule(name="all as eml", take="message")]
@@ -258,11 +330,9 @@ def test_tls_checks_the_certificate_and_a_wrong_password_is_reported_not_raised(
     assert saved is not None and saved.last_error == report.error
     assert "not the password" not in caplog.text and PASSWORD not in caplog.text
 
+    clear = open_imap(account(dovecot, mailbox_user, host="imap.example.com", security="none"), PASSWORD, print)
     with pytest.raises(MailboxRefused, match="loopback"):
-        from semfs.adapters.mailbox.imap import open_imap
-
-        with open_imap(account(dovecot, mailbox_user, host="imap.example.com", security="none"), PASSWORD, print):
-            pass
+        clear.__enter__()
 
 
 def test_mail_read_from_a_users_mailbox_is_that_users(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
@@ -300,7 +370,9 @@ def test_the_secret_is_sealed_at_rest_and_goes_with_the_account_and_the_tenant(
     assert list(c.mail_accounts.all_accounts()) == []
 
 
-def test_poll_all_reads_every_enabled_account_of_every_tenant(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+def test_poll_all_reads_every_enabled_account_of_every_tenant(
+    c: Container, dovecot: Dovecot, mailbox_user: str
+) -> None:
     dovecot.deliver(mailbox_user, msg(700))
     save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
     save_account(c, "beta", account(dovecot, mailbox_user, after="none"), PASSWORD)
@@ -310,67 +382,106 @@ def test_poll_all_reads_every_enabled_account_of_every_tenant(c: Container, dove
     assert len(c.repo.query(RecordQuery(tenant_id="beta"))) == 1 and len(files_of(c)) == 1
 
 
-# ---- XOAUTH2: the token refresh against an endpoint that enforces RFC 6749 §6 ----
+# ---- XOAUTH2: a token endpoint and Dovecot's RFC 7662 introspection of the access tokens it issued ----
 
 
-class TokenEndpoint(BaseHTTPRequestHandler):
-    """Answers a refresh-token grant as the spec says: form-encoded POST, grant_type=refresh_token, the client
-    id; a revoked token is 400 invalid_grant; rotates the refresh token once. What it cannot show: the real
-    providers' scopes and consent."""
-
-    calls: list[dict[str, str]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
-        from urllib.parse import parse_qsl
-
-        length = int(self.headers["Content-Length"])
-        form = dict(parse_qsl(self.rfile.read(length).decode()))
-        TokenEndpoint.calls.append(form)
-        ok = self.headers["Content-Type"] == "application/x-www-form-urlencoded" and form.get("grant_type") == "refresh_token"
-        if not ok or form.get("refresh_token") == "revoked" or form.get("client_id") != "semfs":
-            self._send(400, {"error": "invalid_grant"})
-            return
-        rotated = {"refresh_token": "rt-2"} if form["refresh_token"] == "rt-1" else {}
-        self._send(200, {"access_token": f"at-for-{form['refresh_token']}", "token_type": "Bearer", **rotated})
-
-    def _send(self, status: int, body: dict[str, str]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        return None
-
-
-@pytest.fixture
-def token_url() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), TokenEndpoint)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/token"
-    server.shutdown()
-
-
-def test_oauth_refresh_gets_a_token_and_keeps_a_rotated_refresh_token(token_url: str) -> None:
-    grant = {"token_url": token_url, "client_id": "semfs", "refresh_token": "rt-1"}
+def test_oauth_refresh_gets_a_token_and_keeps_a_rotated_refresh_token(oauth: str) -> None:
+    OAuthProvider.grants |= {"rotate-a": "someone@northwind.example", "plain-a": "someone@northwind.example"}
+    grant = {"token_url": f"{oauth}/token", "client_id": "semfs", "refresh_token": "rotate-a"}
     token, rotated = refreshed_token(json.dumps(grant))
-    assert token == "at-for-rt-1" and rotated is not None and json.loads(rotated)["refresh_token"] == "rt-2"
-    token, rotated = refreshed_token(json.dumps(grant | {"refresh_token": "rt-2"}))
-    assert (token, rotated) == ("at-for-rt-2", None)
-    with pytest.raises(MailboxRefused, match="HTTP 400"):
-        refreshed_token(json.dumps(grant | {"refresh_token": "revoked"}))
+    assert OAuthProvider.issued[token] == "someone@northwind.example"
+    assert rotated is not None and json.loads(rotated)["refresh_token"] == "rotate-a-next"
+    assert refreshed_token(json.dumps(grant | {"refresh_token": "plain-a"}))[1] is None
+    with pytest.raises(MailboxRefused, match="HTTP 400"):  # spent by the rotation
+        refreshed_token(json.dumps(grant))
     with pytest.raises(MailboxRefused, match="not JSON"):
         refreshed_token("a password, not a grant")
+    with pytest.raises(MailboxRefused, match="http"):
+        refreshed_token(json.dumps(grant | {"token_url": "file:///etc/passwd"}))
 
 
-def test_an_xoauth2_account_stores_the_rotated_refresh_token(
-    c: Container, dovecot: Dovecot, mailbox_user: str, token_url: str
+def test_an_xoauth2_account_signs_in_with_a_refreshed_token_and_stores_the_rotated_one(
+    c: Container, dovecot: Dovecot, mailbox_user: str, oauth: str
 ) -> None:
-    grant = {"token_url": token_url, "client_id": "semfs", "refresh_token": "rt-1"}
+    OAuthProvider.grants[f"rotate-{mailbox_user}"] = mailbox_user
+    grant = {"token_url": f"{oauth}/token", "client_id": "semfs", "refresh_token": f"rotate-{mailbox_user}"}
+    dovecot.deliver(mailbox_user, msg(800))
     saved = save_account(c, T, account(dovecot, mailbox_user, auth="xoauth2"), json.dumps(grant))
     report = poll_account(c, T, "inbox")
-    # this Dovecot has no OAuth 2 introspection configured: the login is refused, after the refresh
-    assert report.error is not None and "refused the login" in report.error
-    assert json.loads(c.secrets.get(saved.secret_ref))["refresh_token"] == "rt-2"
+    assert report.error is None and report.folders[0].files == 1
+    assert json.loads(c.secrets.get(saved.secret_ref))["refresh_token"] == f"rotate-{mailbox_user}-next"
+    dovecot.deliver(mailbox_user, msg(801))
+    assert poll_account(c, T, "inbox").folders[0].files == 1  # the stored, rotated token works next time
+
+    for token in [t for t, user in OAuthProvider.grants.items() if user == mailbox_user]:
+        del OAuthProvider.grants[token]  # the user revoked semfs's access
+    report = poll_account(c, T, "inbox")
+    assert report.error is not None and "refused the refresh token" in report.error
+
+
+def test_the_mail_commands_from_adding_an_account_to_polling_it(
+    cli: CliRunner, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    from semfs.cli import app
+
+    dovecot.deliver(mailbox_user, msg(900))
+    dovecot.deliver(mailbox_user, msg(901, sender="Deals <deals@promo.example>"))
+    where = [
+        "--host",
+        "localhost",
+        "--port",
+        str(dovecot.imap),
+        "--security",
+        "starttls",
+        "--ca-file",
+        str(dovecot.cert),
+    ]
+    added = cli.invoke(
+        app, ["mail", "add", "work", *where, "--username", mailbox_user, "--password-stdin"], input=f"{PASSWORD}\n"
+    )
+    assert added.exit_code == 0 and f"work: {mailbox_user} at localhost" in added.output
+    assert "deals" in run_cli(
+        cli, "mail", "rule", "add", "work", "no-deals", "--from", "promo.example", "--take", "skip"
+    )
+    assert "1. no-deals: sender 'promo.example' → skip" in run_cli(cli, "mail", "rule", "list", "work")
+    shown = run_cli(cli, "mail", "preview", "work")
+    assert "skip        rule 'no-deals'" in shown and "mail        no rule" in shown
+    assert "work INBOX: 2 read, 1 files, 0 already here, 1 skipped by rules" in run_cli(cli, "mail", "poll")
+    listed = json.loads(run_cli(cli, "mail", "list", "--json"))
+    assert listed[0]["name"] == "work" and "secret_ref" not in listed[0] and listed[0]["last_error"] is None
+
+    bad = cli.invoke(app, ["mail", "add", "x", "--host", "h", "--username", "u", "--after", "move"], input="pw\n")
+    assert bad.exit_code == 2 and "needs move_to" in bad.output  # a usage error, nothing stored
+    no_secret = cli.invoke(app, ["mail", "add", "y", "--host", "h", "--username", "u"], input="")
+    assert no_secret.exit_code == 2 and "--password-stdin" in no_secret.output
+    wrong = cli.invoke(
+        app, ["mail", "add", "wrong", *where, "--username", mailbox_user, "--password-stdin"], input="nope\n"
+    )
+    assert wrong.exit_code == 0
+    polled = cli.invoke(app, ["mail", "poll", "wrong"])
+    assert polled.exit_code == 1 and "refused the login" in polled.output
+    assert run_cli(cli, "mail", "rm", "wrong") == "removed wrong\n"
+    assert cli.invoke(app, ["mail", "rm", "wrong"]).exit_code == 1
+
+
+def test_the_maintenance_function_reads_mail_accounts_cold_under_its_own_role(
+    aws_stack: Any, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    """In AWS an admin adds the account (DynamoDB item, Secrets Manager secret); the scheduled maintenance
+    function, cold and under the template's role for it, reads the mailbox and starts each file's execution."""
+    from tests.integration.aws_harness import FakeContext
+    from tests.waits import CEILING_S
+
+    for n in range(2):
+        dovecot.deliver(mailbox_user, msg(950 + n))
+    admin = aws_stack.container("reembed")  # outside any handler: the admin's own credentials
+    save_account(admin, T, account(dovecot, mailbox_user), PASSWORD)
+    aws_stack.cold("reembed")
+    report = aws_stack.handlers["reembed"].lambda_handler({"task": "poll_mail"}, FakeContext())
+    assert report == {"accounts": 1, "failed": 0, "messages": 2, "files": 2}
+    executions = aws_stack.executions()
+    assert len(executions) == 2
+    for e in executions:
+        assert aws_stack.wait(e["executionArn"], CEILING_S)["status"] == "SUCCEEDED"
+    assert aws_stack.handlers["reembed"].lambda_handler({"task": "poll_mail"}, FakeContext())["messages"] == 0
+    assert aws_stack.iam.calls["reembed secretsmanager:GetSecretValue"] == 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from semfs.cli import files, keys, ops, people, query, serve, tags  # noqa: F401  (registers the commands)
+from semfs.cli import files, keys, mail, ops, people, query, serve, tags  # noqa: F401  (registers the commands)
 from semfs.cli.common import app
 
 __all__ = ["app", "main"]

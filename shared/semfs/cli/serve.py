@@ -19,7 +19,8 @@ def serve(
     smtp_port: Annotated[int | None, typer.Option("--smtp-port", help="Default SEMFS_SMTP_PORT (2525).")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=16, help="Files processed at once.")] = 2,
 ) -> None:
-    """Run semfs locally: the HTTP API and web page, and the SMTP listener for your mailboxes."""
+    """Run semfs locally: the HTTP API and web page, the SMTP listener, the drop folder, and polling of the
+    mail accounts (`semfs mail add`) every SEMFS_MAIL_POLL_INTERVAL_S seconds."""
     import time
 
     from semfs.pipeline.intake.ingest import STRANDED_AFTER, restart_stranded
@@ -41,6 +42,7 @@ def serve(
     controller = start_smtp(c, settings.mail.smtp_host, smtp) if settings.features.mail else None
     inbox = start_inbox(c, settings.inbox_dir, settings.default_tenant) if settings.features.ingest else None
     _say_where(c, http_port, smtp if controller is not None else None, inbox is not None)
+    mail_poll = _mail_polling(c)
     try:
         while True:  # files a killed process registered but never queued: picked up within a minute or two
             restarted = restart_stranded(c)
@@ -52,10 +54,28 @@ def serve(
     finally:
         if inbox is not None:
             inbox.set()
+        if mail_poll is not None:
+            mail_poll.set()
         server.shutdown()
         if controller is not None:
             controller.stop()
         c.close()
+
+
+def _mail_polling(c: Any) -> Any:
+    """Poll the mail accounts in the background (unless mail or ingest is off, or the interval is 0), and say so;
+    the event that stops it, or None."""
+    from semfs.server import start_mail_polling
+
+    settings = c.settings
+    if not (settings.features.mail and settings.features.ingest and settings.mail.poll_interval_s > 0):
+        return None
+    accounts = sum(1 for _ in c.mail_accounts.all_accounts())
+    out.print(
+        f"Mail accounts: {accounts}, read every {settings.mail.poll_interval_s} s"
+        + ("" if accounts else " (semfs mail add NAME --host … --username … adds one)")
+    )
+    return start_mail_polling(c, settings.mail.poll_interval_s)
 
 
 def _first_key(keys: Any, tenant: str) -> None:

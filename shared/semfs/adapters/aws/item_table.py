@@ -2,7 +2,7 @@
 ``ItemTable``, what its repositories share. Each repository is a module of its own: threads, messages
 and contacts (``dynamo_mail``), the tag vocabulary and aliases (``dynamo_tags``), saved views
 (``dynamo_views``), the entities files name (``dynamo_entities``), users and groups
-(``dynamo_principals``). The template calls the table
+(``dynamo_principals``), mail accounts (``dynamo_mail_accounts``). The template calls the table
 ``EntityTable`` (``SEMFS_ENTITY_TABLE``), a name kept because renaming a DynamoDB resource replaces it.
 
 | item | pk | sk |
@@ -18,6 +18,8 @@ and contacts (``dynamo_mail``), the tag vocabulary and aliases (``dynamo_tags``)
 | a file a tag is on | ``VU#{tenant}#{tag}`` | ``{file}`` |
 | alias | ``A#{tenant}`` | ``{source}`` (``target``) |
 | saved view (``DynamoViewRepository``) | ``SV#{tenant}`` | ``{name}`` (``data``: the view as JSON) |
+| mail account (``DynamoMailAccountRepository``) | ``MA#{tenant}`` | ``{account}`` |
+| a folder's cursor | ``MC#{tenant}#{account}`` | ``{folder}`` |
 | user / group (``DynamoPrincipalRepository``) | ``U#{tenant}`` / ``G#{tenant}`` | ``{name}`` (``data``: as JSON) |
 | entity named in files (``DynamoEntityRepository``; ``files`` counter) | ``N#{tenant}`` | ``{kind}:{key}`` |
 | a file naming an entity | ``NF#{tenant}#{entity}`` | ``{file}`` |

@@ -231,9 +231,19 @@ def poll_account(c: Container, tenant: str, name: str, *, limit: int = POLL_LIMI
     return report
 
 
-def poll_all(c: Container, *, limit: int = POLL_LIMIT) -> list[PollReport]:
-    """Poll every enabled account of every tenant (``semfs serve``'s interval, ``semfs mail poll --all``)."""
-    return [poll_account(c, t, a.name, limit=limit) for t, a in list(c.mail_accounts.all_accounts()) if a.enabled]
+def poll_all(c: Container, *, limit: int = POLL_LIMIT, deadline: float | None = None) -> list[PollReport]:
+    """Poll every enabled account of every tenant (``semfs serve``'s interval; in AWS the maintenance
+    function's schedule), starting none after ``deadline`` (monotonic): the rest wait for the next round."""
+    import time
+
+    reports = []
+    for tenant, account in list(c.mail_accounts.all_accounts()):
+        if deadline is not None and time.monotonic() >= deadline:
+            log.info("mail polling stopped at its deadline", left=1)
+            break
+        if account.enabled:
+            reports.append(poll_account(c, tenant, account.name, limit=limit))
+    return reports
 
 
 def preview(

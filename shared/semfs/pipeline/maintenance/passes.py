@@ -43,6 +43,8 @@ def maintenance_pass(c: Container, task: dict[str, Any], deadline: float) -> Pas
             return _reconcile(c, task, deadline)
         case "purge_tenant":
             return _purge(c, task)
+        case "poll_mail":
+            return _poll_mail(c, deadline)
         case _:
             return _reembed(c, task, deadline)
 
@@ -56,6 +58,19 @@ def _reembed(c: Container, task: dict[str, Any], deadline: float) -> Pass:
         done.continue_with = {"task": "reembed", **({"limit": task["limit"]} if task.get("limit") else {})}
         progress["continued"] = True
     return done
+
+
+def _poll_mail(c: Container, deadline: float) -> Pass:
+    """Every enabled mail account, until the deadline (the next schedule reads the rest: each folder's cursor
+    says where it stopped)."""
+    from semfs.pipeline.intake.mailboxes import poll_all
+
+    reports = poll_all(c, deadline=deadline)
+    failed = [r.account for r in reports if r.error]
+    read = sum(f.read for r in reports for f in r.folders)
+    files = sum(f.files for r in reports for f in r.folders)
+    report = {"accounts": len(reports), "failed": len(failed), "messages": read, "files": files}
+    return Pass(report, metrics={"MailMessagesRead": read, "MailAccountsFailed": len(failed)})
 
 
 def _reconcile(c: Container, task: dict[str, Any], deadline: float) -> Pass:
