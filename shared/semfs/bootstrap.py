@@ -46,16 +46,12 @@ __all__ = ["Container", "build_container", "embedder_for", "extract_limits"]
 
 
 def extract_limits(limits: IngestLimits) -> ExtractLimits:
-    from semfs.extractors.limits import ArchiveLimits, ExtractLimits
+    from semfs.extractors.limits import ExtractLimits, archive_limits
 
     return ExtractLimits(
         max_chars=limits.max_text_chars,
         max_blocks=limits.max_blocks,
-        archive=ArchiveLimits(
-            max_entries=limits.max_archive_entries,
-            max_uncompressed=int(limits.max_archive_uncompressed_mb * 1024 * 1024),
-            max_ratio=limits.max_archive_ratio,
-        ),
+        archive=archive_limits(limits),
         convert_timeout_s=0.75 * limits.extract_timeout_s,  # LibreOffice finishes inside the worker's clock
     )
 

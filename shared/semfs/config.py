@@ -47,6 +47,10 @@ class IngestLimits(_Group):
     max_archive_entries: int = Field(default=10_000, gt=0)
     max_archive_uncompressed_mb: float = Field(default=500, gt=0)
     max_archive_ratio: float = Field(default=200, gt=1)
+    # a zip, tar, TNEF or a PDF's attachments: each member a file of its own, at most this many per container
+    # and containers this deep inside one another (a container past either is listed, not unpacked)
+    max_bundle_members: int = Field(default=1_000, gt=0)
+    max_bundle_depth: int = Field(default=3, ge=0)
     max_blocks: int = Field(default=100_000, gt=0)  # paragraphs/rows/pages per file; beyond: OK_PARTIAL
     max_chunks: int = Field(default=5_000, gt=0)  # chunks embedded per file; beyond: OK_PARTIAL
     file_budget_s: float = Field(default=600, gt=0)  # wall clock for one file's extract, OCR and embedding

@@ -198,6 +198,18 @@ def _read_image(kind: str, data: bytes, filename: str, limits: ExtractLimits) ->
     return ExtractedDocument(blocks=[], pages=frames, extraction="ocr"), list(range(1, frames + 1))
 
 
+def _read_bundle(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
+    """A zip, tar or TNEF: its members are files of their own (the intake unpacks them); its own text lists
+    them, after the same bounds the unpacking is held to (a bomb ends here with its outcome)."""
+    from semfs.extractors import bundles
+
+    own = bundles.message_blocks(data) if kind == "email" else None
+    found = bundles.members(data, kind, limits.archive) if kind != "email" or bundles.bundle_kind(data, kind) else []
+    if own is not None and not found:  # a message without attachments is its text alone
+        return ExtractedDocument(blocks=own, title=own[0].text), []
+    return bundles.listing(filename, found, own), []
+
+
 def _read_text(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
     from semfs.extractors import text
 
@@ -214,6 +226,7 @@ READERS: dict[Reader, Callable[[str, bytes, str, ExtractLimits], Read]] = {
     "msg": _read_msg,
     "image": _read_image,
     "text": _read_text,
+    "bundle": _read_bundle,
 }
 
 
@@ -255,15 +268,14 @@ def _compressed(method: str, mime: str, data: bytes, filename: str, limits: Extr
     """A file compressed on its own (``ls.1.gz``, ``changelog.Debian.gz``): read as the file it holds,
     named without the compression suffix. A compressed archive (``.tar.gz``) or a file compressed twice is
     not unpacked; pages inside that would need OCR are not OCR'd (the stored bytes are the compressed ones)."""
-    from semfs.extractors.sniff import COMPRESSED, COMPRESSED_EXTS, COMPRESSED_TARS
+    from semfs.extractors.sniff import COMPRESSED, COMPRESSED_EXTS
 
     inner = decompress(method, data, limits.archive)
     path = PurePosixPath(filename)
     name = path.stem if path.suffix.lower() in COMPRESSED_EXTS else path.name
-    if path.suffix.lower() in COMPRESSED_TARS or name.lower().endswith(".tar") or inner[257:262] == b"ustar":
-        raise FileSkipped(
-            f"a {method}-compressed tar archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE
-        )
+    if inner[257:262] == b"ustar":  # a compressed tar: a bundle (its members are files of their own)
+        doc, _ = _read_bundle("tar", data, filename, limits)
+        return ExtractOutput(mime_type=mime, kind="tar", document=doc, ocr_pages=[])
     if any(inner.startswith(magic) for magic in COMPRESSED):
         raise FileSkipped(f"a file compressed twice ({method} inside)", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
     out = extract_file(inner, name, limits)

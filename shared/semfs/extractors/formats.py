@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Reader = Literal["text", "pdf", "postscript", "ooxml", "converted", "odf", "epub", "msg", "image", "compressed"]
+Reader = Literal[
+    "text", "pdf", "postscript", "ooxml", "converted", "odf", "epub", "msg", "image", "compressed", "bundle"
+]
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,12 @@ FORMATS: tuple[Format, ...] = (
     Format("image", "image/tiff", "TIFF image", (".tif", ".tiff"), "image"),
     Format("image", "image/gif", "GIF image", (".gif",), "image"),
     Format("image", "image/webp", "WebP image", (".webp",), "image"),
+    # bundles: each file inside becomes a file of its own (bundles.py); their own text lists what they hold
+    Format("zip", "application/zip", "ZIP archive", (".zip",), "bundle"),
+    Format("tar", "application/x-tar", "tar archive", (".tar",), "bundle"),
+    Format("tnef", "application/vnd.ms-tnef", "Outlook attachments (TNEF)", (), "bundle"),
+    # a message saved as a file (not delivered: no thread, no contacts): its text, its attachments as members
+    Format("email", "message/rfc822", "Email", (".eml",), "bundle"),
     Format("compressed:gzip", "application/gzip", "gzip", (".gz",), "compressed"),
     Format("compressed:bzip2", "application/x-bzip2", "bzip2", (".bz2",), "compressed"),
     Format("compressed:xz", "application/x-xz", "xz", (".xz",), "compressed"),

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from semfs.domain.errors import FileRejected, FileSkipped
 from semfs.domain.outcomes import Outcome
+from semfs.extractors.bundles import TAR_MAGIC_AT, TNEF_MAGIC
 from semfs.extractors.formats import BY_NAME, FORMATS, TEXT_BY_NAME, names_of, reader_of
 from semfs.extractors.text import TERMINAL_FORMATTING
 from semfs.extractors.troff import looks_like_man
@@ -143,6 +144,10 @@ def _by_magic(data: bytes, ext: str, is_pdf: bool) -> FileKind | None:
         return _sniff_ole(data, ext)
     if data.startswith((b"%!PS", b"\xc5\xd0\xd3\xc6")):  # PostScript (and DOS EPS) by its header
         return FileKind("postscript", "application/postscript")
+    if data.startswith(TNEF_MAGIC):  # Outlook's winmail.dat: the attachments of a message sent as RTF
+        return FileKind("tnef", "application/vnd.ms-tnef")
+    if data[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] == b"ustar":
+        return FileKind("tar", "application/x-tar")
     if data.lstrip()[:5] == b"{\\rtf":  # RTF by its header, whatever the name says
         return FileKind("rtf", "application/rtf")
     for magic, (method, mime) in COMPRESSED.items():
@@ -168,6 +173,8 @@ def _text_kind(data: bytes, ext: str, filename: str) -> FileKind:
     """A text by its name (a man page, markdown, CSV, source code…), else by its first markup."""
     if _MAN_EXT.match(ext) and looks_like_man(data[:4096]):
         return FileKind("man", "text/troff")
+    if ext == ".eml":
+        return FileKind("email", "message/rfc822")
     if ext in TEXT_KINDS:
         kind, mime = TEXT_KINDS[ext]
         return FileKind(kind, mime)
@@ -223,7 +230,7 @@ def _sniff_zip(data: bytes) -> FileKind:
                 f"an OpenDocument file of a kind semfs does not read ({declared})",
                 outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE,
             )
-    raise FileSkipped("a zip archive: archives are not unpacked", outcome=Outcome.SKIPPED_UNSUPPORTED_TYPE)
+    return FileKind("zip", "application/zip")  # a bundle: each member a file of its own (bundles.py)
 
 
 # a zip that names its type in a first, stored member (OpenDocument, EPUB): that MIME type -> its kind

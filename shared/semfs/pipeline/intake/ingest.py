@@ -47,10 +47,17 @@ def ingest_bytes(
     c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance | None = None
 ) -> Registered:
     """Register and process one file. A file registered before and already finished is a no-op;
-    one left unfinished (a crash) is processed again — every stage is idempotent."""
-    reg = register(c, tenant_id, data, filename, prov or Provenance())
+    one left unfinished (a crash) is processed again — every stage is idempotent. A bundle (a zip, a tar,
+    a winmail.dat, a PDF with files inside) first registers and processes each file it holds
+    (``bundles.unpack``)."""
+    from semfs.pipeline.intake.bundles import unpack
+
+    prov = prov or Provenance()
+    reg = register(c, tenant_id, data, filename, prov)
     if reg.record.status.terminal:
         return reg
+    if unpack(c, tenant_id, reg, data, filename, prov, ingest_bytes):  # a crash half-way: the rest, now
+        reg = Registered(c.repo.get(tenant_id, reg.record.file_id), created=True)  # it lists its members now
     return Registered(process(c, reg.record), created=reg.created)
 
 
