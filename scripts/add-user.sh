@@ -21,7 +21,7 @@ output() {
     --query "Stacks[0].Outputs[?OutputKey=='$1'].OutputValue" --output text
 }
 pool="$(output UserPoolId)"
-client="$(output UserPoolClientId)"
+client="$(output CliClientId)"  # the client that takes USER_PASSWORD_AUTH (the web page's does not)
 if [ -z "$pool" ] || [ "$pool" = "None" ]; then
   echo "stack '$stack' has no Cognito user pool (JwtIssuer is set): add users in your identity provider" >&2
   exit 1
@@ -43,7 +43,12 @@ for group in "${groups[@]}"; do
   aws cognito-idp admin-add-user-to-group --region "$region" --user-pool-id "$pool" --username "$email" \
     --group-name "$group"
 done
-echo "added $email to tenant $tenant${SEMFS_USER_GROUPS:+ (groups: $SEMFS_USER_GROUPS)}. A token (valid for an hour) for the API:"
+echo "added $email to tenant $tenant${SEMFS_USER_GROUPS:+ (groups: $SEMFS_USER_GROUPS)}."
+if [ -z "$client" ] || [ "$client" = "None" ]; then
+  echo "(the stack has no CLI client, CliPasswordSignIn=false: sign in on the web page)"
+  exit 0
+fi
+echo "A token (valid for an hour) for the API:"
 echo "  ID_TOKEN=\$(aws cognito-idp initiate-auth --region $region --client-id $client \\"
 echo "    --auth-flow USER_PASSWORD_AUTH --auth-parameters USERNAME=$email,PASSWORD='…' \\"
 echo "    --query AuthenticationResult.IdToken --output text)"

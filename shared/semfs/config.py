@@ -241,6 +241,9 @@ class AwsSettings(_Group):
     endpoint_url: str | None = _env("aws_endpoint_url", default=None)  # tests point boto3 at an emulator
     idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
+    # how a new index's graph holds vectors: "float" (4 bytes a dimension) or "sq" (Lucene's 7-bit scalar
+    # quantization: a quarter of the memory); an index keeps what it was made with (a re-embed makes a new one)
+    vector_encoding: Literal["float", "sq"] = _env("vector_encoding", default="float")
     # mail accounts' passwords and OAuth secrets: Secrets Manager names under this prefix (adapters/aws/secrets.py)
     secret_prefix: str = _env("secret_prefix", default="semfs/mail")
 

@@ -19,7 +19,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -216,6 +216,40 @@ def to_event(
     }
 
 
+def page_policy(connect: Sequence[str] = (), frames: Sequence[str] = ()) -> str:
+    """The web page's Content-Security-Policy: its own scripts, styles and images only, nothing inline,
+    nothing framing it; ``connect``: the origins it calls besides its own (an API elsewhere, the sign-in's
+    token endpoint, the bucket uploads go to); ``frames``: where a PDF it previews comes from. The template
+    sends the same policy from CloudFront with AWS's origins (``tests/integration/test_template.py`` compares)."""
+    extra_connect = "".join(f" {o}" for o in connect)
+    extra_frames = "".join(f" {o}" for o in frames)
+    return (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; "
+        f"connect-src 'self'{extra_connect}; frame-src 'self'{extra_frames}; manifest-src 'self'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+    )
+
+
+def _origin(url: object) -> str | None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url) if isinstance(url, str) else None
+    return f"{parts.scheme}://{parts.netloc}" if parts and parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _local_page_policy(config: Path | None) -> str:
+    """The policy for the page ``semfs serve`` serves: its own origin, and what its configuration names."""
+    named: dict[str, Any] = {}
+    if config is not None and config.is_file():
+        try:
+            named = json.loads(config.read_text())
+        except ValueError:
+            named = {}
+    auth: dict[str, Any] = named["auth"] if isinstance(named.get("auth"), dict) else {}
+    origins = [_origin(named.get("api")), _origin(auth.get("token_url"))]
+    return page_policy(connect=[o for o in dict.fromkeys(origins) if o])
+
+
 def make_wsgi_app(
     container: Container,
     keys: ApiKeys,
@@ -230,6 +264,7 @@ def make_wsgi_app(
     from semfs.api.app import app, has_route
 
     limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
+    csp = _local_page_policy(container.settings.http.web_config)
     mcp_host: list[Any] = []  # the McpOverHttp, once a request needs it (the SDK is imported then)
     mcp_lock = threading.Lock()
 
@@ -293,13 +328,15 @@ def make_wsgi_app(
                     ".css": "text/css; charset=utf-8",
                     ".svg": "image/svg+xml",
                 }.get(target.suffix, "application/octet-stream")
-                return 200, [("Content-Type", ctype)], target.read_bytes()
+                policy = [("Content-Security-Policy", csp)] if target.suffix == ".html" else []
+                return 200, [("Content-Type", ctype), *policy], target.read_bytes()
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = str(environ["CONTENT_TYPE"])
         if path != "/mcp" and not has_route(path):  # before the key: an old or mistyped address is a 404
             if static_dir is not None and method == "GET" and "text/html" in headers.get("accept", ""):
-                return 404, [("Content-Type", "text/html; charset=utf-8")], (static_dir / "404.html").read_bytes()
+                page = [("Content-Type", "text/html; charset=utf-8"), ("Content-Security-Policy", csp)]
+                return 404, page, (static_dir / "404.html").read_bytes()
             return _json_error(404, "not_found", "no such route")  # as the router says it
         auth = headers.get("authorization", "")
         key = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else headers.get("x-api-key")

@@ -274,6 +274,19 @@ def test_index_mapping_follows_the_embedding_dimension() -> None:
     assert body["mappings"]["properties"]["text"]["analyzer"] == "english"
 
 
+def test_a_quantized_index_asks_lucene_for_its_scalar_quantizer() -> None:
+    """The shape OpenSearch 2.16-2.19 documents for Lucene's scalar quantization: ``encoder.name`` ``sq`` in the
+    HNSW method's parameters, on the lucene engine (faiss has its own encoders; "bits" is only 3.x's)."""
+    method = index_body(1536, encoding="sq")["mappings"]["properties"]["embedding"]["method"]
+    assert method["engine"] == "lucene" and method["parameters"] == {
+        "m": 16,
+        "ef_construction": 128,
+        "encoder": {"name": "sq"},
+    }
+    plain = index_body(1536)["mappings"]["properties"]["embedding"]["method"]["parameters"]
+    assert "encoder" not in plain
+
+
 def test_a_new_index_gets_the_configured_shards() -> None:
     """Shards are fixed when an index is created: SEMFS_INDEX_SHARDS (the IndexShards parameter) decides."""
 

@@ -78,6 +78,7 @@ def browser() -> Iterator[Any]:
     options.binary_location = chrome
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: a refused script or style
     driver = webdriver.Chrome(service=Service(driver_bin), options=options)
     driver.set_page_load_timeout(CEILING_S)
     yield driver
@@ -480,6 +481,41 @@ def test_a_pdf_is_previewed_inline_beside_its_text(library: tuple[Any, int], bro
             lambda d: "#page=1&" in (d.find_element(By.CSS_SELECTOR, "#preview iframe").get_attribute("src") or "")
         )
         wait.until(lambda d: "Twelve pallets" in d.find_element(By.CSS_SELECTOR, "#file-text p.cited").text)
+    finally:
+        server.shutdown()
+
+
+def test_the_page_lives_within_its_content_security_policy(library: tuple[Any, int], browser: Any) -> None:
+    """Issue 54.6: every view, a search, a PDF's preview and an answer under the policy the page is served with
+    (the one CloudFront sends, with AWS's origins): nothing the browser refused, and the header is there."""
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.ports import RecordQuery
+
+    c, port = library
+    (pdf,) = [r for r in c.repo.query(RecordQuery(tenant_id="default")) if r.filename.endswith(".pdf")]
+    server = _signed_in(browser, c, port)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as page:
+            policy = page.headers["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
+        wait = WebDriverWait(browser, CEILING_S)
+        for view in ("documents", "problems", "upload", "status", "trash", "entities", "people", "search?q=pallets"):
+            browser.execute_script("location.hash = arguments[0]", f"#/{view}")
+            shown = f"view-{view.split('?')[0]}"
+            wait.until(lambda d, shown=shown: d.find_element(By.ID, shown).is_displayed())
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results .result-title"))
+        browser.execute_script("location.hash = arguments[0]", f"#/file/{pdf.file_id}")
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#preview iframe"))
+        browser.execute_script("location.hash = '#/ask'")
+        _ready(browser, By.ID, "question").send_keys("When are the twelve pallets of tiles due?")
+        _ready(browser, By.CSS_SELECTOR, "#ask-form button[type=submit]").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#citations a.citation"))
+        refused = [e["message"] for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
+        assert refused == []
     finally:
         server.shutdown()
 

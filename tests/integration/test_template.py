@@ -171,15 +171,16 @@ def test_queue_consumers_have_a_concurrency_bound() -> None:
     from samtranslator.yaml_helper import yaml_parse
 
     resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
-    sources = [
-        source["Properties"]
-        for fn in resources.values()
-        if fn["Type"] == "AWS::Serverless::Function"
-        for source in (fn["Properties"].get("Events") or {}).values()
-        if source["Type"] == "SQS"
-    ]
+    sources = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
     assert len(sources) == 3
     assert all(2 <= s["ScalingConfig"]["MaximumConcurrency"] <= 10 for s in sources)
+    # declared as mappings: no function has an SQS event, whose managed policy grants every queue ("*")
+    assert not [
+        name
+        for name, fn in resources.items()
+        if fn["Type"] == "AWS::Serverless::Function"
+        and any(e["Type"] == "SQS" for e in (fn["Properties"].get("Events") or {}).values())
+    ]
 
 
 def test_state_machine_substitutions_cover_every_task() -> None:
@@ -257,14 +258,13 @@ def test_queue_visibility_is_six_times_its_consumers_timeout() -> None:
     from samtranslator.yaml_helper import yaml_parse
 
     resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
-    for fn in resources.values():
-        if fn["Type"] != "AWS::Serverless::Function":
-            continue
-        for source in (fn["Properties"].get("Events") or {}).values():
-            if source["Type"] == "SQS":
-                queue = source["Properties"]["Queue"]["Fn::GetAtt"][0]
-                visibility = resources[queue]["Properties"]["VisibilityTimeout"]
-                assert visibility >= 6 * fn["Properties"]["Timeout"], queue
+    mappings = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
+    assert mappings
+    for source in mappings:
+        queue = source["EventSourceArn"]["Fn::GetAtt"][0]
+        fn = resources[source["FunctionName"]["Ref"]]
+        visibility = resources[queue]["Properties"]["VisibilityTimeout"]
+        assert visibility >= 6 * fn["Properties"]["Timeout"], queue
 
 
 def _role_actions(translated: dict[str, Any], function: str) -> list[tuple[str, str]]:

@@ -156,7 +156,8 @@ def test_a_domain_without_recipients_deploys(template: dict[str, Any]) -> None:
     """SES refuses a receipt rule whose Recipients is [""] (InboundDomain set, InboundRecipients empty):
     no recipients means every address of the verified domain."""
     rule = template["Resources"]["ReceiptRule"]["Properties"]["Rule"]
-    assert rule["Recipients"] == {"Fn::If": ["HasRecipients", {"Ref": "InboundRecipients"}, {"Ref": "AWS::NoValue"}]}
+    # none given: the inbound domain's addresses, not every domain the account has verified (issue 54.6)
+    assert rule["Recipients"] == {"Fn::If": ["HasRecipients", {"Ref": "InboundRecipients"}, [{"Ref": "InboundDomain"}]]}
     assert template["Conditions"]["HasRecipients"] == {
         "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "InboundRecipients"}]}, ""]}]
     }
@@ -164,13 +165,23 @@ def test_a_domain_without_recipients_deploys(template: dict[str, Any]) -> None:
 
 def test_sign_in_is_by_invitation_and_the_cli_can_get_a_token(template: dict[str, Any]) -> None:
     """Self sign-up gives a token without custom:tenant, which the API refuses anyway: it is off. The AWS
-    CLI cannot do SRP, so USER_PASSWORD_AUTH is allowed for the runbook's token recipe."""
-    pool = template["Resources"]["UserPool"]["Properties"]
-    client = template["Resources"]["UserPoolClient"]["Properties"]
+    CLI cannot do SRP, so USER_PASSWORD_AUTH is allowed for the runbook's token recipe, by a client of its own
+    (issue 54.6): the web page's client takes SRP and refresh only. Both are audiences of the API's
+    authorizer; MFA and threat protection are parameters."""
+    resources = template["Resources"]
+    pool = resources["UserPool"]["Properties"]
+    web, cli = resources["UserPoolClient"]["Properties"], resources["CliClient"]["Properties"]
     assert pool["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True
-    assert "ALLOW_USER_PASSWORD_AUTH" in client["ExplicitAuthFlows"]
-    assert client["PreventUserExistenceErrors"] == "ENABLED"
-    assert "custom:tenant" not in client["WriteAttributes"]
+    assert web["ExplicitAuthFlows"] == ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+    assert cli["ExplicitAuthFlows"] == ["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+    assert resources["CliClient"]["Condition"] == "CliSignIn" and "AllowedOAuthFlows" not in cli
+    for client in (web, cli):
+        assert client["PreventUserExistenceErrors"] == "ENABLED"
+        assert "custom:tenant" not in client["WriteAttributes"]
+    audience = resources["HttpApi"]["Properties"]["Auth"]["Authorizers"]["JwtAuth"]["JwtConfiguration"]["audience"]
+    assert audience["Fn::If"][1]["Fn::If"][1] == [{"Ref": "UserPoolClient"}, {"Ref": "CliClient"}]
+    assert pool["MfaConfiguration"] == {"Ref": "Mfa"} and template["Parameters"]["Mfa"]["Default"] == "OPTIONAL"
+    assert pool["UserPoolAddOns"]["Fn::If"][0] == "ThreatProtectionOff"
 
 
 def test_services_use_the_key_only_for_this_account(template: dict[str, Any]) -> None:
@@ -193,6 +204,7 @@ case "$1 $2" in
       *ReceiptRuleSetName*) echo "${FAKE_RULE_SET:-None}" ;;
       *OpenAIKeySecret*) echo arn:secret ;;
       *UserPoolId*) echo "${FAKE_POOL:-None}" ;;
+      *CliClientId*) echo cli-client-1 ;;
       *UserPoolClientId*) echo client-1 ;;
       *WebBucketName*) echo "${FAKE_WEB_BUCKET:-None}" ;;
       *SignInUrl*) echo "${FAKE_SIGN_IN:-None}" ;;
@@ -332,7 +344,7 @@ def test_add_user_sets_the_tenant_and_a_permanent_password_and_says_how_to_get_a
     assert "--user-pool-id eu-west-1_abc" in create and "Name=custom:tenant,Value=acme" in create
     assert "--message-action SUPPRESS" in create
     assert any(c.startswith("cognito-idp admin-set-user-password") and "--permanent" in c for c in calls)
-    assert "--auth-flow USER_PASSWORD_AUTH" in out and "--client-id client-1" in out
+    assert "--auth-flow USER_PASSWORD_AUTH" in out and "--client-id cli-client-1" in out
     assert "Correct-Horse-9" not in out  # the password is never echoed
 
     code, out, calls = _script(tmp_path, ["add-user.sh", "semfs-dev", "x@acme.example", "../acme", "eu-west-1"])
@@ -428,12 +440,34 @@ def test_the_web_page_is_served_privately_through_cloudfront(template: dict[str,
     assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # OAC, not the legacy identity
     behaviour = dist["DefaultCacheBehavior"]
     assert behaviour["ViewerProtocolPolicy"] == "redirect-to-https" and behaviour["AllowedMethods"] == ["GET", "HEAD"]
-    assert behaviour["ResponseHeadersPolicyId"] == "67f7725c-6f97-4210-82d7-5512b31e9d03"  # SecurityHeadersPolicy
+    assert behaviour["ResponseHeadersPolicyId"] == {"Ref": "WebHeadersPolicy"}
     statements = resources["WebBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
     (allow,) = [st for st in statements if st["Effect"] == "Allow"]
     assert allow["Principal"] == {"Service": "cloudfront.amazonaws.com"} and allow["Action"] == "s3:GetObject"
     assert "${WebDistribution}" in allow["Condition"]["StringEquals"]["AWS:SourceArn"]["Fn::Sub"]
     assert any(st["Effect"] == "Deny" and "aws:SecureTransport" in json.dumps(st) for st in statements)
+
+
+def test_cloudfront_sends_the_pages_content_security_policy_as_the_local_host_does(template: dict[str, Any]) -> None:
+    """Issue 54.6: the same policy as ``semfs serve`` sends (``server.page_policy``), with AWS's origins: the API,
+    the bucket presigned uploads go to and PDFs are previewed from, the hosted UI's token endpoint; the
+    managed policy's other headers kept. The browser test runs the page under the local one and finds no
+    violation, so the page is known to live within it."""
+    import re
+
+    from semfs.server import page_policy
+
+    config = template["Resources"]["WebHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]
+    headers = config["SecurityHeadersConfig"]
+    text, names = headers["ContentSecurityPolicy"]["ContentSecurityPolicy"]["Fn::Sub"]
+    assert headers["ContentSecurityPolicy"]["Override"] is True
+    values = {"AWS::Region": "eu-west-1", "SignIn": " https://signin.example"}
+    assert names["SignIn"]["Fn::If"][0] == "WebSignIn"  # without a hosted UI, no sign-in origin
+    rendered = re.sub(r"\$\{([^}]+)\}", lambda m: values[m.group(1)], text)
+    api, bucket = "https://*.execute-api.eu-west-1.amazonaws.com", "https://*.s3.eu-west-1.amazonaws.com"
+    assert rendered == page_policy(connect=[api, bucket, "https://signin.example"], frames=[bucket])
+    assert headers["FrameOptions"]["FrameOption"] == "DENY" and headers["ContentTypeOptions"]["Override"] is True
+    assert headers["StrictTransportSecurity"]["AccessControlMaxAgeSec"] >= 31536000
 
 
 def test_the_page_signs_in_through_the_hosted_ui_with_the_code_flow_only(template: dict[str, Any]) -> None:

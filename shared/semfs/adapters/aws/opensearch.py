@@ -68,11 +68,17 @@ def _keyword_text(src: Mapping[str, Any]) -> dict[str, Any]:
     return {**fields, "tags": src.get("tags_text") or ""}
 
 
-def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, Any]:
+def index_body(dim: int, engine: str = "lucene", shards: int = 1, encoding: str = "float") -> dict[str, Any]:
     """Index settings and mappings, from the configured embedding dimension and shard count. Replicas
     follow the domain's nodes (``0-1``): a one-node dev domain cannot place a replica and stayed yellow
-    with the default of one; a two-node domain keeps one copy of each shard on each node."""
+    with the default of one; a two-node domain keeps one copy of each shard on each node. ``encoding``
+    ``sq``: the graph holds each vector as 7-bit integers (Lucene's scalar quantizer, OpenSearch 2.16+, the
+    full vector kept on disk beside it): a quarter of the memory (``bench/vector_encoding.py`` measures what
+    it costs in ranking, ``bench/cost_model.py`` what it saves)."""
     keyword = {"type": "keyword"}
+    hnsw: dict[str, Any] = {"m": 16, "ef_construction": 128}
+    if encoding == "sq":
+        hnsw["encoder"] = {"name": "sq"}  # 7 bits (the 2.x default; "bits" is a 3.x parameter)
     return {
         "settings": {
             "index": {
@@ -119,7 +125,7 @@ def index_body(dim: int, engine: str = "lucene", shards: int = 1) -> dict[str, A
                         "name": "hnsw",
                         "engine": engine,
                         "space_type": "cosinesimil",
-                        "parameters": {"m": 16, "ef_construction": 128},
+                        "parameters": hnsw,
                     },
                 },
             },
@@ -300,7 +306,7 @@ class OpenSearchIndex:
     def _create_concrete(self, model: str, dim: int, alias: bool) -> str:
         name = self._concrete(model)
         if not self._call("exists", self.client.indices.exists, index=name):
-            body = index_body(dim, shards=self._settings.aws.index_shards)
+            body = index_body(dim, shards=self._settings.aws.index_shards, encoding=self._settings.aws.vector_encoding)
             body["mappings"]["_meta"] = {"embedding_model": model}
             if alias:
                 body["aliases"] = {self._index: {}}
