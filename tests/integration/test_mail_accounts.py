@@ -485,3 +485,91 @@ def test_the_maintenance_function_reads_mail_accounts_cold_under_its_own_role(
         assert aws_stack.wait(e["executionArn"], CEILING_S)["status"] == "SUCCEEDED"
     assert aws_stack.handlers["reembed"].lambda_handler({"task": "poll_mail"}, FakeContext())["messages"] == 0
     assert aws_stack.iam.calls["reembed secretsmanager:GetSecretValue"] == 2
+
+
+def test_the_mail_account_api_for_admins(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    """Add, list (no secret in any answer), set rules, preview, poll, remove; a member is refused (403)."""
+    import socket
+    import urllib.error
+    import urllib.request
+
+    from semfs.server import ApiKeys, start_http
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    keys = ApiKeys(c.settings.api_keys_file)
+    admin, member = keys.create(T, user="root"), keys.create(T, user="bob")
+    add_user(c, T, "root", role="admin")
+    add_user(c, T, "bob")
+    server = start_http(c, keys, "127.0.0.1", port)
+
+    def call(method: str, path: str, body: Any = None, key: str = admin) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+        request.add_header("Authorization", f"Bearer {key}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    try:
+        dovecot.deliver(mailbox_user, msg(1000))
+        dovecot.deliver(mailbox_user, msg(1001, sender="Deals <deals@promo.example>"))
+        where = {"host": "localhost", "port": dovecot.imap, "security": "starttls", "username": mailbox_user}
+        status, body = call("PUT", "/mail/accounts/work", where)
+        assert status == 400 and "secret" in body["error"]["message"]  # a new account needs one
+        c.mail_accounts.save(T, account(dovecot, mailbox_user, name="work"))  # the CA bundle is a host setting
+        status, body = call("PUT", "/mail/accounts/work", {**where, "secret": PASSWORD})
+        assert status == 200 and PASSWORD not in json.dumps(body)
+        (shown,) = body["accounts"]
+        assert shown["name"] == "work" and "secret_ref" not in shown and "secret" not in shown
+        rules = {"rules": [{"name": "no deals", "sender": "promo.example", "take": "skip"}]}
+        assert call("PUT", "/mail/accounts/work/rules", rules)[1]["accounts"][0]["rules"][0]["take"] == "skip"
+        assert call("PUT", "/mail/accounts/work/rules", {"rules": [{"name": "x", "share_with": ["all"]}]})[0] == 400
+        status, body = call("POST", "/mail/accounts/work/preview", {})
+        assert status == 200 and [m["rule"] for m in body["messages"]] == ["no deals", None]
+        status, body = call("POST", "/mail/accounts/work/poll")
+        assert status == 200 and body["error"] is None and body["folders"][0]["skipped"] == 1
+        assert call("PUT", "/mail/accounts/work", {**where, "secret": "not it"})[0] == 200
+        status, body = call("POST", "/mail/accounts/work/preview", {})
+        assert status == 400 and "refused the login" in body["error"]["message"]  # the account needs correcting
+        assert call("GET", "/mail/accounts", key=member)[0] == 403
+        assert call("DELETE", "/mail/accounts/work", key=member)[0] == 403
+        assert call("DELETE", "/mail/accounts/work")[0] == 200
+        assert call("DELETE", "/mail/accounts/work")[0] == 404
+    finally:
+        server.shutdown()
+
+
+def test_the_search_api_keeps_an_accounts_secret_in_secrets_manager_under_its_own_role(
+    aws_stack: Any, dovecot: Dovecot, mailbox_user: str
+) -> None:
+    """The search API function, cold and under the template's role for it: PUT /mail/accounts/{name} creates
+    the account's secret under the stack's prefix (CreateSecret with its tenant tag), the answer holds no
+    secret, DELETE removes it; a caller of a tenant without users is its admin."""
+    from tests.integration.aws_harness import ROOT, FakeContext
+
+    def api(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        event: dict[str, Any] = json.loads((ROOT / "events" / "apigw_search.json").read_text())
+        event.update(rawPath=path, routeKey=f"{method} {path}", body=json.dumps(body) if body is not None else None)
+        event["requestContext"]["http"].update(method=method, path=path)
+        answer = aws_stack.handlers["search_api"].lambda_handler(event, FakeContext())
+        return answer["statusCode"], json.loads(answer["body"])
+
+    aws_stack.cold("search_api")
+    where = {"host": "imap.example.com", "username": mailbox_user, "secret": PASSWORD}
+    status, body = api("PUT", "/mail/accounts/work", where)
+    assert status == 200 and PASSWORD not in json.dumps(body), body
+    import boto3
+
+    secrets = boto3.client("secretsmanager", region_name="eu-west-1")
+    (listed,) = secrets.list_secrets()["SecretList"]
+    assert listed["Name"] == "semfs/semfs/mail/acme/mail/work" and {"Key": "tenant", "Value": "acme"} in listed["Tags"]
+    assert secrets.get_secret_value(SecretId=listed["Name"])["SecretString"] == PASSWORD
+    assert api("DELETE", "/mail/accounts/work")[0] == 200
+    assert secrets.list_secrets()["SecretList"] == []
+    assert aws_stack.iam.calls["search_api secretsmanager:CreateSecret"] == 1

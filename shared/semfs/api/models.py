@@ -481,3 +481,95 @@ class UserIn(Strict):
 class GroupIn(Strict):
     addresses: list[Annotated[str, Field(max_length=254)]] = Field(default_factory=list, max_length=32)
     members: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, max_length=1000)
+
+
+class MailAccountIn(Strict):
+    """A mail account as an admin sets it (``domain/mail_accounts.py``); ``secret`` (a password, or the OAuth
+    grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back."""
+
+    host: str = Field(min_length=1, max_length=253)
+    port: int | None = Field(default=None, ge=1, le=65535)
+    security: Literal["tls", "starttls", "none"] = "tls"
+    username: str = Field(min_length=1, max_length=320)
+    auth: Literal["password", "xoauth2"] = "password"
+    secret: str | None = Field(default=None, min_length=1, max_length=8000)
+    folders: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=lambda: ["INBOX"])
+    after: Literal["none", "seen", "flag", "move"] = "seen"
+    move_to: str | None = Field(default=None, max_length=200)
+    address: str | None = Field(default=None, max_length=320)
+    enabled: bool = True
+
+
+class MailRuleIn(Strict):
+    name: str = Field(min_length=1, max_length=80)
+    sender: str | None = Field(default=None, max_length=200)
+    recipient: str | None = Field(default=None, max_length=200)
+    subject: str | None = Field(default=None, max_length=200)
+    body: str | None = Field(default=None, max_length=200)
+    attachment_name: str | None = Field(default=None, max_length=200)
+    attachment_type: str | None = Field(default=None, max_length=100)
+    min_bytes: int | None = Field(default=None, ge=0)
+    max_bytes: int | None = Field(default=None, ge=0)
+    take: Literal["mail", "attachments", "body", "message", "skip"] = "mail"
+    tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=20)
+    share_with: list[Annotated[str, Field(max_length=140)]] = Field(default_factory=list, max_length=20)
+
+
+class MailRulesIn(Strict):
+    rules: list[MailRuleIn] = Field(default_factory=list, max_length=50)
+
+
+class MailPreviewIn(Strict):
+    rules: list[MailRuleIn] | None = Field(default=None, max_length=50)  # unsaved rules to try; none: the saved ones
+    count: int = Field(default=50, ge=1, le=200)
+
+
+class MailAccountOut(BaseModel):
+    name: str
+    host: str
+    port: int
+    security: str
+    username: str
+    auth: str
+    folders: list[str]
+    after: str
+    move_to: str | None
+    address: str | None
+    rules: list[MailRuleIn]
+    enabled: bool
+    last_poll_at: datetime | None
+    last_error: str | None
+
+
+class MailAccountsOut(BaseModel):
+    accounts: list[MailAccountOut]
+
+
+class MailFolderPollOut(BaseModel):
+    folder: str
+    read: int
+    ingested: int
+    duplicates: int
+    skipped: int
+    files: int
+    restarted: bool
+    more: bool
+
+
+class MailPollOut(BaseModel):
+    account: str
+    folders: list[MailFolderPollOut]
+    error: str | None
+
+
+class MailPreviewLineOut(BaseModel):
+    uid: int
+    subject: str
+    sender: str | None
+    attachments: list[str]
+    rule: str | None
+    take: str
+
+
+class MailPreviewOut(BaseModel):
+    messages: list[MailPreviewLineOut]

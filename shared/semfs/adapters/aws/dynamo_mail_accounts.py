@@ -37,7 +37,10 @@ class DynamoMailAccountRepository(ItemTable):
             yield item["pk"]["S"].removeprefix("MA#"), MailAccount.model_validate_json(item["data"]["S"])
 
     def delete(self, tenant_id: str, name: str) -> bool:
-        self._forget([f"MC#{tenant_id}#{name}"], [])
+        # the account's cursors are one partition: a query finds them (a tenant's erasure is the scan's job)
+        cursors = [{"pk": i["pk"], "sk": i["sk"]} for i in self._query(f"MC#{tenant_id}#{name}")]
+        for key in cursors:
+            self._call("delete_item", TableName=self._table, Key=key)
         key = {"pk": _s(f"MA#{tenant_id}"), "sk": _s(name)}
         gone = self._call("delete_item", TableName=self._table, Key=key, ReturnValues="ALL_OLD")
         return bool(gone.get("Attributes"))

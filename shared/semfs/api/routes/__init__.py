@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from semfs.api.routes import entities, files, links, ops, people, search, tags, upload
+from semfs.api.routes import entities, files, links, mail, ops, people, search, tags, upload
 
 # in the order a request is matched: /files/facets before /files/<file_id>
 ROUTERS = [
@@ -11,6 +11,7 @@ ROUTERS = [
     entities.router,
     links.router,
     people.router,
+    mail.router,
     files.router,
     upload.router,
     tags.router,

@@ -250,8 +250,19 @@ def preview(
     c: Container, tenant: str, name: str, *, rules: Sequence[MailRule] | None = None, count: int = PREVIEW_COUNT
 ) -> list[PreviewLine]:
     """What the account's rules (or ``rules``, not yet saved) would do to the newest ``count`` messages of its
-    first folder, newest first. Reads without marking anything and ingests nothing."""
+    first folder, newest first. Reads without marking anything and ingests nothing. A server that refuses the
+    account (its login, its certificate, the folder) is an ``InvalidRequest`` saying so: the account needs
+    correcting; one that cannot be reached is retryable."""
     account = _account(c, tenant, name)
+    try:
+        return _preview(c, tenant, account, rules, count)
+    except MailboxRefused as e:
+        raise InvalidRequest(f"the mail server refused: {e.reason}") from e
+
+
+def _preview(
+    c: Container, tenant: str, account: MailAccount, rules: Sequence[MailRule] | None, count: int
+) -> list[PreviewLine]:
     use = checked_rules(rules) if rules is not None else account.rules
     lines: list[PreviewLine] = []
     secret, store = _secret_keeper(c, tenant, account)

@@ -451,6 +451,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mail/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's mail accounts (admins) */
+        get: operations["list_accounts_mail_accounts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mail/accounts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add or change a mail account (admins) */
+        put: operations["put_account_mail_accounts__name__put"];
+        post?: never;
+        /** Remove a mail account (admins) */
+        delete: operations["delete_account_mail_accounts__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mail/accounts/{name}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read an account's new mail now (admins) */
+        post: operations["poll_mail_accounts__name__poll_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mail/accounts/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What the rules would do to the newest messages (admins) */
+        post: operations["preview_mail_accounts__name__preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mail/accounts/{name}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an account's rules (admins) */
+        put: operations["put_rules_mail_accounts__name__rules_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1675,6 +1761,180 @@ export interface components {
             sheet?: string | null;
             /** Slide */
             slide?: number | null;
+        };
+        /**
+         * MailAccountIn
+         * @description A mail account as an admin sets it (``domain/mail_accounts.py``); ``secret`` (a password, or the OAuth
+         *     grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back.
+         */
+        MailAccountIn: {
+            /** Address */
+            address?: string | null;
+            /**
+             * After
+             * @default seen
+             * @enum {string}
+             */
+            after: "none" | "seen" | "flag" | "move";
+            /**
+             * Auth
+             * @default password
+             * @enum {string}
+             */
+            auth: "password" | "xoauth2";
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /** Folders */
+            folders?: string[];
+            /** Host */
+            host: string;
+            /** Move To */
+            move_to?: string | null;
+            /** Port */
+            port?: number | null;
+            /** Secret */
+            secret?: string | null;
+            /**
+             * Security
+             * @default tls
+             * @enum {string}
+             */
+            security: "tls" | "starttls" | "none";
+            /** Username */
+            username: string;
+        };
+        /** MailAccountOut */
+        MailAccountOut: {
+            /** Address */
+            address: string | null;
+            /** After */
+            after: string;
+            /** Auth */
+            auth: string;
+            /** Enabled */
+            enabled: boolean;
+            /** Folders */
+            folders: string[];
+            /** Host */
+            host: string;
+            /** Last Error */
+            last_error: string | null;
+            /** Last Poll At */
+            last_poll_at: string | null;
+            /** Move To */
+            move_to: string | null;
+            /** Name */
+            name: string;
+            /** Port */
+            port: number;
+            /** Rules */
+            rules: components["schemas"]["MailRuleIn"][];
+            /** Security */
+            security: string;
+            /** Username */
+            username: string;
+        };
+        /** MailAccountsOut */
+        MailAccountsOut: {
+            /** Accounts */
+            accounts: components["schemas"]["MailAccountOut"][];
+        };
+        /** MailFolderPollOut */
+        MailFolderPollOut: {
+            /** Duplicates */
+            duplicates: number;
+            /** Files */
+            files: number;
+            /** Folder */
+            folder: string;
+            /** Ingested */
+            ingested: number;
+            /** More */
+            more: boolean;
+            /** Read */
+            read: number;
+            /** Restarted */
+            restarted: boolean;
+            /** Skipped */
+            skipped: number;
+        };
+        /** MailPollOut */
+        MailPollOut: {
+            /** Account */
+            account: string;
+            /** Error */
+            error: string | null;
+            /** Folders */
+            folders: components["schemas"]["MailFolderPollOut"][];
+        };
+        /** MailPreviewIn */
+        MailPreviewIn: {
+            /**
+             * Count
+             * @default 50
+             */
+            count: number;
+            /** Rules */
+            rules?: components["schemas"]["MailRuleIn"][] | null;
+        };
+        /** MailPreviewLineOut */
+        MailPreviewLineOut: {
+            /** Attachments */
+            attachments: string[];
+            /** Rule */
+            rule: string | null;
+            /** Sender */
+            sender: string | null;
+            /** Subject */
+            subject: string;
+            /** Take */
+            take: string;
+            /** Uid */
+            uid: number;
+        };
+        /** MailPreviewOut */
+        MailPreviewOut: {
+            /** Messages */
+            messages: components["schemas"]["MailPreviewLineOut"][];
+        };
+        /** MailRuleIn */
+        MailRuleIn: {
+            /** Attachment Name */
+            attachment_name?: string | null;
+            /** Attachment Type */
+            attachment_type?: string | null;
+            /** Body */
+            body?: string | null;
+            /** Max Bytes */
+            max_bytes?: number | null;
+            /** Min Bytes */
+            min_bytes?: number | null;
+            /** Name */
+            name: string;
+            /** Recipient */
+            recipient?: string | null;
+            /** Sender */
+            sender?: string | null;
+            /** Share With */
+            share_with?: string[];
+            /** Subject */
+            subject?: string | null;
+            /** Tags */
+            tags?: string[];
+            /**
+             * Take
+             * @default mail
+             * @enum {string}
+             */
+            take: "mail" | "attachments" | "body" | "message" | "skip";
+        };
+        /** MailRulesIn */
+        MailRulesIn: {
+            /** Rules */
+            rules?: components["schemas"]["MailRuleIn"][];
         };
         /** Me */
         Me: {
@@ -5135,6 +5395,585 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobsOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_accounts_mail_accounts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailAccountsOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_account_mail_accounts__name__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailAccountIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailAccountsOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_account_mail_accounts__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailAccountsOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    poll_mail_accounts__name__poll_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailPollOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    preview_mail_accounts__name__preview_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailPreviewIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailPreviewOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The request does not match its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_rules_mail_accounts__name__rules_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailRulesIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailAccountsOut"];
                 };
             };
             /** @description The request cannot be done as asked */
