@@ -520,6 +520,81 @@ def test_the_page_lives_within_its_content_security_policy(library: tuple[Any, i
         server.shutdown()
 
 
+def test_an_admin_reads_a_mailbox_sets_a_rule_and_previews_it_from_the_page(
+    library: tuple[Any, int], browser: Any
+) -> None:
+    """Issue 55.5: the Mail accounts view against a real IMAP server (Debian's Dovecot): the account listed,
+    read now (its message becomes a file), a rule added, the preview naming the rule for each message, the
+    password never on the page; desktop and phone screenshots."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from semfs.domain.mail_accounts import MailAccount
+    from semfs.pipeline.intake.mailboxes import save_account
+    from tests import mail_corpus as mc
+    from tests.dovecot import dovecot_installed, start_dovecot
+
+    assert dovecot_installed(), ".ci/run installs Debian's dovecot-imapd"
+    c, port = library
+    dovecot = start_dovecot({"ops@northwind.example": "s3cret-pass"}, "http://127.0.0.1:9/introspect")
+    try:
+        for n, sender in enumerate((mc.JANE, "Deals <deals@promo.example>")):
+            m = mc.message(subject=f"Harbour invoice {n}", sender=sender, msgid=f"<web{n}@acme.example>")
+            m.add_attachment(
+                f"Invoice {n} for the quay wall.".encode(),
+                maintype="text",
+                subtype="plain",
+                filename=f"invoice-{n}.txt",
+            )
+            dovecot.deliver("ops@northwind.example", m.as_bytes())
+        account = MailAccount(
+            name="ops",
+            host="localhost",
+            port=dovecot.imap,
+            security="starttls",
+            ca_file=str(dovecot.cert),
+            username="ops@northwind.example",
+        )
+        save_account(c, "default", account, "s3cret-pass")  # a CA bundle is the host's to name, not the page's
+        server = _signed_in(browser, c, port)
+        try:
+            # the table is drawn again after each action: what is read or clicked is looked up again if replaced
+            wait = WebDriverWait(browser, CEILING_S, ignored_exceptions=(StaleElementReferenceException,))
+
+            def click(css: str) -> None:
+                wait.until(lambda d: d.find_element(By.CSS_SELECTOR, css).click() or True)
+
+            browser.execute_script("location.hash = '#/mail'")
+            wait.until(lambda d: "ops@northwind.example at localhost" in d.find_element(By.ID, "mail-body").text)
+            assert "never" in browser.find_element(By.ID, "mail-body").text
+            click("button[aria-label='Read now ops']")
+            wait.until(lambda d: "2 read" in d.find_element(By.ID, "notice").text)
+            assert (
+                len([r for r in c.repo.query(RecordQuery(tenant_id="default")) if r.filename.startswith("invoice-")])
+                == 2
+            )
+            click("button[aria-label='Rules ops']")
+            _ready(browser, By.ID, "rule-name").send_keys("no deals")
+            _ready(browser, By.ID, "rule-from").send_keys("promo.example")
+            click("#rule-take option[value=skip]")
+            click("#rule-form button[type=submit]")
+            wait.until(lambda d: "no deals: from “promo.example” → nothing" in d.find_element(By.ID, "rules-list").text)
+            click("#rules-preview")
+            rows = wait.until(lambda d: [r.text for r in d.find_elements(By.CSS_SELECTOR, "#preview-body tr")] or None)
+            assert "no deals" in rows[0] and "nothing" in rows[0] and "none" in rows[1]
+            assert "s3cret-pass" not in browser.page_source
+            _shot(browser, "mail-accounts")
+            browser.set_window_size(390, 900)
+            wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            wait.until(lambda d: d.execute_script(wide) <= 0)  # each account a block of labelled lines
+            _shot(browser, "mail-accounts-phone")
+        finally:
+            server.shutdown()
+    finally:
+        dovecot.stop()
+
+
 def test_at_phone_width_nothing_scrolls_sideways(library: tuple[Any, int], browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -1408,6 +1483,10 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
     ingest_bytes(c, "default", ("# Harbour rules\n\n" + long_text).encode(), "harbour-rules.md")
     by_name = {r.filename: r for r in c.repo.query(RecordQuery(tenant_id="default", limit=100))}
     trash(c, "default", by_name["note-03.md"].file_id)  # a file in the trash
+    from semfs.domain.mail_accounts import MailAccount
+    from semfs.pipeline.intake.mailboxes import save_account
+
+    save_account(c, "default", MailAccount(name="ops", host="imap.example.com", username="ops@example.com"), "pw")
     first = by_name["manifest-2291.pdf"].file_id
     base = f"http://127.0.0.1:{port}/"
     server = _signed_in(browser, c, port)
@@ -1427,6 +1506,7 @@ def test_every_view_passes_axe_at_desktop_and_phone_width(library: tuple[Any, in
             ("trash", "#/trash", shown("#trash-list li")),
             ("entities", "#/entities", shown("#entities-list li")),
             ("entity", "#/entity?name=INV-2291", shown("#entity-loaded:not(.hidden) #entity-files li")),
+            ("mail accounts", "#/mail", shown("#mail-body tr")),
         ]
         for width in (1366, 390):
             browser.set_window_size(width, 900)

@@ -113,6 +113,10 @@ export const TYPES = {
 /** @typedef {import("./api").components["schemas"]} Schemas the API's bodies, from docs/openapi.json */
 /** @typedef {Schemas["FileOut"]} FileOut */
 /** @typedef {Schemas["PeopleOut"]} PeopleOut */
+/** @typedef {Schemas["MailAccountsOut"]} MailAccountsOut */
+/** @typedef {Schemas["MailAccountOut"]} MailAccountOut */
+/** @typedef {Schemas["MailPreviewOut"]} MailPreviewOut */
+/** @typedef {Schemas["MailPollOut"]} MailPollOut */
 /** @type {Record<Schemas["Outcome"], string>} every outcome's words: the checker refuses a missing or an unknown one */
 export const OUTCOMES = {
   OK: "ready", OK_PARTIAL: "ready (read in part)", OK_ENRICH_FALLBACK: "ready (summary without the LLM)",

@@ -2,6 +2,7 @@ import { $, $$, keepNotice, key, off, state } from "./core.js";
 import { loadDocs } from "./documents.js";
 import { loadEntities, loadEntity } from "./entities.js";
 import { loadFile } from "./file.js";
+import { loadMailView } from "./mail.js";
 import { loadPeopleView } from "./people.js";
 import { loadProblems } from "./problems.js";
 import { runSearch } from "./search.js";
@@ -34,7 +35,7 @@ export function render() {
   const [view, id] = (path || "documents").split("/");
   if (view === "file" && id) { loadFile(decodeURIComponent(id)); return; }
   if (view === "entity" && params.get("name")) { loadEntity(params.get("name")); return; }
-  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities", "people"];
+  const known = ["documents", "problems", "search", "ask", "upload", "status", "trash", "entities", "people", "mail"];
   if (!known.includes(view)) { notFound(location.hash); return; }
   const name = view;
   show(name);
@@ -43,6 +44,7 @@ export function render() {
   if (name === "problems") loadProblems();
   if (name === "status") loadStatus();
   if (name === "people") loadPeopleView();
+  if (name === "mail") loadMailView();
   if (name === "entities") loadEntities(params);
   if (name === "ask") {  // a scope handed over by the Documents view ("Ask about these files")
     $("a-tag").value = params.get("tag") || ""; $("a-thread").value = params.get("thread") || "";
