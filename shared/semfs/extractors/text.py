@@ -703,6 +703,37 @@ def extract_vcard(text: str) -> ExtractedDocument:
     return ExtractedDocument(blocks=blocks, title=headings[0] if len(headings) == 1 else None)
 
 
+MAX_CARD_PEOPLE = 200  # contacts one card file or calendar may add
+
+
+def people_of(kind: str, text: str) -> list[str]:
+    """The people a contact-card file (``vcard``) or a calendar (``calendar``: organisers and attendees) names
+    with a mail address, as ``Name <address>`` (at most ``MAX_CARD_PEOPLE``); none for another kind or a file
+    its library cannot read (its extraction says why)."""
+    import icalendar
+    import vobject
+
+    found: list[str] = []
+    try:
+        if kind == "vcard":
+            for card in vobject.readComponents(text):
+                found += [f"{_card_value(card, 'fn')} <{e.value}>".strip() for e in card.contents.get("email", [])]
+        elif kind == "calendar":
+            for item in icalendar.Calendar.from_ical(text).walk():
+                for person in [item.get("ORGANIZER"), *_as_list(item.get("ATTENDEE"))]:
+                    address = str(person or "").removeprefix("mailto:").removeprefix("MAILTO:")
+                    if "@" in address:
+                        name = str(getattr(person, "params", {}).get("CN", "")).strip()
+                        found.append(f"{name} <{address}>" if name else address)
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, vobject.base.ParseError):
+        return []
+    return list(dict.fromkeys(found))[:MAX_CARD_PEOPLE]
+
+
+def _as_list(value: Any) -> list[Any]:
+    return [] if value is None else list(value) if isinstance(value, list) else [value]
+
+
 def _card_value(card: Any, key: str) -> str:
     found = card.contents.get(key)
     if not found:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from semfs.domain.errors import SemfsError
 from semfs.domain.ids import execution_name
 from semfs.domain.models import FileRecord, utcnow
 from semfs.domain.outcomes import Status
@@ -52,13 +54,29 @@ def ingest_bytes(
     (``bundles.unpack``)."""
     from semfs.pipeline.intake.bundles import unpack
 
-    prov = prov or Provenance()
+    prov = _with_people(data, filename, prov or Provenance())
     reg = register(c, tenant_id, data, filename, prov)
     if reg.record.status.terminal:
         return reg
     if unpack(c, tenant_id, reg, data, filename, prov, ingest_bytes):  # a crash half-way: the rest, now
         reg = Registered(c.repo.get(tenant_id, reg.record.file_id), created=True)  # it lists its members now
     return Registered(process(c, reg.record), created=reg.created)
+
+
+def _with_people(data: bytes, filename: str, prov: Provenance) -> Provenance:
+    """A contact card (``.vcf``) or a calendar (``.ics``) brings the people it names as the file's contacts
+    (``Name <address>``, as ``--contact`` does): each becomes a contact of the tenant, the file one of theirs."""
+    from semfs.extractors.sniff import sniff
+    from semfs.extractors.text import decode, people_of
+
+    try:
+        kind = sniff(data, filename).kind
+    except SemfsError:
+        return prov
+    if kind not in ("vcard", "calendar"):
+        return prov
+    people = people_of(kind, decode(data))
+    return replace(prov, contacts=list(dict.fromkeys([*prov.contacts, *people]))) if people else prov
 
 
 def resume(c: Container) -> list[FileRecord]:
