@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from semfs.domain.mail_accounts import MailRule
 from semfs.domain.mentions import FileEntity
 from semfs.domain.models import (
     NOTE_MAX_CHARS,
@@ -500,27 +501,12 @@ class MailAccountIn(Strict):
     enabled: bool = True
 
 
-class MailRuleIn(Strict):
-    name: str = Field(min_length=1, max_length=80)
-    sender: str | None = Field(default=None, max_length=200)
-    recipient: str | None = Field(default=None, max_length=200)
-    subject: str | None = Field(default=None, max_length=200)
-    body: str | None = Field(default=None, max_length=200)
-    attachment_name: str | None = Field(default=None, max_length=200)
-    attachment_type: str | None = Field(default=None, max_length=100)
-    min_bytes: int | None = Field(default=None, ge=0)
-    max_bytes: int | None = Field(default=None, ge=0)
-    take: Literal["mail", "attachments", "body", "message", "skip"] = "mail"
-    tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=20)
-    share_with: list[Annotated[str, Field(max_length=140)]] = Field(default_factory=list, max_length=20)
-
-
 class MailRulesIn(Strict):
-    rules: list[MailRuleIn] = Field(default_factory=list, max_length=50)
+    rules: list[MailRule] = Field(default_factory=list, max_length=50)  # the domain's rule, as it is stored
 
 
 class MailPreviewIn(Strict):
-    rules: list[MailRuleIn] | None = Field(default=None, max_length=50)  # unsaved rules to try; none: the saved ones
+    rules: list[MailRule] | None = Field(default=None, max_length=50)  # unsaved rules to try; none: the saved ones
     count: int = Field(default=50, ge=1, le=200)
 
 
@@ -535,7 +521,7 @@ class MailAccountOut(BaseModel):
     after: str
     move_to: str | None
     address: str | None
-    rules: list[MailRuleIn]
+    rules: list[MailRule]
     enabled: bool
     last_poll_at: datetime | None
     last_error: str | None

@@ -21,7 +21,7 @@ from semfs.api.models import (
 )
 from semfs.api.request import admin_only, container, current_tenant, new_router, ok
 from semfs.domain.errors import InvalidRequest
-from semfs.domain.mail_accounts import ACCOUNT_NAME_PATTERN, MailAccount, MailRule
+from semfs.domain.mail_accounts import ACCOUNT_NAME_PATTERN, MailAccount
 from semfs.pipeline.intake import mailboxes
 
 router = new_router()
@@ -39,10 +39,10 @@ def _accounts() -> MailAccountsOut:
     return MailAccountsOut(accounts=[_out(a) for a in container().mail_accounts.accounts(current_tenant())])
 
 
-def _built(model: type[MailAccount] | type[MailRule], **values: object) -> MailAccount | MailRule:
-    """A domain model from a request; what it refuses is a 400 naming the field."""
+def _built(**values: object) -> MailAccount:
+    """The account a request describes; what it refuses (a move without its folder) is a 400 naming the field."""
     try:
-        return model.model_validate(values)
+        return MailAccount.model_validate(values)
     except ValidationError as e:
         first = e.errors()[0]
         raise InvalidRequest(f"{'.'.join(str(p) for p in first['loc']) or 'account'}: {first['msg']}") from e
@@ -66,8 +66,7 @@ def put_account(name: Name, request: MailAccountIn) -> MailAccountsOut:
     fields = request.model_dump(exclude={"secret", "port"})
     port = request.port or (993 if request.security == "tls" else 143)
     kept = {"rules": known.rules if known else [], "ca_file": known.ca_file if known else None}  # a host's file
-    account = _built(MailAccount, name=name, port=port, **kept, **fields)
-    assert isinstance(account, MailAccount)
+    account = _built(name=name, port=port, **kept, **fields)
     mailboxes.save_account(c, tenant, account, request.secret)
     return _accounts()
 
@@ -80,8 +79,7 @@ def put_rules(name: Name, request: MailRulesIn) -> MailAccountsOut:
     known = c.mail_accounts.account(tenant, name)
     if known is None:
         raise NotFoundError("no such mail account")
-    rules = [_built(MailRule, **r.model_dump()) for r in request.rules]
-    checked = mailboxes.checked_rules([r for r in rules if isinstance(r, MailRule)])
+    checked = mailboxes.checked_rules(request.rules)
     c.mail_accounts.save(tenant, known.model_copy(update={"rules": checked}))
     return _accounts()
 
@@ -114,8 +112,5 @@ def preview(name: Name, request: MailPreviewIn) -> MailPreviewOut:
     """The saved rules, or ``rules`` not yet saved, applied to the newest messages of the first folder, newest
     first: which rule takes each and what it makes of it. Nothing is marked read and nothing is ingested."""
     admin_only()
-    rules = None
-    if request.rules is not None:
-        rules = [r for r in (_built(MailRule, **x.model_dump()) for x in request.rules) if isinstance(r, MailRule)]
-    lines = mailboxes.preview(container(), current_tenant(), name, rules=rules, count=request.count)
+    lines = mailboxes.preview(container(), current_tenant(), name, rules=request.rules, count=request.count)
     return MailPreviewOut.model_validate({"messages": [asdict(x) for x in lines]})

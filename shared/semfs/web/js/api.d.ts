@@ -1831,7 +1831,7 @@ export interface components {
             /** Port */
             port: number;
             /** Rules */
-            rules: components["schemas"]["MailRuleIn"][];
+            rules: components["schemas"]["MailRule"][];
             /** Security */
             security: string;
             /** Username */
@@ -1878,7 +1878,7 @@ export interface components {
              */
             count: number;
             /** Rules */
-            rules?: components["schemas"]["MailRuleIn"][] | null;
+            rules?: components["schemas"]["MailRule"][] | null;
         };
         /** MailPreviewLineOut */
         MailPreviewLineOut: {
@@ -1900,8 +1900,12 @@ export interface components {
             /** Messages */
             messages: components["schemas"]["MailPreviewLineOut"][];
         };
-        /** MailRuleIn */
-        MailRuleIn: {
+        /**
+         * MailRule
+         * @description One rule: every condition set must hold (text conditions are case-insensitive substrings; the
+         *     attachment name is a shell pattern such as ``*.pdf``; the type a MIME type or its start, ``image/``).
+         */
+        MailRule: {
             /** Attachment Name */
             attachment_name?: string | null;
             /** Attachment Type */
@@ -1934,7 +1938,7 @@ export interface components {
         /** MailRulesIn */
         MailRulesIn: {
             /** Rules */
-            rules?: components["schemas"]["MailRuleIn"][];
+            rules?: components["schemas"]["MailRule"][];
         };
         /** Me */
         Me: {
