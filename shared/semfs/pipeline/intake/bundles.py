@@ -49,6 +49,8 @@ def _entries(c: Container, data: bytes, kind: str, limits: ArchiveLimits) -> Ite
     bounds (its extraction then says why). A PDF's embedded files are read in the bounded extraction worker
     (pdfium is native code); zip, tar, TNEF and mail are read here by Python's own parsers, a member at a time."""
     if kind == "pdf":
+        if b"/EmbeddedFile" not in data and b"/ObjStm" not in data:
+            return ()  # no embedded file in sight, and no compressed object stream one could hide in
         timeout = c.settings.limits.extract_timeout_s
         found: list[tuple[Member, bytes]] = c.extractor.run(bundles.pdf_attachments, (data, limits), timeout)
         return found
