@@ -80,3 +80,37 @@ def test_concurrent_enrichments_count_every_file(entity_repository: EntityReposi
         list(pool.map(lambda n: entity_repository.replace_file("t1", f"f{n % 20}", [ACME]), range(40)))
     assert entity_repository.get("t1", "organisation:acme").files == 20  # type: ignore[union-attr]
     assert len(entity_repository.files("t1", "organisation:acme")) == 20
+
+
+def test_a_re_enriched_file_writes_only_what_changed_in_dynamodb(aws_settings: object) -> None:
+    """Issue 54.5: a file naming 200 entities was 200 transactions of three items (two write units each, about
+    1,200 in all), and the same again on every re-enrichment. Now: a transaction of two per new entity and
+    its (file, entity) item batched; found again as it was, nothing; one changed, one batch and one update.
+    Counted as the calls DynamoDB bills (moto reports no consumed capacity): items in transactions twice."""
+    from semfs.adapters.aws.dynamo_entities import DynamoEntityRepository
+
+    repo = DynamoEntityRepository(aws_settings)  # type: ignore[arg-type]
+    units: list[int] = []
+    real = repo._call
+
+    def counting(op: str, **kwargs: object) -> object:
+        if op == "transact_write_items":
+            units.append(2 * len(kwargs["TransactItems"]))  # type: ignore[arg-type]
+        elif op == "batch_write_item":
+            units.append(sum(len(v) for v in kwargs["RequestItems"].values()))  # type: ignore[attr-defined]
+        elif op in ("put_item", "update_item", "delete_item"):
+            units.append(1)
+        return real(op, **kwargs)
+
+    repo._call = counting  # type: ignore[method-assign]
+    entities = [_e(f"person:p{n}", f"Person {n}", 1 + n % 3) for n in range(200)]
+    repo.replace_file("t1", "f1", entities)
+    assert sum(units) == 200 * 4 + 200  # was 200 * 6
+    units.clear()
+    repo.replace_file("t1", "f1", entities)  # re-enriched, the same entities found
+    assert sum(units) == 0
+    moved = [*entities[:199], _e("person:p199", "Person 199", 9)]
+    repo.replace_file("t1", "f1", moved)
+    assert sum(units) == 2 + 1  # its two items in a batch, its count's attributes
+    assert repo.get("t1", "person:p199").files == 1  # type: ignore[union-attr]  (counted once through it all)
+    assert [e.mentions for e in repo.of_file("t1", "f1") if e.entity_id == "person:p199"] == [9]

@@ -67,16 +67,25 @@ def paginate(call: Callable[..., Any], op: str, kwargs: dict[str, Any]) -> Itera
 def delete_keys(call: Callable[..., Any], table: str, keys: Sequence[dict[str, Any]]) -> int:
     """Delete the items with these keys, 25 a request (``BatchWriteItem``'s limit), sending again what
     DynamoDB left unprocessed (throttled) with a growing pause; how many were sent."""
-    for i in range(0, len(keys), 25):
-        pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": k}} for k in keys[i : i + 25]]}
+    return _batch_write(call, table, [{"DeleteRequest": {"Key": k}} for k in keys])
+
+
+def put_items(call: Callable[..., Any], table: str, items: Sequence[dict[str, Any]]) -> int:
+    """Write these items unconditionally, 25 a request, as ``delete_keys`` deletes; how many were sent."""
+    return _batch_write(call, table, [{"PutRequest": {"Item": i}} for i in items])
+
+
+def _batch_write(call: Callable[..., Any], table: str, requests: Sequence[dict[str, Any]]) -> int:
+    for i in range(0, len(requests), 25):
+        pending: dict[str, Any] = {table: list(requests[i : i + 25])}
         for attempt in range(10):
             pending = call("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
             if not pending:
                 break
             time.sleep(min(0.05 * 2**attempt, 5))
         else:
-            raise RetryableError(f"dynamodb batch delete: {len(pending.get(table, []))} item(s) still unprocessed")
-    return len(keys)
+            raise RetryableError(f"dynamodb batch write: {len(pending.get(table, []))} item(s) still unprocessed")
+    return len(requests)
 
 
 def client(settings: Settings, service: str) -> Any:
