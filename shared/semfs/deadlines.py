@@ -48,3 +48,45 @@ def time_left(timeout_s: float) -> float:
     if left <= 0:
         raise DeadlinePassed("the request's deadline has passed")
     return min(timeout_s, left)
+
+
+# -- long work in passes ----------------------------------------------------------------------------
+# A maintenance pass (a tenant's erasure) runs inside one invocation's time; the store calls that walk a
+# whole tenant check between pages whether the pass's deadline has passed, and stop there. The work is
+# idempotent, so the next pass, from the maintenance queue, goes on where it stopped. A walk that cannot
+# tell done from left by looking (a scan of a whole table) also hands back where it stopped (``cursor``)
+# and is handed it again by the next pass.
+_work: ContextVar[tuple[float | None, str | None]] = ContextVar("semfs_work", default=(None, None))
+
+
+class WorkStopped(Exception):
+    """A pass's deadline passed between two pages of work; ``done``: what it did before stopping; ``cursor``:
+    where a walk that needs one goes on from."""
+
+    def __init__(self, done: int, cursor: str | None = None) -> None:
+        super().__init__(f"stopped at the pass's deadline after {done:,}")
+        self.done, self.cursor = done, cursor
+
+
+@contextmanager
+def work_until(deadline: float | None, cursor: str | None = None) -> Iterator[None]:
+    """Work inside stops between pages once ``deadline`` (monotonic) has passed (None: never), a walk that
+    stopped before going on from ``cursor``."""
+    token = _work.set((deadline, cursor))
+    try:
+        yield
+    finally:
+        _work.reset(token)
+
+
+def resume_cursor() -> str | None:
+    """Where the walk this pass goes on with stopped (None: from the start)."""
+    return _work.get()[1]
+
+
+def stop_if_late(done: int, cursor: str | None = None) -> None:
+    """Between two pages of a long walk: ``WorkStopped(done, cursor)`` once the pass's deadline has passed.
+    Called only where a page follows: each pass does a page at least, so the passes always end."""
+    deadline = _work.get()[0]
+    if deadline is not None and time.monotonic() >= deadline:
+        raise WorkStopped(done, cursor)

@@ -246,3 +246,56 @@ def test_the_scheduled_sweep_purges_an_expired_trash_under_the_maintenance_role(
     assert record_of(aws_stack).status.value == "deleted"
     assert _versions(aws_stack, KEY) == _versions(aws_stack, record.blob_key) == []
     assert _versions(aws_stack, f"derived/acme/{record.file_id}/") == []
+
+
+def test_a_large_tenants_purge_goes_on_pass_after_pass_and_reports_its_progress(
+    aws_stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54.4: a tenant's erasure scanned the item table in one invocation and started over on every
+    re-run. Now each pass stops between two pages once its time is up (here: none left after a page) and
+    queues the next, which starts in the step it stopped in; what went stays gone. 3,000 of acme's items beside
+    600 of globex's, a page of 500: the scan takes several passes, globex keeps every item."""
+    import time
+
+    from tests.integration.aws_harness import MAINTENANCE_QUEUE_URL
+
+    monkeypatch.setattr("semfs.adapters.aws.item_table.ERASE_PAGE", 500)
+    items = [
+        *(("acme", f"NF#acme#person:p{n % 300}", f"f{n}") for n in range(2_000)),
+        *(("acme", f"FN#acme#f{n}", f"person:p{n % 300}") for n in range(1_000)),
+        *(("globex", f"NF#globex#person:p{n % 50}", f"f{n}") for n in range(600)),
+    ]
+    for i in range(0, len(items), 25):
+        requests = [{"PutRequest": {"Item": {"pk": {"S": pk}, "sk": {"S": sk}}}} for _, pk, sk in items[i : i + 25]]
+        aws_stack.ddb.batch_write_item(RequestItems={"semfs-entities": requests})
+
+    class OutOfTime(FakeContext):
+        def get_remaining_time_in_millis(self) -> int:
+            return 60_000  # the handler keeps 60 s back: a page per pass
+
+    aws_stack.cold("reembed")
+    handler = aws_stack.handlers["reembed"].lambda_handler
+    started = time.monotonic()
+    passes = [handler({"task": "purge_tenant", "tenant": "acme", "confirm": "acme"}, OutOfTime())]
+    while passes[-1].get("continued"):
+        event = aws_stack.sqs_event(MAINTENANCE_QUEUE_URL)
+        assert len(event["Records"]) == 1, passes
+        passes.append(handler(event, OutOfTime()))
+        assert len(passes) <= 60, passes[-1]
+    took = time.monotonic() - started
+    assert len(passes) >= 5 and passes[-1]["done"] is True
+    walks = {
+        "objects",
+        "mail_items",
+        "tag_items",
+        "saved_views",
+        "principals",
+        "entity_items",
+        "mail_accounts",
+        "records",
+    }
+    assert {p["stopped_in"] for p in passes[:-1]} <= walks  # each item-table step scans the table in passes
+    assert sum(p.get("entity_items", 0) for p in passes) >= 3_000  # each pass reports what it erased
+    left = [k for k in _entity_keys(aws_stack) if "#acme" in k]
+    assert left == [] and len([k for k in _entity_keys(aws_stack) if "#globex" in k]) == 600
+    print(f'\n{{"erased_items": 3000, "passes": {len(passes)}, "seconds": {took:.2f}}}')

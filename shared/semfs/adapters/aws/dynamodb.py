@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from semfs.config import Settings
+from semfs.deadlines import stop_if_late
 from semfs.domain.access import TENANT, readers_of
 from semfs.domain.errors import Conflict, NotFound, RetryableError
 from semfs.domain.models import FileRecord
@@ -30,6 +31,7 @@ from semfs.observability import get_logger
 from semfs.ports.repository import RecordQuery
 
 from .clients import call, client, delete_keys, error_code, is_retryable, paginate, retryable
+from .item_table import ERASE_PAGE
 
 log = get_logger(__name__)
 SEP = "#"
@@ -448,9 +450,16 @@ class DynamoFileRepository:
         def batch(op: str, **kwargs: Any) -> Any:  # BatchWriteItem names its table inside the request
             return call(self._settings, "dynamodb", op, f"dynamodb {op}", **kwargs)
 
-        keys = [{"file_id": i["file_id"]} for i in self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}})]
-        delete_keys(batch, self._table, [*keys, {"file_id": {"S": f"{COUNTS}{tenant_id}"}}])
-        return len(keys)
+        gone, keys = 0, []
+        for item in self._query(GSI_TENANT, "tenant_id = :t", {":t": {"S": tenant_id}}):
+            keys.append({"file_id": item["file_id"]})
+            if len(keys) == ERASE_PAGE:  # a page gone, then a look at the pass's deadline
+                gone += delete_keys(batch, self._table, keys)
+                keys = []
+                stop_if_late(gone)
+        gone += delete_keys(batch, self._table, keys)
+        delete_keys(batch, self._table, [{"file_id": {"S": f"{COUNTS}{tenant_id}"}}])  # the counts go last
+        return gone
 
     def unfinished(self) -> list[FileRecord]:
         found: list[FileRecord] = []

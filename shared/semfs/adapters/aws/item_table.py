@@ -36,18 +36,21 @@ both land.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from semfs.config import Settings
+from semfs.deadlines import resume_cursor, stop_if_late
 from semfs.domain.errors import PermanentError, RetryableError
 from semfs.domain.outcomes import Outcome
 
 from .clients import client, delete_keys, error_code, is_retryable, paginate, retryable
 
 META = "#"
+ERASE_PAGE = 1_000  # items a tenant's erasure reads between two looks at its pass's deadline
 
 
 def entity_table_definition(name: str) -> dict[str, Any]:
@@ -167,7 +170,9 @@ class ItemTable:
     def _forget(self, exact: Sequence[str], prefixes: Sequence[str]) -> int:
         """Delete every item whose pk is one of ``exact`` or starts with one of ``prefixes`` (a tenant's
         erasure: an administrator's rare operation, so one scan of the table rather than an index kept
-        for it); items deleted."""
+        for it); items deleted. A page at a time (``ERASE_PAGE`` items read), its matches deleted before the
+        next is read, and stopping between pages at a pass's deadline (``deadlines.stop_if_late``): what
+        went stays gone, and the next pass's scan finds only what is left."""
         conditions = [f"pk = :e{i}" for i in range(len(exact))] + [
             f"begins_with(pk, :p{i})" for i in range(len(prefixes))
         ]
@@ -177,6 +182,16 @@ class ItemTable:
             "ProjectionExpression": "pk, sk",
             "FilterExpression": " OR ".join(conditions),
             "ExpressionAttributeValues": values,
+            "Limit": ERASE_PAGE,
         }
-        keys = [{"pk": i["pk"], "sk": i["sk"]} for i in paginate(self._call, "scan", kwargs)]
-        return delete_keys(self._call, self._table, keys)
+        if (cursor := resume_cursor()) is not None:  # a scan an earlier pass stopped: on from there
+            kwargs["ExclusiveStartKey"] = json.loads(cursor)
+        gone = 0
+        while True:
+            page = self._call("scan", **kwargs)
+            keys = [{"pk": i["pk"], "sk": i["sk"]} for i in page.get("Items", [])]
+            gone += delete_keys(self._call, self._table, keys)
+            if "LastEvaluatedKey" not in page:
+                return gone
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            stop_if_late(gone, json.dumps(page["LastEvaluatedKey"]))

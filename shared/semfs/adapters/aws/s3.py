@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from semfs.config import Settings
+from semfs.deadlines import stop_if_late
 from semfs.domain.errors import InvalidRequest, NotFound, PermanentError
 from semfs.domain.outcomes import Outcome
 from semfs.ports.blobs import INLINE_TYPES
@@ -93,7 +94,9 @@ class S3BlobStore:
         gone = 0
         try:
             pages = self._s3.get_paginator("list_object_versions").paginate(Bucket=self._bucket, Prefix=prefix)
-            for page in pages:  # a page at a time: a tenant's prefix may hold millions of versions
+            for n, page in enumerate(pages):  # a page at a time: a tenant's prefix may hold millions of versions
+                if n:  # a tenant's erasure in passes: the next one lists only what is left
+                    stop_if_late(gone)
                 versions = [
                     {"Key": v["Key"], "VersionId": v["VersionId"]}
                     for v in page.get("Versions", []) + page.get("DeleteMarkers", [])

@@ -42,7 +42,7 @@ def maintenance_pass(c: Container, task: dict[str, Any], deadline: float) -> Pas
         case "reconcile":
             return _reconcile(c, task, deadline)
         case "purge_tenant":
-            return _purge(c, task)
+            return _purge(c, task, deadline)
         case "poll_mail":
             return _poll_mail(c, deadline)
         case _:
@@ -89,11 +89,22 @@ def _reconcile(c: Container, task: dict[str, Any], deadline: float) -> Pass:
     return Pass(report, metrics={"DriftFound": sum(v["found"] for v in report.values())})
 
 
-def _purge(c: Container, task: dict[str, Any]) -> Pass:
+def _purge(c: Container, task: dict[str, Any], deadline: float) -> Pass:
+    """A tenant's erasure, in as many passes as it takes: one that runs out of time queues the next, which
+    starts at the step it stopped in (``purge.purge_tenant``); each pass's report is its progress."""
     tenant = str(task.get("tenant") or "")
     if not tenant or task.get("confirm") != tenant:
         return Pass({"error": "name the tenant twice, as tenant and confirm, to erase it"})
     try:
-        return Pass({"tenant": tenant, **purge_tenant(c, tenant)})
+        step, cursor = int(task.get("step") or 0), task.get("cursor")
+        report = purge_tenant(c, tenant, deadline=deadline, start=step, cursor=cursor)
     except InvalidRequest as e:  # no tenant id (domain/tenants.py): refused before anything is touched
         return Pass({"error": e.reason})
+    if report["done"]:
+        return Pass({"tenant": tenant, **report})
+    following = {"task": "purge_tenant", "tenant": tenant, "confirm": tenant, "step": report["next_step"]}
+    if report["cursor"]:
+        following["cursor"] = report["cursor"]
+    return Pass(
+        {"tenant": tenant, **report, "continued": True}, continue_with=following, metrics={"PurgePassesContinued": 1}
+    )
