@@ -573,3 +573,27 @@ def test_the_search_api_keeps_an_accounts_secret_in_secrets_manager_under_its_ow
     assert api("DELETE", "/mail/accounts/work")[0] == 200
     assert secrets.list_secrets()["SecretList"] == []
     assert aws_stack.iam.calls["search_api secretsmanager:CreateSecret"] == 1
+
+
+def test_semfs_serve_reads_the_accounts_on_its_interval(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    """The poller `semfs serve` starts: it reads every account at once and again each interval, until stopped;
+    a message delivered meanwhile is read by the next round (waited for as a condition, not a duration)."""
+    import time
+
+    from semfs.server import start_mail_polling
+    from tests.waits import CEILING_S
+
+    dovecot.deliver(mailbox_user, msg(1100))
+    save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+    stop = start_mail_polling(c, interval_s=0.2)
+    try:
+        deadline = time.monotonic() + CEILING_S
+        while len(files_of(c)) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(files_of(c)) == 1
+        dovecot.deliver(mailbox_user, msg(1101))
+        while len(files_of(c)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(files_of(c)) == 2
+    finally:
+        stop.set()
