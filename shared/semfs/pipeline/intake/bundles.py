@@ -35,15 +35,6 @@ DEPTH = "bundle_depth"
 MAX_LISTED = 1_000  # members named on the bundle's record
 
 
-def _kind(data: bytes, filename: str) -> str | None:
-    from semfs.extractors.sniff import sniff
-
-    try:
-        return sniff(data, filename).kind
-    except SemfsError:
-        return None
-
-
 def _entries(c: Container, data: bytes, kind: str, limits: ArchiveLimits) -> Iterable[tuple[Member, bytes]]:
     """The bundle's members and their bytes, checked whole first; none when it is no bundle or breaks its
     bounds (its extraction then says why). A PDF's embedded files are read in the bounded extraction worker
@@ -84,14 +75,15 @@ def unpack(
     reg: Registered,
     data: bytes,
     filename: str,
+    kind: str | None,
     prov: Provenance,
     ingest: Callable[[Container, str, bytes, str, Provenance], Registered],
 ) -> int:
-    """Register and process each member of a newly registered bundle (module docstring); how many there were.
+    """Register and process each member of a newly registered bundle (``kind``: what the sniffer said it is;
+    module docstring); how many there were.
     A bundle that is none, is nested too deep, or breaks its bounds unpacks nothing (its extraction says why).
     ``ingest`` takes each member in (``ingest.ingest_bytes``, which unpacks a member that is a bundle in turn)."""
     depth = int(prov.extra.get(DEPTH, 0))
-    kind = _kind(data, filename)
     limits = archive_limits(c.settings.limits)
     if kind is None or depth >= limits.max_depth:
         return 0

@@ -54,25 +54,31 @@ def ingest_bytes(
     (``bundles.unpack``)."""
     from semfs.pipeline.intake.bundles import unpack
 
-    prov = _with_people(data, filename, prov or Provenance())
+    kind = _kind(data, filename)
+    prov = _with_people(data, kind, prov or Provenance())
     reg = register(c, tenant_id, data, filename, prov)
     if reg.record.status.terminal:
         return reg
-    if unpack(c, tenant_id, reg, data, filename, prov, ingest_bytes):  # a crash half-way: the rest, now
+    if unpack(c, tenant_id, reg, data, filename, kind, prov, ingest_bytes):  # a crash half-way: the rest, now
         reg = Registered(c.repo.get(tenant_id, reg.record.file_id), created=True)  # it lists its members now
     return Registered(process(c, reg.record), created=reg.created)
 
 
-def _with_people(data: bytes, filename: str, prov: Provenance) -> Provenance:
-    """A contact card (``.vcf``) or a calendar (``.ics``) brings the people it names as the file's contacts
-    (``Name <address>``, as ``--contact`` does): each becomes a contact of the tenant, the file one of theirs."""
+def _kind(data: bytes, filename: str) -> str | None:
+    """What the sniffer says the file is (None: one it refuses; its extraction says why)."""
     from semfs.extractors.sniff import sniff
-    from semfs.extractors.text import decode, people_of
 
     try:
-        kind = sniff(data, filename).kind
+        return sniff(data, filename).kind
     except SemfsError:
-        return prov
+        return None
+
+
+def _with_people(data: bytes, kind: str | None, prov: Provenance) -> Provenance:
+    """A contact card (``.vcf``) or a calendar (``.ics``) brings the people it names as the file's contacts
+    (``Name <address>``, as ``--contact`` does): each becomes a contact of the tenant, the file one of theirs."""
+    from semfs.extractors.text import decode, people_of
+
     if kind not in ("vcard", "calendar"):
         return prov
     people = people_of(kind, decode(data))
