@@ -597,3 +597,18 @@ def test_semfs_serve_reads_the_accounts_on_its_interval(c: Container, dovecot: D
         assert len(files_of(c)) == 2
     finally:
         stop.set()
+
+
+def test_an_account_removed_while_it_is_read_stays_removed(c: Container, dovecot: Dovecot, mailbox_user: str) -> None:
+    dovecot.deliver(mailbox_user, msg(1200))
+    save_account(c, T, account(dovecot, mailbox_user), PASSWORD)
+    real = c.open_mailbox
+
+    @contextmanager
+    def removing(acc: MailAccount, secret: str, store: Any) -> Iterator[Any]:
+        with real(acc, secret, store) as box:
+            remove_account(c, T, "inbox")  # an admin removes it while the poll runs
+            yield box
+
+    poll_account(replace(c, open_mailbox=removing), T, "inbox")
+    assert c.mail_accounts.account(T, "inbox") is None  # the poll's record of itself did not bring it back

@@ -219,8 +219,9 @@ def poll_account(c: Container, tenant: str, name: str, *, limit: int = POLL_LIMI
         report.error = str(e)
     except SemfsError as e:  # a message the pipeline refused to take (switched off, busy): tried next poll
         report.error = str(e)
-    latest = c.mail_accounts.account(tenant, name) or account
-    c.mail_accounts.save(tenant, latest.model_copy(update={"last_poll_at": utcnow(), "last_error": report.error}))
+    latest = c.mail_accounts.account(tenant, name)  # as it is now: changed, or removed, while it was read
+    if latest is not None:
+        c.mail_accounts.save(tenant, latest.model_copy(update={"last_poll_at": utcnow(), "last_error": report.error}))
     log.info(
         "mail account polled",
         account=name,
