@@ -264,7 +264,6 @@ def make_wsgi_app(
     from semfs.api.app import app, has_route
 
     limit = max_body if max_body is not None else container.settings.limits.max_file_bytes + 1024 * 1024
-    csp = _local_page_policy(container.settings.http.web_config)
     mcp_host: list[Any] = []  # the McpOverHttp, once a request needs it (the SDK is imported then)
     mcp_lock = threading.Lock()
 
@@ -328,6 +327,8 @@ def make_wsgi_app(
                     ".css": "text/css; charset=utf-8",
                     ".svg": "image/svg+xml",
                 }.get(target.suffix, "application/octet-stream")
+                # read with the configuration the page reads (a file that may change while the host runs)
+                csp = _local_page_policy(container.settings.http.web_config)
                 policy = [("Content-Security-Policy", csp)] if target.suffix == ".html" else []
                 return 200, [("Content-Type", ctype), *policy], target.read_bytes()
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
@@ -335,6 +336,7 @@ def make_wsgi_app(
             headers["content-type"] = str(environ["CONTENT_TYPE"])
         if path != "/mcp" and not has_route(path):  # before the key: an old or mistyped address is a 404
             if static_dir is not None and method == "GET" and "text/html" in headers.get("accept", ""):
+                csp = _local_page_policy(container.settings.http.web_config)
                 page = [("Content-Type", "text/html; charset=utf-8"), ("Content-Security-Policy", csp)]
                 return 404, page, (static_dir / "404.html").read_bytes()
             return _json_error(404, "not_found", "no such route")  # as the router says it
