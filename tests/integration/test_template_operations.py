@@ -368,7 +368,8 @@ def test_the_api_is_throttled_and_the_llm_routes_more(template: dict[str, Any], 
 def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[str, Any]) -> None:
     """The CRUD policy templates granted Scan, DeleteItem and BatchWriteItem to functions that never call
     them. From the adapters' calls: a deleted file is a tombstone (no DeleteItem on the files table), only
-    maintenance walks every tenant (Scan), only mail writes a thread's items in batches, only a tag
+    maintenance walks every tenant (Scan), only mail writes a thread's items in batches, and Enrich a file's
+    changed entity items (issue 54.5: batched, where each was a transaction of its own), only a tag
     merge (the API, maintenance), a purged file (the API, maintenance) or a file enriched again that no
     longer names an entity (Enrich) deletes an entity-table item, and only a tenant's erasure (maintenance)
     finds and deletes a tenant's records and entity items in batches. Every call the AWS tests make is also checked
@@ -390,6 +391,7 @@ def test_dynamodb_grants_follow_the_calls_each_function_makes(translated: dict[s
     assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "FilesTable")} == {"ReembedFunction"}
     assert {f for f in functions if "dynamodb:BatchWriteItem" in grants(f, "EntityTable")} == {
         "IngestEmailFunction",
+        "EnrichFunction",
         "ReembedFunction",
     }
     assert {f for f in functions if "dynamodb:DeleteItem" in grants(f, "EntityTable")} == {
