@@ -296,3 +296,11 @@ def human_size(n: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{n} B"  # pragma: no cover
+
+
+def admins_only(c: "Container", tenant: str, what: str) -> None:
+    """Exit 1 unless the caller is an admin of the tenant, or the tenant has no users yet (its first user,
+    or a single-person setup, makes itself): ``what`` names what only an admin may change."""
+    if c.principals.users(tenant) and not acting(c, tenant).is_admin:
+        err.print(f"[red]only an admin of the tenant may change {what} (--user NAME)[/red]")
+        raise typer.Exit(1)

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from semfs.cli.common import Json, Tenant, acting, app, err, opened, out
+from semfs.cli.common import Json, Tenant, admins_only, app, err, opened, out
 from semfs.domain.access import SHARE_HELP
 
 if TYPE_CHECKING:
     from semfs.domain.mail_accounts import MailAccount
-    from semfs.ports import Container
 
 mail_app = typer.Typer(
     help="Mail accounts: read a mailbox you already have (IMAP, Gmail, Microsoft 365) into semfs, by rules."
@@ -23,12 +22,6 @@ app.add_typer(mail_app, name="mail")
 mail_app.add_typer(rule_app, name="rule")
 
 Name = Annotated[str, typer.Argument(help="The account's name (lowercase letters, digits, . _ -).")]
-
-
-def _admin(c: Container, tenant: str) -> None:
-    if c.principals.users(tenant) and not acting(c, tenant).is_admin:
-        err.print("[red]only an admin of the tenant may change its mail accounts (--user NAME)[/red]")
-        raise typer.Exit(1)
 
 
 def _checked(model: type[Any], **values: Any) -> Any:
@@ -88,7 +81,7 @@ def mail_add(
     from semfs.pipeline.intake.mailboxes import save_account
 
     with opened(tenant, create=True) as c:
-        _admin(c, tenant)
+        admins_only(c, tenant, "its mail accounts")
         known = c.mail_accounts.account(tenant, name)
         account = _checked(
             MailAccount,
@@ -143,7 +136,7 @@ def mail_rm(name: Name, tenant: Tenant = "default") -> None:
     from semfs.pipeline.intake.mailboxes import remove_account
 
     with opened(tenant) as c:
-        _admin(c, tenant)
+        admins_only(c, tenant, "its mail accounts")
         if not remove_account(c, tenant, name):
             err.print(f"[red]no mail account {name!r} in tenant {tenant}[/red]")
             raise typer.Exit(1)
@@ -253,7 +246,7 @@ def rule_add(
         share_with=share_with or [],
     )
     with opened(tenant) as c:
-        _admin(c, tenant)
+        admins_only(c, tenant, "its mail accounts")
         known = c.mail_accounts.account(tenant, account)
         if known is None:
             err.print(f"[red]no mail account {account!r} in tenant {tenant}[/red]")
@@ -272,7 +265,7 @@ def rule_add(
 def rule_rm(account: str, rule: str, tenant: Tenant = "default") -> None:
     """Remove a rule from an account."""
     with opened(tenant) as c:
-        _admin(c, tenant)
+        admins_only(c, tenant, "its mail accounts")
         known = c.mail_accounts.account(tenant, account)
         if known is None or not any(r.name == rule for r in known.rules):
             err.print(f"[red]no rule {rule!r} on mail account {account!r}[/red]")

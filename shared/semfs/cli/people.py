@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from semfs.cli.common import Json, Tenant, acting, app, caller, err, opened, out, visible_record
+from semfs.cli.common import Json, Tenant, acting, admins_only, app, caller, err, opened, out, visible_record
 from semfs.domain.access import SHARE_HELP
 
 users_app = typer.Typer(help="A tenant's users: who may read what (mail to a user's address is theirs).")
@@ -28,7 +28,7 @@ def users_add(
     from semfs.pipeline.principals import add_user
 
     with opened(tenant, create=True) as c:
-        _admin_or_first(c, tenant)
+        admins_only(c, tenant, "its users and groups")
         user = add_user(
             c, tenant, name, groups=group or [], role="admin" if admin else "member", addresses=address or []
         )
@@ -59,7 +59,7 @@ def users_rm(name: str, tenant: Tenant = "default") -> None:
     from semfs.pipeline.principals import remove_user
 
     with opened(tenant) as c:
-        _admin_or_first(c, tenant)
+        admins_only(c, tenant, "its users and groups")
         if not remove_user(c, tenant, name):
             err.print(f"[red]no user {name!r} in tenant {tenant}[/red]")
             raise typer.Exit(1)
@@ -79,7 +79,7 @@ def groups_add(
     from semfs.pipeline.principals import add_group, set_membership
 
     with opened(tenant, create=True) as c:
-        _admin_or_first(c, tenant)
+        admins_only(c, tenant, "its users and groups")
         group = add_group(c, tenant, name, addresses=address or [])
         set_membership(c, tenant, group.name, add=member or [])
         members = [u.name for u in c.principals.users(tenant) if group.name in u.groups]
@@ -110,7 +110,7 @@ def groups_rm(name: str, tenant: Tenant = "default") -> None:
     from semfs.pipeline.principals import remove_group
 
     with opened(tenant) as c:
-        _admin_or_first(c, tenant)
+        admins_only(c, tenant, "its users and groups")
         if not remove_group(c, tenant, name):
             err.print(f"[red]no group {name!r} in tenant {tenant}[/red]")
             raise typer.Exit(1)
@@ -167,13 +167,3 @@ def share_cmd(
         out.print(f"  link {x['link_id']}  {state}", highlight=False)
     if made:
         out.print(f"new link (shown once): {made}", highlight=False, soft_wrap=True)
-
-
-def _admin_or_first(c: "object", tenant: str) -> None:
-    """Users and groups are an admin's to change (the tenant's first user makes itself)."""
-    from semfs.ports import Container
-
-    assert isinstance(c, Container)
-    if c.principals.users(tenant) and not acting(c, tenant).is_admin:
-        err.print("[red]only an admin of the tenant may change its users and groups (--user NAME)[/red]")
-        raise typer.Exit(1)

@@ -15,7 +15,6 @@ the folder) starts the folder again, and Message-ID keeps what was already read 
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal
 
@@ -32,7 +31,6 @@ Take = Literal["mail", "attachments", "body", "message", "skip"]
 TAKES: tuple[Take, ...] = ("mail", "attachments", "body", "message", "skip")
 
 ACCOUNT_NAME_PATTERN = r"[a-z0-9][a-z0-9._-]{0,63}"
-_ACCOUNT_NAME = re.compile(ACCOUNT_NAME_PATTERN)
 MAX_RULES = 50
 CONDITIONS = ("sender", "recipient", "subject", "body", "attachment_name", "attachment_type", "min_bytes", "max_bytes")
 MAX_FOLDERS = 20
@@ -105,7 +103,3 @@ class FolderCursor(Frozen):
     uidvalidity: int
     last_uid: int = 0
     pending: int | None = None
-
-
-def account_name_ok(name: str) -> bool:
-    return bool(_ACCOUNT_NAME.fullmatch(name))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from semfs.domain.access import parse_share
 from semfs.domain.errors import InvalidRequest, MailboxRefused, MailboxUnavailable, NotFound, SemfsError
 from semfs.domain.ids import sha256_hex
-from semfs.domain.mail_accounts import FolderCursor, MailAccount, MailRule, account_name_ok
+from semfs.domain.mail_accounts import FolderCursor, MailAccount, MailRule
 from semfs.domain.models import utcnow
 from semfs.domain.tags import manual_tag
 from semfs.extractors.email import ParsedMail, parse_mail
@@ -110,8 +110,6 @@ def checked_rules(rules: Sequence[MailRule]) -> list[MailRule]:
 def save_account(c: Container, tenant: str, account: MailAccount, secret: str | None) -> MailAccount:
     """Store a new account (its secret sealed in the secret store) or change one (a secret of None keeps
     the stored one). ``InvalidRequest`` for a new account without a secret or rules that do not check."""
-    if not account_name_ok(account.name):
-        raise InvalidRequest(f"{account.name!r} is not an account name")
     checked_rules(account.rules)
     known = c.mail_accounts.account(tenant, account.name)
     ref = known.secret_ref if known else ""
