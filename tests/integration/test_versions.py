@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -177,3 +179,48 @@ def test_the_drop_folder_waits_until_a_slow_writer_is_done(container: Container,
     assert "Item 0" in text or "topic" in text
     record = container.repo.get(T, hit.file_id)
     assert record.size_bytes == (inbox / "processed" / "minutes.txt").stat().st_size  # the whole file
+
+
+def test_files_registered_at_once_are_still_one_copy_and_one_lineage(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`semfs ingest` has two files in the pipeline at once (and `semfs serve` takes requests side by side).
+    Whether a file copies a stored one, or is the next version of one, is read and then written: two threads
+    that both read before either wrote stored two originals of one text, or two "version 1"s of one thread's
+    attachment. Here each thread's read waits (a second at most) for the other's, so that two threads that may
+    read at once always do."""
+    meet = threading.Barrier(2, timeout=1)
+    reads = container.repo.find_by_sha256, container.repo.find_latest
+
+    def met(read: Callable[..., object]) -> Callable[..., object]:
+        def waiting(*args: object) -> object:
+            found = read(*args)
+            with contextlib.suppress(threading.BrokenBarrierError):  # one at a time: the other never comes
+                meet.wait()
+            return found
+
+        return waiting
+
+    monkeypatch.setattr(container.repo, "find_by_sha256", met(reads[0]))
+    monkeypatch.setattr(container.repo, "find_latest", met(reads[1]))
+
+    def both(*calls: tuple[bytes, str, Provenance]) -> list[object]:
+        done: list[object] = [None, None]
+
+        def one(n: int) -> None:
+            data, name, prov = calls[n]
+            done[n] = ingest_bytes(container, T, data, name, prov).record
+
+        threads = [threading.Thread(target=one, args=(n,)) for n in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return done
+
+    copies = both((SODIUM.encode(), "README.md", Provenance()), (SODIUM.encode(), "README.markdown", Provenance()))
+    assert sorted(str(r.outcome) for r in copies) == ["OK", "SKIPPED_DUPLICATE"]  # type: ignore[attr-defined]
+    thread = Provenance(thread_subject="Supply agreement")
+    drafts = both((demo._contract(1), "supply.docx", thread), (demo._contract(2), "supply.docx", thread))
+    assert sorted(r.version for r in drafts) == [1, 2]  # type: ignore[attr-defined]
+    assert len({r.lineage_id for r in drafts}) == 1  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ checks that the text is plausibly a revision (``domain/similarity.py``) and deta
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -184,10 +185,22 @@ def admit_new_file(c: Container, tenant_id: str) -> None:
         raise Busy(reason, BUSY_RETRY_AFTER_S)
 
 
+# One registration at a time in a process. Whether a file is a copy of one stored (its bytes) or the next
+# version of one (its source or version key) is read, then written: two threads registering at once (the
+# files `semfs ingest` has in flight, `semfs serve`'s requests) would each find nothing and store two
+# originals, or two "version 2"s. Registering is short (the pipeline runs after it), so this costs little.
+_REGISTERING = threading.RLock()
+
+
 def register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
     """Register one file. Never raises for a bad input: the record carries the outcome instead. A new
     file while the tenant's queue is full raises ``Busy``, and any file while ingest is switched off
     ``Disabled``, before anything is stored."""
+    with _REGISTERING:
+        return _register(c, tenant_id, data, filename, prov)
+
+
+def _register(c: Container, tenant_id: str, data: bytes, filename: str, prov: Provenance) -> Registered:
     require(c.settings, "ingest")
     filename, prov = readable_name(filename), _encodable(prov)
     sha = sha256_hex(data)
