@@ -59,6 +59,8 @@ class IngestLimits(_Group):
     tenant_max_queued: int = Field(default=100, gt=0)
     # how far a process or thread that ingests steps back for searches: its scheduling niceness (0: none)
     ingest_nice: int = Field(default=10, ge=0, le=19)
+    # files `semfs ingest` has in the pipeline at once: the next one is read while one is being embedded
+    ingest_files_at_once: int = Field(default=2, ge=1, le=16)
 
     @property
     def max_file_bytes(self) -> int:

@@ -11,13 +11,14 @@ import contextvars
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from semfs.observability import get_logger
 
 log = get_logger(__name__)
 T = TypeVar("T")
+Item = TypeVar("Item")
 
 
 def yield_to_searches(niceness: int, *, thread: bool = False) -> None:
@@ -35,27 +36,38 @@ def yield_to_searches(niceness: int, *, thread: bool = False) -> None:
         log.info("priority unchanged", error=type(e).__name__)
 
 
-def lowered(niceness: int, fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on a thread of its own at ``niceness``, the caller waiting: only the ingesting thread (and
-    the worker processes it starts) step back; the caller's process and thread keep their priority. An
-    unprivileged process cannot raise its priority again once lowered, so ``semfs ingest`` used as a library
-    left its caller's whole process at nice 10 (issue 47.10). Where threads have no priorities of their own
-    (not Linux), ``fn`` runs here, as it is."""
-    if niceness <= 0 or not hasattr(os, "setpriority") or not sys.platform.startswith("linux"):
-        return fn(*args)
-    done: dict[str, Any] = {}
+def each_lowered(
+    niceness: int, fn: Callable[[Item], T], items: Iterable[Item], at_once: int = 1
+) -> Iterator[tuple[Item, T]]:
+    """``fn(item)`` for each of ``items``, ``at_once`` at a time, on threads of their own at ``niceness``; yields
+    ``(item, result)`` as each finishes. Only those threads (and the worker processes they start) step back: the
+    caller's process and thread keep their priority, since an unprivileged process cannot raise its priority
+    again once lowered (``semfs ingest`` used as a library left its caller's whole process at nice 10, issue
+    47.10). Where threads have no priorities of their own (not Linux), they run at the caller's. An error ``fn``
+    raises ends the iteration there: the items not yet started never are, those running finish first."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    def step_back() -> None:
+        if sys.platform.startswith("linux"):
+            yield_to_searches(niceness, thread=True)
+
     context = contextvars.copy_context()
+    pool = ThreadPoolExecutor(max(1, at_once), "semfs-ingest", initializer=step_back)
+    pending: dict[Future[T], Item] = {}
+    queue = iter(items)
+    try:
+        while True:
+            while len(pending) < max(1, at_once) and (item := next(queue, _END)) is not _END:
+                pending[pool.submit(context.copy().run, fn, item)] = item
+            if not pending:
+                return
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield pending.pop(future), future.result()
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)
 
-    def body() -> None:
-        yield_to_searches(niceness, thread=True)
-        try:
-            done["value"] = context.run(fn, *args)
-        except BaseException as e:  # handed to the caller, whatever it is
-            done["error"] = e
 
-    worker = threading.Thread(target=body, name="semfs-ingest", daemon=True)  # (Ctrl-C in the caller ends it)
-    worker.start()
-    worker.join()
-    if "error" in done:
-        raise done["error"]
-    return done["value"]  # type: ignore[no-any-return]
+_END: Any = object()

@@ -146,6 +146,30 @@ def test_demo_command_is_idempotent(cli: CliRunner, tmp_path: Path) -> None:
     assert "UNCHANGED" in run(cli, "demo", "--dir", str(tmp_path / "demo"))
 
 
+def test_ingest_has_files_in_flight_at_once_and_reports_them_in_order(cli: CliRunner, tmp_path: Path) -> None:
+    """`semfs ingest` keeps two files in the pipeline at once (SEMFS_INGEST_FILES_AT_ONCE): the report still
+    lists them in the folder's order, a copy is still a copy whichever of the two finishes first, and piped,
+    each file's line comes in that order too, once each."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    same = "# Parking\n\nParking permits are renewed every January at the front desk."
+    for n in range(5):
+        (folder / f"copy-{n}.md").write_text(same)
+        (folder / f"note-{n}.md").write_text(f"# Note {n}\n\nThe meeting number {n} moved to room {n + 10}.")
+    report = json.loads(run(cli, "ingest", str(folder), "--tenant", "acme", "--json"))
+    assert [Path(row["path"]).name for row in report["files"]] == sorted(p.name for p in folder.iterdir())
+    assert report["outcomes"] == {"OK": 6, "SKIPPED_DUPLICATE": 4}
+    again = tmp_path / "again"
+    again.mkdir()
+    for n in range(4):
+        (again / f"memo-{n}.md").write_text(f"# Memo {n}\n\nThe budget for quarter {n} is due on Friday.")
+    lines = run(cli, "ingest", str(again), "--tenant", "acme").splitlines()  # CliRunner: not a terminal
+    per_file = [line for line in lines if line.startswith("[")]
+    assert [(line.split()[0], Path(line.split()[-1]).name) for line in per_file] == [
+        (f"[{n + 1}/4]", f"memo-{n}.md") for n in range(4)
+    ]
+
+
 def test_ingest_eml_and_mbox_files_and_list_contacts(cli: CliRunner, tmp_path: Path) -> None:
     import mailbox
 

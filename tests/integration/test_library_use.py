@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from semfs.priority import lowered
+from semfs.priority import each_lowered
 from tests.waits import CEILING_S
 
 pytestmark = pytest.mark.integration
@@ -51,13 +51,30 @@ def test_ingest_as_a_library_leaves_the_callers_priority_as_it_was(tmp_path: Pat
     assert '"OK": 1' in done.stdout
 
 
-def test_lowered_runs_the_work_at_the_niceness_asked_and_the_caller_keeps_its_own() -> None:
+def test_the_ingest_threads_run_at_the_niceness_asked_and_the_caller_keeps_its_own() -> None:
     caller = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    inside = lowered(max(caller, 0) + 5, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-    assert inside == min(19, max(caller, 0) + 5)
+    asked = min(19, max(caller, 0) + 5)
+
+    def priority(n: int) -> tuple[int, int]:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), threading.get_native_id()
+
+    done = dict(each_lowered(asked, priority, range(6), at_once=2))
+    assert sorted(done) == list(range(6))  # each item once, whatever order they finished in
+    assert {p for p, _ in done.values()} == {asked}
+    assert threading.get_native_id() not in {t for _, t in done.values()}
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == caller
+
+    started: list[int] = []
+
+    def fails(n: int) -> int:
+        started.append(n)
+        if n == 1:
+            raise ValueError("handed back")
+        return n
+
     with pytest.raises(ValueError, match="handed back"):
-        lowered(5, lambda: (_ for _ in ()).throw(ValueError("handed back")))
+        list(each_lowered(5, fails, range(100), at_once=2))
+    assert len(started) < 100  # the error ended it: the rest never started
 
 
 def test_a_script_without_a_main_guard_is_told_why_its_files_failed(tmp_path: Path) -> None:

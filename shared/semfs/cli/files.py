@@ -152,9 +152,9 @@ def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bo
 
     from semfs.domain.features import require
     from semfs.domain.text import encodable
+    from semfs.priority import each_lowered
 
     lines = not quiet and not sys.stdout.isatty()
-    rows: list[dict[str, Any]] = []
     with (
         opened(tenant, create=True) as c,
         Progress(
@@ -170,16 +170,28 @@ def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bo
     ):  # keyword-index commits every few seconds, not per file
         require(c.settings, "ingest")  # switched off: one line and exit 1 (opened), before any file is read
         task = progress.add_task("ingesting", total=len(files))
-        for n, path in enumerate(files, start=1):
-            progress.update(task, description=f"ingesting {encodable(path.name)[:40]}")
-            done = _ingest_path(c, tenant, path, prov)
-            rows += done
-            if lines:
-                for row in done:
-                    counter = f"[{n:>{len(str(len(files)))}}/{len(files)}]"  # aligned: [  7/485]
-                    out.print(f"{counter} {row['outcome']:<18} {row['path']}", highlight=False)
+        width = len(str(len(files)))
+        by_file: dict[int, list[dict[str, Any]]] = {}
+        # a few files at once (SEMFS_INGEST_FILES_AT_ONCE), on threads at SEMFS_INGEST_NICE: while one file's
+        # chunks are in the embedding model, which cannot keep both cores busy on a file's short passes and
+        # lets go of the GIL, the next file is read, enriched and chunked
+        limits = c.settings.limits
+        each = each_lowered(
+            limits.ingest_nice,
+            lambda i: _ingest_path(c, tenant, files[i], prov),
+            range(len(files)),
+            limits.ingest_files_at_once,
+        )
+        shown = 0  # piped, the lines come in the files' order: a file's line waits at most for the one beside it
+        for i, done in each:
+            by_file[i] = done
+            while lines and shown in by_file:
+                shown += 1
+                for row in by_file[shown - 1]:
+                    out.print(f"[{shown:>{width}}/{len(files)}] {row['outcome']:<18} {row['path']}", highlight=False)
+            progress.update(task, description=f"ingested {encodable(files[i].name)[:40]}")
             progress.advance(task)
-    return rows
+    return [row for i in range(len(files)) for row in by_file.get(i, [])]  # the report in the files' order
 
 
 def _ingest_path(c: "Container", tenant: str, path: Path, prov: "Provenance") -> list[dict[str, Any]]:
@@ -188,13 +200,12 @@ def _ingest_path(c: "Container", tenant: str, path: Path, prov: "Provenance") ->
     from semfs.domain.errors import NotFound, RequestError, SemfsError
     from semfs.domain.outcomes import Outcome
     from semfs.domain.text import encodable
-    from semfs.priority import lowered
 
     shown = encodable(str(path))  # a name the file system cannot decode is shown as ls -b would
     try:
         # on a thread at SEMFS_INGEST_NICE: a search beside it gets the cores first, and the caller's
         # process (semfs used as a library) keeps its own priority
-        regs = lowered(c.settings.limits.ingest_nice, _ingest_one, c, tenant, path, prov)
+        regs = _ingest_one(c, tenant, path, prov)
     except NotFound as e:
         err.print(f"[red]{shown}: {e.reason}[/red]")
         raise typer.Exit(1) from e
