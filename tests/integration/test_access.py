@@ -501,3 +501,20 @@ def test_a_signed_in_user_is_known_by_their_email(acme: Acme) -> None:
     stranger = principal_from_claims(acme.c, T, "8e0a-77", [], "zoe@elsewhere.test")
     assert stranger.user == "zoe@elsewhere.test" and stranger.tokens() == ("tenant", "u:zoe@elsewhere.test")
     assert principal_from_claims(acme.c, T, "x", ["admin"], "zoe@elsewhere.test").is_admin
+
+
+def test_the_last_admin_stays_and_people_are_named_as_the_document_says(acme: Acme) -> None:
+    """Removing the tenant's last admin is refused as a conflict with the tenant's state (409, as the document
+    lists it; it was a 400, which says the request itself is malformed), and the admin stays. A group named "" or
+    an address without an "@" is refused by the document's own schema (422) before any rule runs: the fuzzer
+    found requests the document called valid that the server refused."""
+    status, body = _call(acme, "ann", "DELETE", "/people/users/ann")
+    assert status == 409 and "last admin" in body
+    assert [u.name for u in acme.c.principals.users(T) if u.role == "admin"] == ["ann"]
+    for wrong in ({"groups": [""]}, {"addresses": ["ann.acme.test"]}, {"addresses": ["ann @acme.test"]}):
+        status, body = _call(acme, "ann", "PUT", "/people/users/frank", wrong)
+        assert status == 422, (wrong, body)
+    status, body = _call(acme, "ann", "PUT", "/views/mine", {"share_with": ["everyone"]})
+    assert status == 422 and "share_with" in body
+    status, _ = _call(acme, "ann", "PUT", "/people/users/frank", {"addresses": ["Frank.O'Neil+hr@acme.test"]})
+    assert status == 200

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from semfs.domain.access import NAME_PATTERN
 from semfs.domain.mail_accounts import MailRule
 from semfs.domain.mentions import FileEntity
 from semfs.domain.models import (
@@ -124,7 +125,9 @@ class ViewParams(Strict):
 class ViewIn(Strict):
     params: ViewParams = Field(default_factory=ViewParams)
     # who else sees it: private, tenant (the default), group:NAME or user:NAME
-    share_with: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=lambda: ["tenant"], max_length=16)
+    share_with: list[
+        Annotated[str, Field(max_length=80, pattern=f"^(private|tenant|(group|user):{NAME_PATTERN})$")]
+    ] = Field(default_factory=lambda: ["tenant"], max_length=16)
 
 
 # a saved view's name in its address: a letter or digit somewhere, no "/" (it is one path segment)
@@ -366,6 +369,17 @@ class Health(BaseModel):
     status: Literal["ok"]
 
 
+class ProtectedResourceOut(BaseModel):
+    """OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint: where an MCP client signs its user
+    in (the MCP authorization specification), with the fields semfs sets."""
+
+    resource: str = Field(description="The MCP endpoint these tokens are for, as a client dials it")
+    authorization_servers: list[str] = Field(description="The issuer whose tokens this API accepts")
+    scopes_supported: list[str]
+    bearer_methods_supported: list[Literal["header"]] = ["header"]
+    resource_name: str = "semfs"
+
+
 # The use cases' typed results, named as the OpenAPI document has always named them.
 class AskOut(Answer):
     """A grounded answer, or why there is none."""
@@ -473,20 +487,45 @@ class PeopleOut(BaseModel):
     groups: list[GroupOut]
 
 
+# What the document promises is what the server takes (the fuzzer's schema-valid "0000…" address and "" group
+# names were refused with a 400): a mail address with one "@" and no space, control character or lone surrogate
+# (checked with Python's re, which reads those: pydantic's own engine refuses such a string before any pattern);
+# its length in the pattern too, as RFC 5321 bounds it (64 before the "@", 254 in all): a maxLength beside the
+# pattern had the fuzzer make addresses without an "@"
+_ADDRESS_CHAR = r"[^\s@\x00-\x1f\x7f-\x9f]"
+Address = Annotated[str, Field(pattern=f"^{_ADDRESS_CHAR}{{1,64}}@{_ADDRESS_CHAR}{{1,189}}$")]
+PersonName = Annotated[str, Field(max_length=63, pattern=f"^{NAME_PATTERN}$")]
+
+
 class UserIn(Strict):
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+
     role: Literal["admin", "member"] = "member"
-    groups: list[Annotated[str, Field(max_length=63)]] = Field(default_factory=list, max_length=64)
-    addresses: list[Annotated[str, Field(max_length=254)]] = Field(default_factory=list, max_length=32)
+    groups: list[PersonName] = Field(default_factory=list, max_length=64)
+    addresses: list[Address] = Field(default_factory=list, max_length=32)
 
 
 class GroupIn(Strict):
-    addresses: list[Annotated[str, Field(max_length=254)]] = Field(default_factory=list, max_length=32)
-    members: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, max_length=1000)
+    model_config = ConfigDict(extra="forbid", regex_engine="python-re")
+
+    addresses: list[Address] = Field(default_factory=list, max_length=32)
+    members: list[PersonName] | None = Field(default=None, max_length=1000)
 
 
 class MailAccountIn(Strict):
     """A mail account as an admin sets it (``domain/mail_accounts.py``); ``secret`` (a password, or the OAuth
-    grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back."""
+    grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back. Strict: ``0`` is
+    no ``false`` and ``"993"`` no port (the fuzzer's ``enabled: 0`` was taken)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        # the rule between two fields, in the document too: moving processed messages needs a folder to move to
+        json_schema_extra={
+            "if": {"properties": {"after": {"const": "move"}}, "required": ["after"]},
+            "then": {"properties": {"move_to": {"type": "string", "minLength": 1}}, "required": ["move_to"]},
+        },
+    )
 
     host: str = Field(min_length=1, max_length=253)
     port: int | None = Field(default=None, ge=1, le=65535)
@@ -494,7 +533,9 @@ class MailAccountIn(Strict):
     username: str = Field(min_length=1, max_length=320)
     auth: Literal["password", "xoauth2"] = "password"
     secret: str | None = Field(default=None, min_length=1, max_length=8000)
-    folders: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=lambda: ["INBOX"])
+    folders: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=lambda: ["INBOX"], min_length=1
+    )
     after: Literal["none", "seen", "flag", "move"] = "seen"
     move_to: str | None = Field(default=None, max_length=200)
     address: str | None = Field(default=None, max_length=320)

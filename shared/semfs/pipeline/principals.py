@@ -19,7 +19,7 @@ from semfs.domain.access import (
     readers_of,
     user_token,
 )
-from semfs.domain.errors import InvalidRequest, NotFound
+from semfs.domain.errors import Conflict, InvalidRequest, NotFound
 from semfs.domain.models import FileRecord, Group, User
 
 if TYPE_CHECKING:
@@ -74,13 +74,13 @@ def add_user(
 
 
 def remove_user(c: Container, tenant_id: str, name: str) -> bool:
-    """Remove a user; the tenant's last admin stays (``InvalidRequest``): nobody could manage it after."""
+    """Remove a user; the tenant's last admin stays (``Conflict``): nobody could manage it after."""
     user = find_user(c, tenant_id, checked_name(name))
     if user is None:
         return False
     admins = [u for u in c.principals.users(tenant_id) if u.role == "admin"]
     if user.role == "admin" and len(admins) == 1:
-        raise InvalidRequest(f"{name} is the tenant's last admin: make another user an admin first")
+        raise Conflict(f"{name} is the tenant's last admin: make another user an admin first")
     return c.principals.delete_user(tenant_id, user.name)
 
 

@@ -61,7 +61,7 @@ def put_user(name: Name, request: UserIn) -> PeopleOut:
 
 @router.delete("/people/users/<name>", summary="Remove a user (admins)", responses=ok(PeopleOut))
 def delete_user(name: Name) -> PeopleOut:
-    """Their files stay, read by whom they were shared with; the tenant's last admin stays (400)."""
+    """Their files stay, read by whom they were shared with; the tenant's last admin stays (409)."""
     admin_only()
     if not principals.remove_user(container(), current_tenant(), name):
         raise NotFoundError("no such user")
