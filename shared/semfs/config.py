@@ -243,6 +243,11 @@ class AwsSettings(_Group):
     endpoint_url: str | None = _env("aws_endpoint_url", default=None)  # tests point boto3 at an emulator
     idempotency_table: str | None = None  # Powertools idempotency for the stages that spend money
     tenant_claim: str = "custom:tenant"  # the JWT claim that names the caller's tenant
+    # the authorization server whose tokens the API's JWT authorizer accepts (the user pool's issuer), named in
+    # the MCP endpoint's protected-resource metadata (RFC 9728) so that an MCP client signs its user in there;
+    # unset (locally: API keys) there is no such metadata
+    oauth_issuer: str | None = None
+    oauth_scopes: list[str] = Field(default_factory=lambda: ["openid", "email"])  # what a client asks for
     # how a new index's graph holds vectors: "float" (4 bytes a dimension) or "sq" (Lucene's 7-bit scalar
     # quantization: a quarter of the memory); an index keeps what it was made with (a re-embed makes a new one)
     vector_encoding: Literal["float", "sq"] = _env("vector_encoding", default="float")

@@ -166,7 +166,14 @@ class ApiKeys:
         return {held.tenant for _, held in self.holders()}
 
 
-PUBLIC_PATHS = {"/health", "/docs", "/openapi.json"}
+# api.app.PUBLIC_ROUTES and the two pages of the document (the router is imported on the first request)
+PUBLIC_PATHS = {
+    "/health",
+    "/docs",
+    "/openapi.json",
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+}
 LINK_PREFIX = "/s/"  # a share link's page and download: the link is the credential (api/routes/links.py)
 
 

@@ -150,11 +150,20 @@ def _as_list(v: Any) -> list[Any]:
 
 @cache
 def _code_folders() -> dict[str, str]:
-    """Each function's handler folder, from its ``CodeUri`` in template.yaml (``functions/<name>/``)."""
+    """Each function's handler folder, from its ``CodeUri`` in template.yaml (``functions/<name>/``); a plain
+    function whose code is in the template (``ZipFile``) by its logical name (``TokenClaimsFunction``:
+    ``token_claims``)."""
+    import re
+
     from samtranslator.yaml_helper import yaml_parse
 
     resources = yaml_parse((ROOT / "template.yaml").read_text())["Resources"]
-    return {
+    inline = {
+        logical: re.sub(r"(?<!^)(?=[A-Z])", "_", logical.removesuffix("Function")).lower()
+        for logical, r in resources.items()
+        if r["Type"] == "AWS::Lambda::Function" and "ZipFile" in r["Properties"].get("Code", {})
+    }
+    return inline | {
         logical: str(r["Properties"]["CodeUri"]).rstrip("/").rsplit("/", 1)[-1]
         for logical, r in resources.items()
         if r["Type"] == "AWS::Serverless::Function"

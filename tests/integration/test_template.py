@@ -101,7 +101,7 @@ def test_no_wildcard_actions_on_data_resources(translated: dict[str, Any]) -> No
 def test_each_function_has_its_own_role(translated: dict[str, Any]) -> None:
     functions = {n: r for n, r in translated["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     roles = [r["Properties"]["Role"] for r in functions.values()]
-    assert len(functions) == 13
+    assert len(functions) == 14  # 13 handlers, and the token trigger of MCP sign-in
     assert len({json.dumps(r, sort_keys=True) for r in roles}) == len(functions)
 
 
@@ -366,8 +366,9 @@ def test_the_post_deploy_script_reads_outputs_the_template_has() -> None:
 def test_a_cors_preflight_reaches_no_authorizer_on_any_route(translated: dict[str, Any]) -> None:
     """Issue 47.3: ``ANY /{proxy+}`` behind the JWT authorizer caught the browser's preflight (it carries no token)
     and answered 401. On the rendered API, an OPTIONS request to every path the router serves is routed past the
-    authorizer, while the other methods of the same paths stay behind it (but /health)."""
-    from semfs.api.app import openapi_document
+    authorizer, while the other methods of the same paths stay behind it (but /health and the protected-resource
+    metadata, which a client reads before it has a token)."""
+    from semfs.api.app import PUBLIC_ROUTES, openapi_document
     from tests.integration.api_gateway import from_template
 
     api = from_template(translated, "https://page.example")
@@ -379,5 +380,5 @@ def test_a_cors_preflight_reaches_no_authorizer_on_any_route(translated: dict[st
         assert preflight is not None and not preflight.authorized, path
         for method in methods:
             route = api.route(method, concrete)
-            assert route is not None and route.authorized == (path != "/health"), (method, path)
+            assert route is not None and route.authorized == (path not in PUBLIC_ROUTES), (method, path)
     assert "OPTIONS" in api.allow_methods and {"authorization", "content-type"} <= set(api.allow_headers)

@@ -179,7 +179,8 @@ def test_sign_in_is_by_invitation_and_the_cli_can_get_a_token(template: dict[str
         assert client["PreventUserExistenceErrors"] == "ENABLED"
         assert "custom:tenant" not in client["WriteAttributes"]
     audience = resources["HttpApi"]["Properties"]["Auth"]["Authorizers"]["JwtAuth"]["JwtConfiguration"]["audience"]
-    assert audience["Fn::If"][1]["Fn::If"][1] == [{"Ref": "UserPoolClient"}, {"Ref": "CliClient"}]
+    without_mcp = audience["Fn::If"][1]["Fn::If"][2]
+    assert without_mcp["Fn::If"][1] == [{"Ref": "UserPoolClient"}, {"Ref": "CliClient"}]
     assert pool["MfaConfiguration"] == {"Ref": "Mfa"} and template["Parameters"]["Mfa"]["Default"] == "OPTIONAL"
     assert pool["UserPoolAddOns"]["Fn::If"][0] == "ThreatProtectionOff"
 
@@ -484,7 +485,8 @@ def test_the_page_signs_in_through_the_hosted_ui_with_the_code_flow_only(templat
     }
     assert client["CallbackURLs"]["Fn::If"][1] == [page] and client["LogoutURLs"]["Fn::If"][1] == [page]
     domain = template["Resources"]["UserPoolDomain"]
-    assert domain["Condition"] == "WebSignIn" and "StackId" in json.dumps(domain["Properties"]["Domain"])
+    assert domain["Condition"] == "HostedUi" and "StackId" in json.dumps(domain["Properties"]["Domain"])
+    assert template["Conditions"]["HostedUi"] == {"Fn::Or": [{"Condition": "WebSignIn"}, {"Condition": "McpSignIn"}]}
     assert template["Conditions"]["WebSignIn"]["Fn::And"][0] == {"Condition": "CreateUserPool"}
     assert {"WebUrl", "WebBucketName", "WebDistributionId", "SignInUrl"} <= set(template["Outputs"])
 

@@ -89,7 +89,9 @@ OPENAPI: dict[str, Any] = {
 }
 
 
-PUBLIC_ROUTES = ("/health",)  # no credentials (also /openapi.json and /docs, which are not in the document)
+# no credentials (also /openapi.json and /docs, which are not in the document); the protected-resource metadata
+# tells a client without one where to sign in
+PUBLIC_ROUTES = ("/health", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")
 
 
 def _error(

@@ -38,6 +38,17 @@ def new_router() -> Router:
     return Router()  # type: ignore[no-untyped-call]
 
 
+def public_base() -> str:
+    """This API's address as the caller dialed it (``https://<api id>.execute-api.<region>.amazonaws.com`` or a
+    custom domain; ``http://127.0.0.1:8080`` locally): the Host header, and the scheme a proxy in front says."""
+    event = router.current_event
+    headers = {k.lower(): v for k, v in (event.headers or {}).items()}
+    domain = (event.raw_event.get("requestContext") or {}).get("domainName")  # API Gateway's; HTTPS only
+    host = headers.get("host") or domain or "localhost"
+    scheme = headers.get("x-forwarded-proto") or ("https" if domain else "http")
+    return f"{scheme.split(',')[0].strip()}://{host}"
+
+
 log = get_logger(__name__)
 router = new_router()  # holds no routes: included so that it sees the request the resolver is serving
 

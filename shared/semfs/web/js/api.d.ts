@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same metadata at the host's root, where a client looks second */
+        get: operations["protected_resource__well_known_oauth_protected_resource_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where an MCP client signs in: the MCP endpoint's protected-resource metadata (RFC 9728) */
+        get: operations["mcp_protected_resource__well_known_oauth_protected_resource_mcp_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ask": {
         parameters: {
             query?: never;
@@ -1765,7 +1799,8 @@ export interface components {
         /**
          * MailAccountIn
          * @description A mail account as an admin sets it (``domain/mail_accounts.py``); ``secret`` (a password, or the OAuth
-         *     grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back.
+         *     grant's JSON with ``auth`` xoauth2) only when it is new or changes: it is never read back. Strict: ``0`` is
+         *     no ``false`` and ``"993"`` no port (the fuzzer's ``enabled: 0`` was taken).
          */
         MailAccountIn: {
             /** Address */
@@ -2033,6 +2068,37 @@ export interface components {
             name: string;
             /** Role */
             role: string;
+        };
+        /**
+         * ProtectedResourceOut
+         * @description OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint: where an MCP client signs its user
+         *     in (the MCP authorization specification), with the fields semfs sets.
+         */
+        ProtectedResourceOut: {
+            /**
+             * Authorization Servers
+             * @description The issuer whose tokens this API accepts
+             */
+            authorization_servers: string[];
+            /**
+             * Bearer Methods Supported
+             * @default [
+             *       "header"
+             *     ]
+             */
+            bearer_methods_supported: "header"[];
+            /**
+             * Resource
+             * @description The MCP endpoint these tokens are for, as a client dials it
+             */
+            resource: string;
+            /**
+             * Resource Name
+             * @default semfs
+             */
+            resource_name: string;
+            /** Scopes Supported */
+            scopes_supported: string[];
         };
         /** Purged */
         Purged: {
@@ -2508,6 +2574,172 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    protected_resource__well_known_oauth_protected_resource_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    mcp_protected_resource__well_known_oauth_protected_resource_mcp_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceOut"];
+                };
+            };
+            /** @description The request cannot be done as asked */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Your access does not allow this (the file's owner or an admin may) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such file in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The file changed under the request (retry it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A service semfs depends on is unavailable (retry it) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     ask_route_ask_post: {
         parameters: {
             query?: never;
