@@ -4,44 +4,34 @@
 the tenant is ``--tenant`` (the local default), or the one an API key names (``--key`` or
 ``SEMFS_API_KEY``), so an agent handed a key sees exactly what that key sees over HTTP.
 
-Every tool takes its inputs through the same models as the HTTP API (``SearchRequest``, ``AskRequest``, …),
-so the same rules refuse the same inputs; what a tool cannot do comes back as an MCP tool error with the
-API's wording ("no such file" for another tenant's id as for none), never a traceback. Files are also
-resources, ``semfs://files/{file_id}`` (their extracted text).
+The tools are ``mcp_tools``' functions, over the same use cases and models as the HTTP API (``SearchRequest``,
+``AskRequest``, …), so the same rules refuse the same inputs; what a tool cannot do comes back as an MCP tool
+error with the API's wording ("no such file" for another tenant's id as for none), never a traceback. Files
+are also resources, ``semfs://files/{file_id}`` (their extracted text). This module hosts them: stdio, and
+streamable HTTP for ``semfs serve`` and the Lambda.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from semfs.api.models import AskRequest, ContextRequest
-from semfs.domain.access import Principal, can_read
-from semfs.domain.errors import InvalidRequest, NotFound, SemfsError
-from semfs.domain.models import SearchFilters, SearchRequest, SearchResultItem
-from semfs.domain.outcomes import Status
+from semfs.domain.errors import NotFound, SemfsError
 from semfs.domain.tenants import checked_tenant_id
+from semfs.mcp_tools import TOOLS, Caller, bound
 from semfs.observability import get_logger
-from semfs.pipeline import names, vocabulary
 from semfs.pipeline.documents import load_document
-from semfs.pipeline.principals import artifact_access, principal_for, principal_from_claims
-from semfs.ports.repository import RecordQuery
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from semfs.domain.models import FileRecord
     from semfs.ports import Container
 
 log = get_logger(__name__)
-T = TypeVar("T")
-
-TEXT_PAGE_CHARS = 20_000  # a tool result a model can take in one read
-MAX_ARTIFACT_BYTES = 5 * 1024 * 1024
 
 INSTRUCTIONS = (
     "semfs holds this organisation's files (uploads, mail attachments, agents' artifacts), extracted, "
@@ -51,45 +41,6 @@ INSTRUCTIONS = (
     "`read_file` to read one, "
     "and `save_artifact` to store what you produced with where it came from."
 )
-
-
-SEARCH_CHARS = 12_000  # a search answer's default budget: MCP clients cut tool results at ~25k tokens
-
-
-def _result(r: SearchResultItem) -> dict[str, Any]:
-    """One search result as a model reads it: what it is, where it came from, how relevant, the passages."""
-    return {
-        "file_id": r.file_id,
-        "title": r.title,
-        "filename": r.filename,
-        "came_from": r.came_from,
-        "source_type": r.source_type,
-        "origin": r.origin,  # sender, subject, thread; agent, run, derived_from
-        "version": r.version,
-        "is_latest": r.is_latest,
-        "document_date": r.document_date.isoformat() if r.document_date else None,
-        "relevance": r.relevance,
-        "weak": r.weak,
-        "summary": r.summary,
-        "passages": [
-            {"passage_id": s.chunk_id, "text": s.text, "location": s.location.label()} for s in r.snippets
-        ],  # a passage is read whole with read_passages
-    }
-
-
-def _fitting(results: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
-    """The first results whose JSON fits ``max_chars`` together (the first one always, its passages cut
-    to fit when it alone is longer)."""
-    kept: list[dict[str, Any]] = []
-    used = 0
-    for r in results:
-        size = len(json.dumps(r, default=str))
-        if kept and used + size > max_chars:
-            break
-        cut = r if kept or size <= max_chars else {**r, "summary": (r["summary"] or "")[: max_chars // 4]}
-        kept.append(cut if cut is r else {**cut, "passages": r["passages"][:1]})
-        used += size
-    return kept
 
 
 def _failure(e: Exception) -> str:
@@ -112,371 +63,57 @@ def build_server(
     agent: str | None = None,
     groups: tuple[str, ...] | None = None,
 ) -> MCPServer:
-    """The MCP server over ``c`` for ``tenant``: every tool and resource reads and writes that tenant only,
-    as ``user`` (or, for an agent's key, as ``agent`` acting for ``user``) sees it: a file not shared with
-    them is "no such file" and no search, answer or list holds it (``domain/access.py``). ``groups``: the
-    signed-in user's groups from a JWT (AWS); none, the user is one of the tenant's own (a local key)."""
+    """The MCP server over ``c`` for ``tenant``: every tool (``mcp_tools.TOOLS``) and resource reads and writes
+    that tenant only, as ``user`` (or, for an agent's key, as ``agent`` acting for ``user``) sees it: a file not
+    shared with them is "no such file" and no search, answer or list holds it (``domain/access.py``).
+    ``groups``: the signed-in user's groups from a JWT (AWS); none, the user is one of the tenant's own (a
+    local key)."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-
-    tenant = checked_tenant_id(tenant)  # every host hands a checked one; a caller in code is held to it too
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
     from mcp.types import ToolAnnotations
 
     from semfs import __version__
 
+    caller = Caller(c, checked_tenant_id(tenant), user, agent, groups)  # a caller in code is held to the rule too
     server = MCPServer("semfs", instructions=INSTRUCTIONS, version=__version__)
-    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-
-    def run(tool: str, fn: Callable[[], T]) -> T:
-        """``fn()``, what it cannot do answered as a tool error in the API's words, never a traceback."""
-        try:
-            return fn()
-        except ToolError:
-            raise
-        except (SemfsError, ValidationError, ValueError) as e:
-            raise ToolError(_failure(e)) from None
-        except Exception as e:  # a crash is logged here by its type, and the model told plainly
-            log.error("mcp tool failed", tool=tool, error=type(e).__name__)
-            raise ToolError(_failure(e)) from None
-
-    def caller() -> Principal:
-        """Who calls, looked up on each call (a user's groups may change while the server runs)."""
-        if groups is not None:  # a signed-in user (AWS): ``user`` is their email, or their user name
-            return principal_from_claims(c, tenant, user, groups, user if user and "@" in user else None)
-        return principal_for(c, tenant, user, agent=agent)
-
-    def tokens() -> tuple[str, ...] | None:
-        return caller().tokens()
-
-    def record(file_id: str) -> FileRecord:
-        found = c.repo.get(tenant, file_id)
-        if found.deleted_at is not None or not can_read(found.readers, tokens()):
-            raise NotFound("no such file")
-        return found
-
-    def filters(
-        tags: list[str] | None, source_type: str | None, thread: str | None, contact: str | None, entity: str | None
-    ) -> SearchFilters:
-        """The filters, each one that names nothing of this tenant's refused as such: "no thread named …"
-        tells a model to look the name up, where "no file matches" told it there was nothing to find."""
-        base = SearchFilters.model_validate({"tags": tags or [], "source_type": source_type, "entity": entity})
-        thread_id, contact_id = names.thread_id(c, tenant, thread), names.contact_id(c, tenant, contact)
-        everything = RecordQuery(tenant_id=tenant, limit=1, readers=tokens())
-        asked = [("thread", thread, replace(everything, thread_id=thread_id)) if thread_id else None]
-        asked += [("contact", contact, replace(everything, contact_id=contact_id)) if contact_id else None]
-        asked += [("tags", t, replace(everything, tag=vocabulary.named(c, tenant, t))) for t in tags or []]
-        for shown, given, query in filter(None, asked):  # (among what the caller may read: no existence leaks)
-            if not c.repo.query(query):
-                raise InvalidRequest(f"{shown}: no file you can read is filed under {given!r}")
-        return base.model_copy(update={"thread_id": thread_id, "contact_id": contact_id}).read_as(tokens())
-
-    @server.tool(title="Search files", annotations=reads)
-    def search(
-        query: str,
-        mode: str = "hybrid",
-        limit: int = 10,
-        tags: list[str] | None = None,
-        source_type: str | None = None,
-        thread: str | None = None,
-        contact: str | None = None,
-        entity: str | None = None,
-        min_relevance: float = 0.0,
-        max_chars: int = SEARCH_CHARS,
-        cursor: str | None = None,
-    ) -> dict[str, Any]:
-        """Find files by meaning and keyword, most relevant first. Each result: the file's id, title, where it
-        came from (path, sender, thread, the agent and the files it was made from), its version, a calibrated
-        relevance (0-1; `weak` below 0.25) and its best passages with their locations. mode: hybrid (default),
-        keyword (exact names, numbers, codes) or semantic. Filters: tags, source_type (upload,
-        email_attachment, agent_generated), a mail thread's subject or id, a contact's name, address or id,
-        and entity: only files whose text names it (a person, organisation, amount or identifier as written,
-        e.g. "Acme Corp" or "INV-2024-0042"). min_relevance leaves weaker results out; the answer stays within
-        max_chars (default 12,000) and gives a `next_cursor` when more results follow: pass it as cursor."""
-        from semfs.pipeline.query.search import search as run_search
-
-        def go() -> dict[str, Any]:
-            if not 1 <= limit <= 50 or not 0.0 <= min_relevance <= 1.0 or not 500 <= max_chars <= 100_000:
-                raise InvalidRequest("limit: 1 to 50; min_relevance: 0 to 1; max_chars: 500 to 100,000")
-            if cursor is not None and not (cursor.isdigit() and int(cursor) < 100):
-                raise InvalidRequest("cursor: pass the next_cursor of the previous answer as it came")
-            offset = int(cursor or 0)
-            scope = filters(tags, source_type, thread, contact, entity)
-            asked = {"query": query, "mode": mode, "limit": min(100, offset + limit)}
-            request = SearchRequest.model_validate(asked).model_copy(update={"filters": scope})  # (keeps readers)
-            resp = run_search(c, tenant, request)
-            ranked = resp.results[offset : offset + limit]
-            shown = [_result(r) for r in ranked if r.relevance >= min_relevance]
-            kept = _fitting(shown, max_chars)
-            more = len(kept) < len(shown) or len(resp.results) > offset + limit
-            return {
-                "results": kept,
-                "next_cursor": str(offset + len(ranked) - (len(shown) - len(kept))) if more else None,
-                "below_min_relevance": len(ranked) - len(shown),
-                "note": resp.note,
-                "degraded": resp.degraded,
-            }
-
-        return run("search", go)
-
-    @server.tool(title="Answer from the files", annotations=reads)
-    def ask(
-        question: str, file_id: str | None = None, thread: str | None = None, include_agent_files: bool = False
-    ) -> dict[str, Any]:
-        """A short answer quoted from the files, each sentence cited (file id, location, quote), or
-        `no_answer` with the reason when the files do not support one. Scope it to one file (file_id) or one
-        mail thread (its subject or id). Files agents saved (drafts, summaries) are left out unless
-        include_agent_files: an answer should rest on the sources, not on an earlier draft of it."""
-        from semfs.pipeline.query.ask import ask as run_ask
-
-        def go() -> dict[str, Any]:
-            request = AskRequest.model_validate({"question": question, "file_id": file_id})
-            scope = SearchFilters(include_agent_files=include_agent_files).read_as(tokens())
-            if request.file_id:
-                scope = scope.model_copy(update={"file_ids": [record(request.file_id).file_id]})
-            if thread:
-                scope = scope.model_copy(update={"thread_id": names.thread_id(c, tenant, thread)})
-            return run_ask(c, tenant, request.question, scope, request.limit).model_dump(mode="json")
-
-        return run("ask", go)
-
-    @server.tool(title="Context for a message", annotations=reads)
-    def context(subject: str, body: str = "", limit: int = 5) -> dict[str, Any]:
-        """The files to know about before answering a message (its subject and body): each with its title,
-        summary, relevance and the passage that shows why it matters. Files that name what the message
-        names (an invoice number, an organisation, a person) come first, with those names in `entities`.
-        Files agents saved are left out: a briefing is about the sources."""
-        from semfs.pipeline.query.ask import context as run_context
-
-        def go() -> dict[str, Any]:
-            request = ContextRequest.model_validate({"subject": subject, "body": body, "limit": limit})
-            scope = SearchFilters().read_as(tokens())
-            items = run_context(c, tenant, request.subject, request.body, scope, request.limit)
-            return {"items": [i.model_dump(mode="json") for i in items]}
-
-        return run("context", go)
-
-    @server.tool(title="Who or what the files name", annotations=reads)
-    def entity(name: str) -> dict[str, Any]:
-        """Look up a person, organisation, email address, phone number, amount, date or identifier (an
-        invoice or order number) as the files write it, or by its id from another answer: what it is, the
-        contact it belongs to, the files that name it (latest versions, with where) and their mail threads.
-        Use it to gather everything about a customer, a supplier or an invoice before answering."""
-        from semfs.pipeline.query.entities import entity_page
-
-        def go() -> dict[str, Any]:
-            if not 1 <= len(name.strip()) <= 200:
-                raise InvalidRequest("name: 1 to 200 characters")
-            try:
-                return entity_page(c, tenant, name, readers=tokens()).model_dump(mode="json")
-            except NotFound:
-                raise ToolError("no file names this (search finds files by their words)") from None
-
-        return run("entity", go)
-
-    @server.tool(title="List files", annotations=reads)
-    def list_files(limit: int = 20, offset: int = 0, tag: str | None = None, sort: str = "newest") -> dict[str, Any]:
-        """The latest version of each file, newest first (sort: newest, oldest, name, size), optionally with
-        one tag; page with offset."""
-
-        def go() -> dict[str, Any]:
-            if sort not in ("newest", "oldest", "name", "size"):
-                raise InvalidRequest("sort: one of newest, oldest, name, size")
-            if not 1 <= limit <= 200 or offset < 0:
-                raise InvalidRequest("limit: 1 to 200; offset: 0 or more")
-            query = RecordQuery(
-                tenant_id=tenant,
-                readers=tokens(),
-                tag=vocabulary.named(c, tenant, tag),
-                latest_only=True,
-                exclude_duplicates=True,
-                order=sort,  # type: ignore[arg-type]
-                offset=offset,
-                limit=limit + 1,
-            )
-            found = c.repo.query(query)
-            return {
-                "files": [_brief(r) for r in found[:limit]],
-                "next_offset": offset + limit if len(found) > limit else None,
-            }
-
-        return run("list_files", go)
-
-    @server.tool(title="Read a file", annotations=reads)
-    def read_file(file_id: str, offset: int = 0) -> dict[str, Any]:
-        """A file's extracted text, a page at a time: blocks with their locations (page, sheet, slide,
-        section) from `offset`; `next_offset` is where the next page starts (none: the end)."""
-
-        def go() -> dict[str, Any]:
-            if offset < 0:
-                raise InvalidRequest("offset: 0 or more")
-            found = record(file_id)
-            doc = load_document(c, found)
-            blocks: list[dict[str, str]] = []
-            size, next_offset = 0, None
-            for i in range(offset, len(doc.blocks)):
-                block = doc.blocks[i]
-                if blocks and size + len(block.text) > TEXT_PAGE_CHARS:
-                    next_offset = i
-                    break
-                blocks.append({"text": block.text[:TEXT_PAGE_CHARS], "location": block.location.label()})
-                size += len(block.text)
-            return {"file": _brief(found), "blocks": blocks, "next_offset": next_offset}
-
-        return run("read_file", go)
-
-    @server.tool(title="Read passages", annotations=reads)
-    def read_passages(passage_ids: list[str], max_chars: int = SEARCH_CHARS) -> dict[str, Any]:
-        """The whole passages a search pointed at (each result's `passages[].passage_id`), of several files in
-        one call, each with its file, version and location, within max_chars; `left_out` lists the ids that
-        did not fit (read them in another call). An id you may not read is "no such file"."""
-
-        def go() -> dict[str, Any]:
-            if not 1 <= len(passage_ids) <= 50 or not 500 <= max_chars <= 100_000:
-                raise InvalidRequest("passage_ids: 1 to 50; max_chars: 500 to 100,000")
-            docs = c.index.get_docs(tenant, passage_ids)
-            out: list[dict[str, Any]] = []
-            used, left_out = 0, []
-            for pid in passage_ids:
-                doc = docs.get(pid)
-                if doc is None or doc.kind != "chunk":
-                    raise NotFound("no such passage")
-                found = record(doc.file_id)  # the caller's to read, or "no such file"
-                if out and used + len(doc.text) > max_chars:
-                    left_out.append(pid)
-                    continue
-                text = doc.text[: max_chars - used] if not out else doc.text
-                out.append(
-                    {"passage_id": pid, "file_id": found.file_id, "title": found.title, "version": found.version,
-                     "location": doc.location.label(), "text": text}
-                )  # fmt: skip
-                used += len(text)
-            return {"passages": out, "left_out": left_out}
-
-        return run("read_passages", go)
-
-    @server.tool(title="Versions of a file", annotations=reads)
-    def versions(file_id: str) -> dict[str, Any]:
-        """Every version of the document a file belongs to, oldest first, with each one's change summary."""
-
-        def go() -> dict[str, Any]:
-            found = record(file_id)
-            seen = tokens()
-            lineage = [
-                v
-                for v in c.repo.lineage(tenant, found.lineage_id)
-                if v.deleted_at is None and can_read(v.readers, seen)
-            ]
-            return {"versions": [{**_brief(v), "change_summary": v.change_summary} for v in lineage]}
-
-        return run("versions", go)
-
-    @server.tool(title="Files like this one", annotations=reads)
-    def similar(file_id: str, limit: int = 10) -> dict[str, Any]:
-        """Other files nearest to this one by meaning (latest versions, its own versions left out)."""
-        from semfs.pipeline.query.similar import similar as run_similar
-
-        def go() -> dict[str, Any]:
-            if not 1 <= limit <= 50:
-                raise InvalidRequest("limit: 1 to 50")
-            record(file_id)
-            found = run_similar(c, tenant, file_id, limit, readers=tokens())
-            return {"files": [f.model_dump(mode="json") for f in found]}
-
-        return run("similar", go)
-
-    @server.tool(title="Note on a file", annotations=writes)
-    def add_note(file_id: str, text: str, agent: str) -> dict[str, Any]:
-        """Leave a short note on a file (what you checked, what it is for, a caveat): people see it on the
-        file's page, signed with your agent name, and search finds the file by it. Plain text, at most 2,000
-        characters; for a longer text, save an artifact instead."""
-        from semfs.pipeline.catalogue.notes import add_note as run_add_note
-
-        def go() -> dict[str, Any]:
-            record(file_id)
-            if not agent.strip():
-                raise InvalidRequest("agent: say which agent writes the note")
-            noted = run_add_note(c, tenant, file_id, text, author=f"agent {' '.join(agent.split())[:80]}")
-            return {**_brief(noted), "notes": [n.model_dump(mode="json") for n in noted.notes]}
-
-        return run("add_note", go)
-
-    @server.tool(title="A file's history", annotations=reads)
-    def history(file_id: str) -> dict[str, Any]:
-        """What happened to a file, oldest first: received (and from where), a new version of which file,
-        processed, then what people and agents did (tags, notes, trash, restore, version links), and who."""
-        from semfs.pipeline.catalogue.notes import history as run_history
-
-        def go() -> dict[str, Any]:
-            return {"entries": [e.model_dump(mode="json") for e in run_history(c, record(file_id))]}
-
-        return run("history", go)
-
-    @server.tool(title="Save an artifact", annotations=writes.model_copy(update={"idempotent_hint": True}))
-    def save_artifact(
-        content: str,
-        filename: str,
-        agent: str,
-        run_id: str,
-        derived_from: list[str] | None = None,
-        tags: list[str] | None = None,
-    ) -> dict[str, Any]:
-        """Store a text you produced (a report, a summary, a draft) as a file of its own, searchable like any
-        other, with the agent, the run and the file ids it was made from as its provenance. Saving the same
-        content under the same name in the same run again changes nothing."""
-        from semfs.agents import ingest_agent_file
-
-        def go() -> dict[str, Any]:
-            raw = content.encode("utf-8")
-            if not content.strip():
-                raise InvalidRequest("content: empty; save the text you produced")
-            if not filename.strip() or filename.strip(" .") == "":
-                raise InvalidRequest("filename: say what to call it (report.md, reply-draft.txt)")
-            if len(raw) > MAX_ARTIFACT_BYTES:
-                raise InvalidRequest(f"content: at most {MAX_ARTIFACT_BYTES // (1024 * 1024)} MB")
-            if not agent.strip() or not run_id.strip():
-                raise InvalidRequest("agent and run_id: say which agent and which run produced it")
-            sources = [record(s) for s in derived_from or []]  # another tenant's id is "no such file"
-            stored = ingest_agent_file(
-                raw,
-                filename,
-                agent=agent,
-                run_id=run_id,
-                tenant=tenant,
-                derived_from=derived_from or [],
-                tags=tags or [],
-                container=c,
-                access=artifact_access(c, caller(), sources),
-                viewer=tokens(),
-            )
-            return {**_brief(stored), "status": stored.status.value, "outcome": stored.outcome}
-
-        return run("save_artifact", go)
+    for fn, title, hints in TOOLS:
+        annotations = ToolAnnotations(
+            read_only_hint=hints.read_only,
+            destructive_hint=False,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=False,
+        )
+        server.tool(title=title, annotations=annotations)(_answered(bound(fn, caller)))
 
     @server.resource("semfs://files/{file_id}", title="A file's text", mime_type="text/plain")
     def file_resource(file_id: str) -> str:
         """The extracted text of one file of this tenant."""
         try:
-            found = record(file_id)
-            return load_document(c, found).text
+            return load_document(c, caller.record(file_id)).text
         except NotFound:
             raise ResourceNotFoundError("no such file") from None
 
     return server
 
 
-def _brief(r: FileRecord) -> dict[str, Any]:
-    return {
-        "file_id": r.file_id,
-        "title": r.title,
-        "filename": r.filename,
-        "came_from": r.came_from,
-        "version": r.version,
-        "is_latest": r.is_latest,
-        "tags": r.all_tags,
-        "indexed": r.status is Status.INDEXED,
-        "ingested_at": r.created_at.isoformat(),
-    }
+def _answered(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """``fn`` with what it cannot do answered as a tool error in the API's words, never a traceback."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    def answered(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return fn(*args, **kwargs)
+        except ToolError:
+            raise
+        except (SemfsError, ValidationError, ValueError) as e:
+            raise ToolError(_failure(e)) from None
+        except Exception as e:  # a crash is logged here by its type, and the model told plainly
+            log.error("mcp tool failed", tool=fn.__name__, error=type(e).__name__)
+            raise ToolError(_failure(e)) from None
+
+    answered.__name__, answered.__qualname__, answered.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    answered.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return answered
 
 
 def wsgi_environ(event: dict[str, Any]) -> dict[str, Any]:
