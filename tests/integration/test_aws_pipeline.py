@@ -683,6 +683,8 @@ def test_the_search_domain_admits_this_stacks_function_roles_and_no_one_else(aws
     names = json.dumps(aws_stack.iam.names.physical, sort_keys=True)
     index = f"arn:aws:es:{REGION}:{ACCOUNT}:domain/{DOMAIN}/semfs-chunks/_search"
     roles = role_arns(names)
+    trigger = roles.pop("token_claims")  # MCP sign-in's token trigger calls nothing: its role is not admitted
+    assert not domain_allows(names, trigger, "es:ESHttpPost", index)
     assert set(roles) == set(aws_stack.handlers) and all("/semfs/semfs/" in arn for arn in roles.values())
     assert all(domain_allows(names, arn, "es:ESHttpPost", index) for arn in roles.values())
     for outsider in (f"arn:aws:iam::{ACCOUNT}:role/another-app", f"arn:aws:iam::{ACCOUNT}:role/semfs/other-stack/x"):

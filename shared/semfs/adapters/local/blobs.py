@@ -77,8 +77,11 @@ class LocalBlobStore:
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:  # the folder is there for all but a tenant's first blobs: no mkdir for each (four a file)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
