@@ -44,30 +44,37 @@ def each_lowered(
     caller's process and thread keep their priority, since an unprivileged process cannot raise its priority
     again once lowered (``semfs ingest`` used as a library left its caller's whole process at nice 10, issue
     47.10). Where threads have no priorities of their own (not Linux), they run at the caller's. An error ``fn``
-    raises ends the iteration there: the items not yet started never are, those running finish first."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-
-    def step_back() -> None:
-        if sys.platform.startswith("linux"):
-            yield_to_searches(niceness, thread=True)
+    raises ends the iteration there: the items not yet started never are, those running finish first. The
+    threads are daemons: Ctrl-C in the caller ends the process at once, as it did with one file at a time (a
+    file stopped half-way is finished by the next run; every stage is idempotent)."""
+    import queue
 
     context = contextvars.copy_context()
-    pool = ThreadPoolExecutor(max(1, at_once), "semfs-ingest", initializer=step_back)
-    pending: dict[Future[T], Item] = {}
-    queue = iter(items)
-    try:
-        while True:
-            while len(pending) < max(1, at_once) and (item := next(queue, _END)) is not _END:
-                pending[pool.submit(context.copy().run, fn, item)] = item
-            if not pending:
-                return
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield pending.pop(future), future.result()
-    finally:
-        for future in pending:
-            future.cancel()
-        pool.shutdown(wait=True)
+    done: queue.Queue[tuple[Item, T | None, BaseException | None]] = queue.Queue()
+
+    def body(item: Item) -> None:
+        if sys.platform.startswith("linux"):
+            yield_to_searches(niceness, thread=True)
+        try:
+            done.put((item, context.copy().run(fn, item), None))
+        except BaseException as e:  # handed to the caller, whatever it is
+            done.put((item, None, e))
+
+    todo, running, failed = iter(items), 0, None
+    while True:
+        while failed is None and running < max(1, at_once) and (item := next(todo, _END)) is not _END:
+            threading.Thread(target=body, args=(item,), name="semfs-ingest", daemon=True).start()
+            running += 1
+        if not running:
+            if failed is not None:
+                raise failed
+            return
+        item, result, error = done.get()
+        running -= 1
+        if error is not None:
+            failed = failed or error
+        elif failed is None:
+            yield item, result  # type: ignore[misc]
 
 
 _END: Any = object()
