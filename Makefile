@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export OMP_THREAD_LIMIT ?= 1
 
-.PHONY: setup run demo test unit lint typecheck openapi bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract bench-quality lock deploy clean
+.PHONY: setup run demo test unit lint typecheck openapi bench bench-scifact bench-latency bench-ingest bench-ocr bench-questions bench-burst bench-text bench-extract bench-quality bench-agents lock deploy clean
 
 setup: $(VENV)/.installed
 
@@ -97,6 +97,9 @@ bench-extract: setup  # each format at 1x, 4x and 16x a base size: the growth pe
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py
+
+bench-agents: setup  # a scripted agent's held-out two-part tasks over MCP: task success, characters per task
+	$(PY) bench/agent_tasks.py
 
 # AWS: build, deploy, then the steps CloudFormation cannot do (activate the SES rule set). STACK=name
 STACK ?= semfs
