@@ -503,3 +503,33 @@ def test_an_answer_in_the_terminal_keeps_what_was_taken_out_and_file_names(cli: 
     shown = run(cli, "ask", "How do I reset my VPN password?")
     assert "[link removed]" in shown and "paypal" not in shown.split("“")[0]
     assert "/etc/login.defs" in shown.split("“")[0]
+
+
+def test_files_whose_order_decides_their_versions_go_in_the_order_given(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two files in flight, the one registered first became the next version whichever was named first:
+    ``semfs ingest a b --previous-version F`` made b version 2 and a version 3 when a was slower to read. Where
+    order makes versions (``--previous-version``, mail threads), files go one at a time, in the order given. The
+    first draft's reading is slowed here so that it would lose any race."""
+    import time
+
+    import semfs.cli.files as files
+
+    read = files._ingest_one
+
+    def slow_first(c: object, tenant: str, path: Path, prov: object) -> object:
+        if path.parent.name == "draft-1":
+            time.sleep(1)
+        return read(c, tenant, path, prov)  # type: ignore[arg-type]
+
+    (tmp_path / "terms.md").write_text("# Payment terms\n\nPay each invoice within 10 days.")
+    first = json.loads(run(cli, "ingest", str(tmp_path / "terms.md"), "--tenant", "acme", "--json"))
+    monkeypatch.setattr(files, "_ingest_one", slow_first)
+    for n in (1, 2):
+        (tmp_path / f"draft-{n}").mkdir()
+        (tmp_path / f"draft-{n}" / "terms.md").write_text(f"# Payment terms\n\nPay each invoice within {15 * n} days.")
+    paths = [str(tmp_path / f"draft-{n}" / "terms.md") for n in (1, 2)]
+    after = first["files"][0]["file_id"]
+    report = json.loads(run(cli, "ingest", *paths, "--previous-version", after, "--tenant", "acme", "--json"))
+    assert [(Path(r["path"]).parent.name, r["version"]) for r in report["files"]] == [("draft-1", 2), ("draft-2", 3)]

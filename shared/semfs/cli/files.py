@@ -180,7 +180,7 @@ def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bo
             limits.ingest_nice,
             lambda i: _ingest_path(c, tenant, files[i], prov),
             range(len(files)),
-            limits.ingest_files_at_once,
+            _at_once(files, prov, limits.ingest_files_at_once),
         )
         shown = 0  # piped, the lines come in the files' order: a file's line waits at most for the one beside it
         for i, done in each:
@@ -192,6 +192,15 @@ def _ingest_all(tenant: str, files: list[Path], prov: "Provenance", *, quiet: bo
             progress.update(task, description=f"ingested {encodable(files[i].name)[:40]}")
             progress.advance(task)
     return [row for i in range(len(files)) for row in by_file.get(i, [])]  # the report in the files' order
+
+
+def _at_once(files: list[Path], prov: "Provenance", most: int) -> int:
+    """How many files may be in flight: one where the order they are registered in decides what they become.
+    Every file named with ``--previous-version`` becomes the lineage's next version, and a mail's attachments
+    join their thread's files of the same name: those go in the order given, as they did one at a time. Any
+    other file is a document of its own path (its next version is the same path again), whatever finishes first."""
+    ordered = prov.previous_version_id or any(p.suffix.lower() in MAIL_SUFFIXES for p in files)
+    return 1 if ordered else most
 
 
 def _ingest_path(c: "Container", tenant: str, path: Path, prov: "Provenance") -> list[dict[str, Any]]:
