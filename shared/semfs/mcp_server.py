@@ -13,7 +13,7 @@ streamable HTTP for ``semfs serve`` and the Lambda.
 
 from __future__ import annotations
 
-import inspect
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -100,6 +100,7 @@ def _answered(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]
     """``fn`` with what it cannot do answered as a tool error in the API's words, never a traceback."""
     from mcp.server.mcpserver.exceptions import ToolError
 
+    @functools.wraps(fn)  # its name, description and signature, which the SDK reads
     def answered(*args: Any, **kwargs: Any) -> dict[str, Any]:
         try:
             return fn(*args, **kwargs)
@@ -111,8 +112,6 @@ def _answered(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]
             log.error("mcp tool failed", tool=fn.__name__, error=type(e).__name__)
             raise ToolError(_failure(e)) from None
 
-    answered.__name__, answered.__qualname__, answered.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    answered.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     return answered
 
 

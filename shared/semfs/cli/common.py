@@ -72,8 +72,8 @@ Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
 def container(background_workers: int = 0, log_level: str = "WARNING", **overrides: Any) -> "Container":
-    """The container a command works with (an ingesting command steps back for searches file by file:
-    ``semfs.priority.lowered``)."""
+    """The container a command works with (an ingesting command steps back for searches on threads of its own:
+    ``semfs.priority.each_lowered``)."""
     from semfs.bootstrap import build_container
     from semfs.config import Settings
     from semfs.observability import configure
