@@ -21,6 +21,7 @@ DOC = "# Parking\n\nParking permits are renewed every January at the front desk.
 
 def _run(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "doc.md").write_text(DOC)
+    (tmp_path / "doc.html").write_text(f"<html><body><p>{DOC}</p></body></html>")
     path = tmp_path / "script.py"
     path.write_text(script)
     env = {**os.environ, "SEMFS_DATA_DIR": str(tmp_path / "data"), "SEMFS_EMBEDDER": "hash"}
@@ -81,17 +82,21 @@ def test_a_script_without_a_main_guard_is_told_why_its_files_failed(tmp_path: Pa
     """The extraction worker imports the script that started semfs (Python's forkserver and spawn do), and a
     script calling semfs at import ran it again there: every file FAILED_INTERNAL with no hint, and the worker's
     copy wrote beside the real run. Now the worker's copy is refused before it stores anything, and the file's
-    reason says what to change."""
+    reason says what to change. A small plain-text or Markdown file needs no worker (it is read in the calling
+    process) and is ingested all the same."""
     done = _run(
         "from semfs.bootstrap import build_container\n"
         "from semfs.config import Settings\n"
         "from semfs.pipeline.intake.ingest import ingest_bytes\n"
         "c = build_container(Settings())\n"
-        "r = ingest_bytes(c, 'default', open('doc.md', 'rb').read(), 'doc.md')\n"
-        "print('REASON', c.repo.get('default', r.record.file_id).error)\n"
+        "for name in ('doc.md', 'doc.html'):\n"
+        "    r = ingest_bytes(c, 'default', open(name, 'rb').read(), name)\n"
+        "    got = c.repo.get('default', r.record.file_id)\n"
+        "    print('REASON', name, got.status.value, got.error)\n"
         "c.close()\n",
         tmp_path,
     )
     reasons = [line for line in done.stdout.splitlines() if line.startswith("REASON")]
-    assert len(reasons) == 1, done.stdout  # the script's body ran once, in its own process
-    assert 'if __name__ == "__main__":' in reasons[0]
+    assert len(reasons) == 2, done.stdout  # the script's body ran once, in its own process
+    assert reasons[0] == "REASON doc.md indexed None", reasons
+    assert 'if __name__ == "__main__":' in reasons[1]

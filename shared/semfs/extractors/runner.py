@@ -26,6 +26,28 @@ if TYPE_CHECKING:  # the parsers load when the first file is read, not when the 
 RECYCLE_AFTER_BYTES = 16 * 1024 * 1024  # input over this, or extracted text over the next: a fresh worker after
 RECYCLE_AFTER_CHARS = 1_000_000
 
+# A small file of plain text, Markdown or source code is read here, not in the worker: its parsers are pure
+# Python and linear in the input, so 32 KiB of it takes ~7 ms and cannot exhaust memory, while a round trip
+# through the worker (pickling, pebble's pipes and its threads) cost more CPU than the reading itself
+# (bench/ingest_throughput.py: ~6 ms a file beside the model, issue 47.11). Every other kind, and anything
+# larger, keeps its bounds.
+IN_PROCESS_BYTES = 32 * 1024
+IN_PROCESS_PARSERS = frozenset({"extract_plain_text", "extract_markdown", "extract_code"})
+
+
+def read_here(data: bytes, filename: str) -> bool:
+    """Whether ``data`` is small plain text that is read in the calling process (``IN_PROCESS_PARSERS``)."""
+    if len(data) > IN_PROCESS_BYTES:
+        return False
+    from semfs.extractors.formats import reader_of
+    from semfs.extractors.sniff import sniff
+
+    try:
+        kind = sniff(data, filename).kind
+        return reader_of(kind).parser in IN_PROCESS_PARSERS
+    except (SemfsError, KeyError):  # refused or skipped: the worker's path gives the same answer
+        return False
+
 
 def _limit_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
@@ -72,6 +94,8 @@ class SubprocessExtractor:
 
         from semfs.extractors.dispatch import extract_file
 
+        if read_here(data, filename):
+            return extract_file(data, filename, self._limits)
         try:
             future = self._get_pool().schedule(extract_file, args=(data, filename, self._limits), timeout=self._timeout)
             out: ExtractOutput = future.result()
