@@ -4,7 +4,7 @@ import pytest
 
 from semfs.domain.chunking import chunk_document
 from semfs.domain.models import Block, ExtractedDocument, Location
-from semfs.domain.text import estimate_tokens
+from semfs.domain.text import WORD_RE, estimate_tokens
 
 pytestmark = pytest.mark.unit
 
@@ -78,3 +78,15 @@ def test_chunking_is_deterministic_and_skips_empty_blocks() -> None:
     assert len(chunks) >= 2 and all(c.text.strip() for c in chunks)
     assert {w for c in chunks for w in c.text.split()} == {"Hello", "world."}
     assert sum(c.text.count("Hello") for c in chunks) >= 50
+
+
+def test_the_token_estimate_counts_what_the_per_character_rule_counted() -> None:
+    """The estimate counts each character that is neither alphanumeric nor white space; the regex that now
+    counts them (issue 47.11: the per-character loop was a fifth of chunking's time) agrees with
+    ``str.isalnum`` and ``str.isspace`` on every character of the Basic Multilingual Plane and beyond."""
+    import sys
+
+    every = "".join(map(chr, range(0, sys.maxunicode + 1, 7))) + "".join(map(chr, range(0x10000)))
+    before = sum(1 for ch in every if not ch.isalnum() and not ch.isspace())
+    words = len(WORD_RE.findall(every))
+    assert estimate_tokens(every) == int(words * 1.3 + before * 0.5) + 1
