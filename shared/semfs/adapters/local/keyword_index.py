@@ -192,7 +192,8 @@ class KeywordIndex:
         returning when ``repaired`` (a writer, whose own commit would otherwise mark the index current)
         or when the index holds nothing yet (new, or removed: there is no last commit to read), else in
         a background thread while searches read the last good commit (a reader never waits for a
-        rebuild: 9 s at 100k chunks after a killed writer)."""
+        rebuild: 9 s at 100k chunks after a killed writer). A reader's open reloads the index when SQLite
+        has moved on since; a writer's does not (issue 47.11), and the next reader's open does."""
         import tantivy
 
         with self._lock:
@@ -205,6 +206,8 @@ class KeywordIndex:
             repair = self._repair
         if repair is not None and repair.is_alive() and (repaired or self._tv.searcher().num_docs == 0):
             repair.join()
+        if repaired:  # a writer's open: it reads nothing, and the reload a reader needs cost ~1 ms a file
+            return self._tv
         with self._lock:
             gen = self._store.generation()
             if gen != self._seen_generation:
