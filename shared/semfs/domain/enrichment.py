@@ -57,7 +57,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 # label has two or more letters. A dotted name followed by a path or a port is a link whatever its last
 # label; a bare one ending in a file extension that is no top-level domain ("report.pdf", "Node.js") is a
 # file name. (So "notes.md" passes and "evil.zip" does not: .zip is a real top-level domain.)
-_DOTS = str.maketrans(dict.fromkeys("\u3002\uff0e\uff61\u2024\ufe52", "."))
+_DOTS_CHARS = "\u3002\uff0e\uff61\u2024\ufe52"
+_DOTS = str.maketrans(dict.fromkeys(_DOTS_CHARS, "."))
 _LABEL = re.compile(r"(?:[^\W_]|-)++")
 FILE_EXTENSIONS = frozenset(
     "pdf doc docx dot dotx xls xlsx xlsm ppt pptx odt ods odp rtf txt text csv tsv json jsonl xml yaml yml toml "
@@ -130,7 +131,17 @@ def _has_scheme(word: str) -> bool:
     return _RISKY_SCHEME.search(word) is not None
 
 
+# Every link shape above needs one of these: a scheme's ":", an address's "@", a host's dot (or a dot IDNA
+# reads as one). A word without any is no link, and is let through without the checks (the words of a page of
+# prose: half of the extractive enricher's time went to them, issue 47.11).
+_LINK_MARK = re.compile("[.:@" + "".join(_DOTS_CHARS) + "]")
+
+
 def _carries_link(word: str) -> bool:
+    return _LINK_MARK.search(word) is not None and _link_shape(word)
+
+
+def _link_shape(word: str) -> bool:
     word = word.translate(_DOTS)
     return (
         "://" in word
