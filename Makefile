@@ -92,8 +92,9 @@ bench-burst: setup  # 1,000 uploads through the admission gate under moto, an LL
 bench-text: setup  # each text function at 64 KB → 1 MB of hostile input: the growth per doubling
 	$(PY) bench/text_linearity.py
 
-bench-extract: setup  # each format at 1x, 4x and 16x a base size: the growth per doubling
+bench-extract: setup  # each format at 1x, 4x and 16x a base size: the growth per doubling; a large table end to end
 	$(PY) bench/extract_scaling.py
+	$(PY) bench/large_table.py
 
 bench-ingest: setup
 	$(PY) bench/ingest_throughput.py

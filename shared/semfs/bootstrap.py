@@ -50,6 +50,7 @@ def extract_limits(limits: IngestLimits) -> ExtractLimits:
 
     return ExtractLimits(
         max_chars=limits.max_text_chars,
+        max_table_chars=max(limits.max_text_chars, limits.max_file_bytes),
         max_blocks=limits.max_blocks,
         archive=archive_limits(limits),
         convert_timeout_s=0.75 * limits.extract_timeout_s,  # LibreOffice finishes inside the worker's clock

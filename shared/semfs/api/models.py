@@ -244,7 +244,10 @@ class FileOut(BaseModel):
     ocr_confidence: float | None = None
     ocr_low_confidence: bool = False
     document_date: datetime | None = None
-    chunk_count: int = 0
+    chunk_count: int = Field(default=0, description="chunks embedded, found by meaning and by their words")
+    keyword_chunks: int = Field(
+        default=0, description="chunks past the embedding cap (a large table's rows): found by their words only"
+    )
     embedding_model: str | None = None
     embedding_dim: int | None = None
     embedded_at: datetime | None = None

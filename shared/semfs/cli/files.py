@@ -324,11 +324,12 @@ def show(file_id: str, tenant: Tenant = "default", as_json: Json = False) -> Non
         "size_bytes",
         "pages",
         "chunk_count",
+        "keyword_chunks",
         "embedding_model",
         "created_at",
     ):
         value = data.get(key)
-        if value not in (None, [], ""):
+        if value not in (None, [], "") and not (key == "keyword_chunks" and value == 0):
             out.print(f"[bold]{key}[/bold]: {value}")
     for n in record.notes:
         out.print(Text.assemble(("note", "bold"), f": {n.text} ({n.author or 'unsigned'}, {n.at:%Y-%m-%d})"))

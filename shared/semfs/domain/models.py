@@ -260,7 +260,10 @@ class FileRecord(Frozen):
     ocr_low_confidence: bool = False  # mean OCR word confidence under SEMFS_OCR_MIN_CONFIDENCE: check the text
     # when the document says it was written (its metadata, a message's Date:); None: unknown
     document_date: datetime | None = None
-    chunk_count: int = 0
+    chunk_count: int = 0  # chunks embedded (and indexed for keywords)
+    # chunks past the embedding cap or the file's time budget (a table of a million rows): indexed for keywords
+    # only, from the derived ``keyword-chunks.json``; every row of a large table is found by its words
+    keyword_chunks: int = 0
     # embeddings
     embedding_model: str | None = None
     embedding_dim: int | None = None

@@ -213,7 +213,11 @@ def _read_bundle(kind: str, data: bytes, filename: str, limits: ExtractLimits) -
 def _read_text(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
     from semfs.extractors import text
 
-    return _within(text.extract_text_kind(kind, data, filename), limits.max_chars, limits.max_blocks), []
+    budget = limits.max_table_chars if kind in TABLE_KINDS else limits.max_chars
+    return _within(text.extract_text_kind(kind, data, filename), budget, limits.max_blocks), []
+
+
+TABLE_KINDS = frozenset({"csv", "tsv"})  # kept whole up to the file-size limit (``ExtractLimits.max_table_chars``)
 
 
 READERS: dict[Reader, Callable[[str, bytes, str, ExtractLimits], Read]] = {

@@ -26,6 +26,9 @@ class ArchiveLimits:
 @dataclass(frozen=True)
 class ExtractLimits:
     max_chars: int = 2_000_000
+    # a table (CSV, TSV) is kept whole up to the file-size limit: every row is found by its words, the rows
+    # past the embedding cap by keyword only (issue 53.5)
+    max_table_chars: int = 50 * 1024 * 1024
     max_blocks: int = 100_000
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     max_image_pixels: int = 80_000_000

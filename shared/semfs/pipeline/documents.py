@@ -150,9 +150,11 @@ def build_docs(
     vectors: npt.NDArray[np.float32],
     model: str | None,
     is_latest: bool,
+    keyword_chunks: Sequence[Chunk] = (),
 ) -> list[IndexDoc]:
     """Index documents for one file: one per chunk plus the file card (the last vector row) when it
-    says more than the title (``has_card``); ``vectors`` may stop before the card row."""
+    says more than the title (``has_card``); ``vectors`` may stop before the card row. ``keyword_chunks``
+    (those past the embedding cap) become chunks without a vector: found by their words only."""
     common = {
         "file_id": record.file_id,
         "lineage_id": record.lineage_id,
@@ -181,9 +183,13 @@ def build_docs(
         )
         for i, ch in enumerate(chunks)
     ]
+    keyword_only = {**common, "embedding_model": None}  # no vector: a model switch has nothing to stage
+    docs += [
+        IndexDoc(chunk_id=chunk_id(record.file_id, ch.n), text=ch.text, location=ch.location, **keyword_only)
+        for ch in keyword_chunks
+    ]
     said = "\n".join(x for x in (mailed_with(record), notes_text(record)) if x)
     if said:  # notes and a mail's short body: found by their words among the chunks, by meaning through the card
-        keyword_only = {**common, "embedding_model": None}  # no vector: a model switch has nothing to stage
         where = Location(section="Notes" if record.notes else "Message")
         docs.append(IndexDoc(chunk_id=notes_id(record.file_id), text=said, location=where, **keyword_only))
     if not has_card(record) or len(vectors) <= len(chunks):
@@ -206,6 +212,25 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
     chunks = [Chunk.model_validate(x) for x in json.loads(c.blobs.get(record.chunks_key))]
     vectors = vectors_from_bytes(c.blobs.get(derived_key(record.tenant_id, record.file_id, "vectors.npy")))
     return chunks, vectors
+
+
+KEYWORD_CHUNKS = "keyword-chunks.json"
+
+
+def store_keyword_chunks(c: Container, record: FileRecord, chunks: Sequence[Chunk]) -> None:
+    """Keep the chunks past the embedding cap beside the embedded ones (``FileRecord.keyword_chunks``)."""
+    key = derived_key(record.tenant_id, record.file_id, KEYWORD_CHUNKS)
+    if chunks:
+        c.blobs.put(key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
+    elif record.keyword_chunks:
+        c.blobs.delete(key)
+
+
+def load_keyword_chunks(c: Container, record: FileRecord) -> list[Chunk]:
+    if not record.keyword_chunks:
+        return []
+    data = c.blobs.get(derived_key(record.tenant_id, record.file_id, KEYWORD_CHUNKS))
+    return [Chunk.model_validate(x) for x in json.loads(data)]
 
 
 def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:
@@ -235,7 +260,7 @@ def rebuild_index_docs(c: Container, record: FileRecord, reembed_card: bool = Fa
     elif reembed_card:
         vectors = vectors.copy()
         vectors[len(chunks)] = embed_texts(c.embedder, [card_text(record)], 1)[0]
-    return build_docs(record, chunks, vectors, model, record.is_latest)
+    return build_docs(record, chunks, vectors, model, record.is_latest, load_keyword_chunks(c, record))
 
 
 def follow_lineage(c: Container, tenant_id: str, named: FileRecord) -> tuple[FileRecord, int]:

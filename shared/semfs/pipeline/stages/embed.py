@@ -15,6 +15,7 @@ from semfs.pipeline.documents import (
     derived_key,
     embed_texts,
     load_document,
+    store_keyword_chunks,
     vectors_to_bytes,
 )
 from semfs.pipeline.stages.state import PipelineState
@@ -36,10 +37,14 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         record = work.record
         doc = load_document(c, record)
         chunks = make_chunks(doc, c.settings)
-        if len(chunks) > c.settings.limits.max_chunks:  # bounded embedding time and index size per file
+        rest: list[Chunk] = []  # past the cap or the budget: found by their words, not embedded
+        if len(chunks) > c.settings.limits.max_chunks:  # bounded embedding time and vector index size per file
             cap = c.settings.limits.max_chunks
-            reason = state.partial_reason or f"the first {cap:,} of {len(chunks):,} chunks indexed (SEMFS_MAX_CHUNKS)"
-            chunks = chunks[:cap]
+            reason = state.partial_reason or (
+                f"the first {cap:,} of {len(chunks):,} chunks embedded (SEMFS_MAX_CHUNKS); every chunk is found by"
+                " its words"
+            )
+            chunks, rest = chunks[:cap], chunks[cap:]
             state = state.model_copy(update={"partial": True, "partial_reason": reason})
         batch = c.settings.embedding.batch_size
         # inside the file's budget, as extract and OCR are (a 6 MB file of short lines embedded for minutes):
@@ -49,8 +54,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         vectors = embed_texts(c.embedder, texts, batch, state.deadline)
         if len(vectors) < len(texts):
             budget = c.settings.limits.file_budget_s
-            reason = f"the first {len(vectors):,} of {len(chunks):,} chunks embedded within the file's time budget"
-            chunks = chunks[: len(vectors)]
+            reason = (
+                f"the first {len(vectors):,} of {len(chunks) + len(rest):,} chunks embedded within the file's time"
+                " budget; every chunk is found by its words"
+            )
+            chunks, rest = chunks[: len(vectors)], chunks[len(vectors) :] + rest
             state = state.model_copy(
                 update={"partial": True, "partial_reason": state.partial_reason or f"{reason} ({budget:g} s)"}
             )
@@ -58,9 +66,11 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
         c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
+        store_keyword_chunks(c, record, rest)
         work.set(
             chunks_key=chunks_key,
             chunk_count=len(chunks),
+            keyword_chunks=len(rest),
             embedding_model=c.embedder.model,
             embedding_dim=c.embedder.dim,
             embedded_at=utcnow(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from semfs.pipeline.documents import build_docs, load_chunks, settle_index, settle_latest
+from semfs.pipeline.documents import build_docs, load_chunks, load_keyword_chunks, settle_index, settle_latest
 from semfs.pipeline.stages.state import PipelineState
 from semfs.pipeline.stages.unit_of_work import stage
 
@@ -23,7 +23,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
         latest, lineage = settle_latest(c, record)
         work.rebase(next((v for v in lineage if v.file_id == record.file_id), record))
         is_latest = latest is not None and latest.file_id == record.file_id
-        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest)
+        rest = load_keyword_chunks(c, record)
+        docs = build_docs(record, chunks, vectors, record.embedding_model, is_latest=is_latest, keyword_chunks=rest)
         c.index.replace_file(record.tenant_id, record.file_id, docs)
         if record.version > 1 or not is_latest:
             settle_index(c, record.tenant_id, record.lineage_id, latest)

@@ -1032,6 +1032,7 @@ export interface components {
             change_summary?: string | null;
             /**
              * Chunk Count
+             * @description chunks embedded, found by meaning and by their words
              * @default 0
              */
             chunk_count: number;
@@ -1086,6 +1087,12 @@ export interface components {
             filename: string;
             /** Is Latest */
             is_latest: boolean;
+            /**
+             * Keyword Chunks
+             * @description chunks past the embedding cap (a large table's rows): found by their words only
+             * @default 0
+             */
+            keyword_chunks: number;
             /** Lineage Id */
             lineage_id: string;
             /** Mime Type */
@@ -1500,6 +1507,7 @@ export interface components {
             change_summary?: string | null;
             /**
              * Chunk Count
+             * @description chunks embedded, found by meaning and by their words
              * @default 0
              */
             chunk_count: number;
@@ -1549,6 +1557,12 @@ export interface components {
             filename: string;
             /** Is Latest */
             is_latest: boolean;
+            /**
+             * Keyword Chunks
+             * @description chunks past the embedding cap (a large table's rows): found by their words only
+             * @default 0
+             */
+            keyword_chunks: number;
             /** Lineage Id */
             lineage_id: string;
             /** Mime Type */
