@@ -51,6 +51,7 @@ def extract_limits(limits: IngestLimits) -> ExtractLimits:
     return ExtractLimits(
         max_chars=limits.max_text_chars,
         max_table_chars=max(limits.max_text_chars, limits.max_file_bytes),
+        table_cpu_s=0.5 * limits.extract_timeout_s,
         max_blocks=limits.max_blocks,
         archive=archive_limits(limits),
         convert_timeout_s=0.75 * limits.extract_timeout_s,  # LibreOffice finishes inside the worker's clock

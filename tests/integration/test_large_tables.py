@@ -81,3 +81,38 @@ def test_other_text_keeps_its_budget(small_bounds: object) -> None:
     record = ingest_bytes(c, T, prose, "long.txt").record  # type: ignore[arg-type]
     assert record.outcome is Outcome.OK_PARTIAL and "SEMFS_MAX_TEXT_CHARS" in (record.error or "")
     assert names(c, "marker1q") == ["long.txt"] and names(c, "marker3000q") == []
+
+
+def workbook(rows: int = ROWS) -> bytes:
+    import io
+
+    import xlsxwriter
+
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(out, {"in_memory": True})
+    sheet = book.add_worksheet("Stock")
+    sheet.write_row(0, 0, ["sku", "item", "warehouse", "count"])
+    for n in range(1, rows + 1):
+        sheet.write_row(n, 0, [f"SKU-{n:05d}", f"part{n}x", f"bay-{n % 40}", n % 97])
+    book.close()
+    return out.getvalue()
+
+
+def test_every_row_of_a_large_workbook_is_found_by_its_words(small_bounds: object) -> None:
+    c = small_bounds
+    record = ingest_bytes(c, T, workbook(), "stock.xlsx").record  # type: ignore[arg-type]
+    assert record.status is Status.INDEXED and record.outcome is Outcome.OK_PARTIAL
+    for n in (1, 1_500, ROWS):
+        assert names(c, f"part{n}x") == ["stock.xlsx"], n
+    assert record.chunk_count == 20 and record.keyword_chunks > 0
+
+
+def test_a_workbook_read_past_its_cpu_budget_keeps_the_rows_read() -> None:
+    """A workbook's rows stop at the worker's CPU budget for tables (half the extraction's wall clock), so a huge
+    one ends OK_PARTIAL with what was read rather than FAILED_TIMEOUT with nothing; here a budget of no time."""
+    from semfs.extractors.office import extract_xlsx
+
+    doc = extract_xlsx(workbook(200), 10_000_000, cpu_s=0.0)
+    assert doc.truncated and "CPU budget" in (doc.truncated_by or "")
+    whole = extract_xlsx(workbook(200), 10_000_000, cpu_s=30.0)
+    assert not whole.truncated and "part200x" in whole.text

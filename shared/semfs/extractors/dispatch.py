@@ -297,7 +297,14 @@ def _ooxml(kind: str, data: bytes, limits: ExtractLimits) -> ExtractedDocument:
     they refuse are rewritten by LibreOffice, where there is one, and read again."""
     from semfs.extractors import convert, office
 
-    fn = {"docx": office.extract_docx, "xlsx": office.extract_xlsx, "pptx": office.extract_pptx}[kind]
+    def xlsx(data: bytes, max_chars: int) -> ExtractedDocument:  # a workbook is a table: whole, within CPU
+        doc = office.extract_xlsx(data, limits.max_table_chars, limits.table_cpu_s)
+        if doc.truncated and not doc.truncated_by:
+            cut = f"the first {limits.max_table_chars:,} characters kept (a table's bound: SEMFS_MAX_FILE_MB)"
+            doc = doc.model_copy(update={"truncated_by": cut})
+        return doc
+
+    fn = {"docx": office.extract_docx, "xlsx": xlsx, "pptx": office.extract_pptx}[kind]
     if office.is_strict(data) and convert.soffice() is not None:
         _, data = convert.to_ooxml(data, kind, limits.convert_timeout_s)
     try:

@@ -29,6 +29,9 @@ class ExtractLimits:
     # a table (CSV, TSV) is kept whole up to the file-size limit: every row is found by its words, the rows
     # past the embedding cap by keyword only (issue 53.5)
     max_table_chars: int = 50 * 1024 * 1024
+    # a workbook read whole stops taking rows after this much CPU in the worker (half its wall clock), so a
+    # large one ends OK_PARTIAL with the rows read, not FAILED_TIMEOUT with none
+    table_cpu_s: float | None = 30.0
     max_blocks: int = 100_000
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     max_image_pixels: int = 80_000_000

@@ -7,6 +7,7 @@ resolution off (python-docx / python-pptx) or through defusedxml (openpyxl, when
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from io import BytesIO
 from typing import Any
@@ -19,11 +20,20 @@ ROWS_PER_BLOCK = 20
 
 
 class _Budget:
-    def __init__(self, max_chars: int) -> None:
+    """Characters left to take, and optionally CPU seconds: past ``until`` (``time.process_time``) nothing more
+    is taken and the reason says so (a workbook read whole is bounded by the worker's CPU, not a busy machine's
+    wall clock)."""
+
+    def __init__(self, max_chars: int, cpu_s: float | None = None) -> None:
         self.left = max_chars
         self.truncated = False
+        self.until = time.process_time() + cpu_s if cpu_s is not None else None
+        self.why: str | None = None
 
     def take(self, text: str) -> str:
+        if self.until is not None and time.process_time() > self.until:
+            self.truncated, self.left = True, 0
+            self.why = self.why or "the rows read within the extraction's CPU budget kept (SEMFS_EXTRACT_TIMEOUT_S)"
         if len(text) > self.left:
             self.truncated = True
             text = text[: self.left]
@@ -333,9 +343,10 @@ _SML = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 
 
-def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
+def extract_xlsx(data: bytes, max_chars: int, cpu_s: float | None = None) -> ExtractedDocument:
     """Every visible sheet: its rows under their header, in blocks of ``ROWS_PER_BLOCK``, then what is drawn
-    over or attached to it (comments, header and footer, charts, text boxes)."""
+    over or attached to it (comments, header and footer, charts, text boxes). At most ``max_chars`` characters
+    and, when given, ``cpu_s`` seconds of CPU: the rows read by then are kept."""
     import openpyxl
 
     from semfs.extractors.ooxml import Package
@@ -346,7 +357,7 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
         parts = _sheet_parts(pkg)
     except Exception as e:  # openpyxl raises many types for a broken package
         raise ParseFailed(f"the XLSX cannot be parsed: {type(e).__name__}") from e
-    budget = _Budget(max_chars)
+    budget = _Budget(max_chars, cpu_s)
     blocks: list[Block] = []
     title = (wb.properties.title or "").strip() or None if wb.properties else None
     try:
@@ -363,7 +374,11 @@ def extract_xlsx(data: bytes, max_chars: int) -> ExtractedDocument:
         wb.close()
     blocks = [b for b in blocks if b.text]
     return ExtractedDocument(
-        blocks=blocks, title=title, truncated=budget.truncated, document_date=_dated(wb.properties)
+        blocks=blocks,
+        title=title,
+        truncated=budget.truncated,
+        truncated_by=budget.why,
+        document_date=_dated(wb.properties),
     )
 
 
