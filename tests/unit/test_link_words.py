@@ -20,11 +20,10 @@ IDNA_DOTS = "\u3002\uff0e\uff61\u2024\ufe52"
 
 
 def _built() -> list[str]:
-    hosts = [f"evil{dot}com" for dot in "." + IDNA_DOTS] + ["пример.рф", "xn--80ak6aa92e.com", "a.io/x"]
+    hosts = [f"evil{dot}com" for dot in "." + IDNA_DOTS] + ["пример.рф", "xn--80ak6aa92e.com", "a.io/x", "10.0.0.1"]
     wrapped = [f"{a}{h}{b}" for h, (a, b) in product(hosts, [("", ""), ("(", ")"), ("<", ">"), ("'", "',")])]
     return [
         *wrapped,
-        "10.0.0.1",
         "https://example.com",
         "javascript:alert(1)",
         "data:text/html,x",

@@ -68,9 +68,12 @@ FILE_EXTENSIONS = frozenset(
 )
 
 
+_OPENERS = "([{<\"'\u201c\u2018\u00ab"  # what may stand before a host: "(10.0.0.1)" is an address in brackets
+
+
 def _has_host(word: str) -> bool:
     """A host name (or an IPv4 address) in one whitespace-free word, by shape (see above)."""
-    parts = word.translate(_DOTS).split(".")
+    parts = word.translate(_DOTS).lstrip(_OPENERS).split(".")
     return any(_host_at(parts, i) for i in range(1, len(parts)))
 
 
