@@ -31,6 +31,22 @@ def test_aliases_follow_a_chain_of_merges(tag_repository: TagRepository) -> None
     assert tag_repository.aliases("t2") == {}
 
 
+def test_a_stem_finds_its_most_used_tag_however_little_the_vocabulary_uses_it(tag_repository: TagRepository) -> None:
+    """A new tag joins the vocabulary's tag of its stem (``invoices`` → ``invoice``), looked up by the file's
+    stems: the pipeline read the 2,000 most used tags for every file, and a tag outside them was never joined
+    (issue 47.11). Most used wins among tags that share a stem; ties by name."""
+    from semfs.domain.tags import stem_key
+
+    for n in range(3):
+        tag_repository.record_uses("t1", f"f{n}", ["invoicing", "acme"])
+    tag_repository.record_uses("t1", "f9", ["invoice"])
+    tag_repository.record_uses("t2", "f1", ["invoices-theirs"])
+    stems = [stem_key("invoices"), stem_key("acmes"), stem_key("zebra")]
+    assert tag_repository.preferred("t1", stems) == {stems[0]: "invoicing", stems[1]: "acme"}
+    assert tag_repository.preferred("t2", stems) == {}
+    assert tag_repository.preferred("t1", []) == {}
+
+
 @pytest.mark.usefixtures("atomic_requests")
 def test_concurrent_enrichments_count_every_file(tag_repository: TagRepository) -> None:
     with ThreadPoolExecutor(8) as pool:

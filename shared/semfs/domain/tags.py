@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache, lru_cache
+from typing import Any
 
 from semfs.domain.hosts import registrable_label
 
@@ -127,3 +129,17 @@ def contact_tag(contact: str) -> str:
         label = registrable_label(domain)
         return "" if label in _MAIL_PROVIDERS else label
     return contact
+
+
+@cache
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem_key(tag: str) -> str:
+    """A tag's Snowball stem, word by word (``q3-invoices`` → ``q3-invoic``): inflections of one tag share it.
+    Computed once per tag."""
+    return "-".join(_stemmer().stemWords(tag.split("-")))

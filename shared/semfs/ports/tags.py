@@ -18,6 +18,11 @@ class TagRepository(Protocol):
         """The most used tags, most used first (ties by name)."""
         ...
 
+    def preferred(self, tenant_id: str, stems: Sequence[str]) -> dict[str, str]:
+        """For each of ``stems`` (``domain.tags.stem_key``) that a tag of the vocabulary has, that tag; the most
+        used when several share it (ties by name). Bounded by the stems asked, not the vocabulary's size."""
+        ...
+
     def forget_tenant(self, tenant_id: str) -> int:
         """Erase the tenant's tag counts and aliases; how many rows or items went. Idempotent."""
         ...

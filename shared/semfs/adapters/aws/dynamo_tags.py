@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from semfs.domain.tags import stem_key
+
 from .item_table import ItemTable
 from .item_table import string_value as _s
 
@@ -20,6 +22,15 @@ class DynamoTagRepository(ItemTable):
     def top(self, tenant_id: str, limit: int) -> list[str]:
         counts = [(int(i.get("files", {}).get("N", "0")), i["sk"]["S"]) for i in self._query(f"V#{tenant_id}")]
         return [tag for _, tag in sorted(counts, key=lambda x: (-x[0], x[1]))[:limit]]
+
+    def preferred(self, tenant_id: str, stems: Sequence[str]) -> dict[str, str]:
+        """From the counters' partition (one query, as ``top``): the vocabulary's items carry no stem."""
+        wanted, out = set(stems), {}
+        for tag in self.top(tenant_id, 1_000_000):  # most used first: the first tag of a stem wins
+            stem = stem_key(tag)
+            if stem in wanted and stem not in out:
+                out[stem] = tag
+        return out
 
     def aliases(self, tenant_id: str) -> dict[str, str]:
         return {i["sk"]["S"]: i["target"]["S"] for i in self._query(f"A#{tenant_id}")}

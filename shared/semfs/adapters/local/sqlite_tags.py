@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+
+from semfs.domain.tags import stem_key
 
 from .sqlite_util import SqliteConnections, forget_tenant
 
@@ -13,10 +16,11 @@ CREATE TABLE IF NOT EXISTS tag_uses (
   PRIMARY KEY (tenant_id, tag, file_id)
 );
 CREATE TABLE IF NOT EXISTS tag_counts (
-  tenant_id TEXT NOT NULL, tag TEXT NOT NULL, files INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL, tag TEXT NOT NULL, files INTEGER NOT NULL, stem TEXT,
   PRIMARY KEY (tenant_id, tag)
 );
 CREATE INDEX IF NOT EXISTS tag_counts_top ON tag_counts(tenant_id, files DESC, tag);
+CREATE INDEX IF NOT EXISTS tag_counts_stem ON tag_counts(tenant_id, stem, files DESC, tag);
 CREATE TABLE IF NOT EXISTS tag_aliases (
   tenant_id TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL,
   PRIMARY KEY (tenant_id, source)
@@ -24,11 +28,22 @@ CREATE TABLE IF NOT EXISTS tag_aliases (
 """
 
 
+def _migrate(conn: sqlite3.Connection) -> None:
+    """A vocabulary counted before tags were looked up by stem: add the column and fill it once."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(tag_counts)")}
+    if not columns or "stem" in columns:
+        return
+    conn.execute("ALTER TABLE tag_counts ADD COLUMN stem TEXT")
+    rows = conn.execute("SELECT DISTINCT tag FROM tag_counts").fetchall()
+    conn.executemany("UPDATE tag_counts SET stem = ? WHERE tag = ?", [(stem_key(r[0]), r[0]) for r in rows])
+
+
 class SqliteTagRepository:
-    """TagRepository on SQLite: a counter moves only when its (tenant, tag, file) row is new."""
+    """TagRepository on SQLite: a counter moves only when its (tenant, tag, file) row is new; each counted tag
+    keeps its stem, so a new tag is matched to the vocabulary by an index lookup."""
 
     def __init__(self, path: Path) -> None:
-        self._db = SqliteConnections(path, _SCHEMA)
+        self._db = SqliteConnections(path, _SCHEMA, migrate=_migrate)
 
     def record_uses(self, tenant_id: str, file_id: str, tags: Sequence[str]) -> None:
         conn = self._db.get()
@@ -38,9 +53,9 @@ class SqliteTagRepository:
                 new = conn.execute("INSERT OR IGNORE INTO tag_uses VALUES (?, ?, ?)", (tenant_id, tag, file_id))
                 if new.rowcount:
                     conn.execute(
-                        "INSERT INTO tag_counts VALUES (?, ?, 1)"
+                        "INSERT INTO tag_counts VALUES (?, ?, 1, ?)"
                         " ON CONFLICT (tenant_id, tag) DO UPDATE SET files = files + 1",
-                        (tenant_id, tag),
+                        (tenant_id, tag, stem_key(tag)),
                     )
             conn.execute("COMMIT")
         except BaseException:
@@ -52,6 +67,18 @@ class SqliteTagRepository:
             "SELECT tag FROM tag_counts WHERE tenant_id=? ORDER BY files DESC, tag LIMIT ?", (tenant_id, limit)
         )
         return [r[0] for r in rows]
+
+    def preferred(self, tenant_id: str, stems: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        conn = self._db.get()
+        for stem in dict.fromkeys(stems):  # one index seek each: a file has a dozen tags
+            row = conn.execute(
+                "SELECT tag FROM tag_counts WHERE tenant_id=? AND stem=? ORDER BY files DESC, tag LIMIT 1",
+                (tenant_id, stem),
+            ).fetchone()
+            if row is not None:
+                out[stem] = row[0]
+        return out
 
     def aliases(self, tenant_id: str) -> dict[str, str]:
         rows = self._db.get().execute("SELECT source, target FROM tag_aliases WHERE tenant_id=?", (tenant_id,))

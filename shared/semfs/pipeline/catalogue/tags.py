@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING
 from semfs.domain.errors import InvalidRequest
 from semfs.domain.outcomes import Status
 from semfs.domain.results import MergeSuggestion, TagEvidence
-from semfs.domain.tags import manual_tag, slugify
+from semfs.domain.tags import manual_tag, slugify, stem_key
 
 if TYPE_CHECKING:
     from semfs.ports import Container
 
-
-from semfs.pipeline.vocabulary import stem_key
 
 MAX_TAGS_FOR_PAIRS = 400  # pairwise signals over the most used tags only
 
