@@ -224,3 +224,38 @@ def test_files_registered_at_once_are_still_one_copy_and_one_lineage(
     drafts = both((demo._contract(1), "supply.docx", thread), (demo._contract(2), "supply.docx", thread))
     assert sorted(r.version for r in drafts) == [1, 2]  # type: ignore[attr-defined]
     assert len({r.lineage_id for r in drafts}) == 1  # type: ignore[attr-defined]
+
+
+def test_a_new_version_whose_previous_is_still_being_read_waits_for_it(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two attachments of one thread in the pipeline at once: the second is registered as the first's next
+    version, and its Enrich judges that link against the first's text, which may not be read yet. Judged against
+    no text it was detached into a lineage of its own: two "version 1"s (the fresh-clone CI's failure). Now it
+    waits for the text while the first is unread; past the wait the link is kept unjudged."""
+    import semfs.pipeline.stages.enrich as enrich
+    from semfs.pipeline.intake.ingest import process
+    from semfs.pipeline.intake.register import register
+
+    thread = Provenance(thread_subject="Supply agreement")
+    first = register(container, T, demo._contract(1), "supply.docx", thread).record  # registered, not yet read
+    monkeypatch.setattr(enrich, "PREVIOUS_WAIT_S", 0.2, raising=False)
+    second = ingest_bytes(container, T, demo._contract(2), "supply.docx", thread).record
+    assert (second.version, second.previous_version_id) == (2, first.file_id)
+    assert second.provenance.get("version_link") != "detached"
+
+    third_data = demo._contract(3)
+    process(container, first)  # the first is read now; a third version judged against the second, read
+    third = ingest_bytes(container, T, third_data, "supply.docx", thread).record
+    assert third.version == 3 and third.change_summary
+
+    monkeypatch.setattr(
+        enrich, "PREVIOUS_WAIT_S", 30.0, raising=False
+    )  # a previous version read while the next one waits
+    terms = "# Delivery terms\n\nGoods ship within ten days of the order. Freight is paid by the buyer.\n"
+    fourth_reg = register(container, T, terms.encode(), "terms.md", thread).record
+    later = threading.Timer(0.3, lambda: process(container, fourth_reg))
+    later.start()
+    fifth = ingest_bytes(container, T, terms.replace("ten", "twelve").encode(), "terms.md", thread).record
+    later.join()
+    assert (fifth.version, fifth.previous_version_id) == (2, fourth_reg.file_id) and fifth.change_summary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from semfs.domain.changes import change_summary, version_link
@@ -36,6 +37,37 @@ def context_tags(record: FileRecord) -> list[str]:
     return merge_tags(tags)
 
 
+PREVIOUS_WAIT_S = 30.0  # how long a new version waits for its previous version's text (both in flight)
+_NOT_READ_YET = frozenset({Status.RECEIVED, Status.EXTRACTING, Status.OCR})
+
+
+def _previous_text(c: Container, record: FileRecord) -> tuple[str | None, bool]:
+    """The previous version's text, and whether it is known. Two files of one lineage can be in the pipeline at
+    once (``semfs ingest`` has two in flight, a server several): the previous version may still be being read,
+    and judging the link against no text detached the new version into a lineage of its own, two "version 1"s
+    (issue 47.11's fresh-clone run). So while the previous version is unread, its text is waited for, at most
+    ``PREVIOUS_WAIT_S``; past that the link is kept unjudged. A previous version that has no text (it failed,
+    or was skipped) is known to have none."""
+    assert record.previous_version_id is not None
+    until = time.monotonic() + PREVIOUS_WAIT_S
+    while True:
+        try:
+            previous = c.repo.get(record.tenant_id, record.previous_version_id)
+        except NotFound:
+            return None, True
+        if previous.text_key is not None:
+            try:
+                return load_document(c, previous).text, True
+            except NotFound:
+                return None, True
+        if previous.status not in _NOT_READ_YET:
+            return None, True
+        if time.monotonic() >= until:
+            log.warning("previous version still unread; link kept", file_id=record.file_id)
+            return None, False
+        time.sleep(0.05)
+
+
 def run(state: PipelineState, c: Container) -> PipelineState:
     """Enrich the document; an LLM failure falls back to the extractive enricher (OK_ENRICH_FALLBACK)."""
     fallback = False
@@ -68,11 +100,8 @@ def run(state: PipelineState, c: Container) -> PipelineState:
                 log.warning("extractive fallback failed; title from the name", file_id=record.file_id)
                 enrichment = minimal_enrichment(record.filename)
         changes = None
-        if record.previous_version_id:
-            try:
-                previous_text = load_document(c, c.repo.get(record.tenant_id, record.previous_version_id)).text
-            except NotFound:
-                previous_text = None
+        previous_text, known = _previous_text(c, record) if record.previous_version_id else (None, False)
+        if known:
             link = version_link(record, previous_text, doc.text)
             if link:  # the same place, but not the same document: it starts its own lineage
                 work.set(**link)
