@@ -98,12 +98,32 @@ def workbook(rows: int = ROWS) -> bytes:
     return out.getvalue()
 
 
-def test_every_row_of_a_large_workbook_is_found_by_its_words(small_bounds: object) -> None:
+def spreadsheet(rows: int = ROWS) -> bytes:
+    """An OpenDocument sheet (the package as ``tests/unit/test_extractors._odf`` writes it)."""
+    from tests.unit.test_extractors import _odf
+
+    def row(*cells: object) -> str:
+        return "<table:table-row>" + "".join(
+            f"<table:table-cell><text:p>{c}</text:p></table:table-cell>" for c in cells
+        )
+
+    body = [row("sku", "item", "warehouse", "count") + "</table:table-row>"]
+    body += [
+        row(f"SKU-{n:05d}", f"part{n}x", f"bay-{n % 40}", n % 97) + "</table:table-row>" for n in range(1, rows + 1)
+    ]
+    return _odf(
+        "ods",
+        "<office:spreadsheet><table:table table:name='Stock'>" + "".join(body) + "</table:table></office:spreadsheet>",
+    )
+
+
+@pytest.mark.parametrize(("name", "build"), [("stock.xlsx", workbook), ("stock.ods", spreadsheet)])
+def test_every_row_of_a_large_workbook_is_found_by_its_words(small_bounds: object, name: str, build: object) -> None:
     c = small_bounds
-    record = ingest_bytes(c, T, workbook(), "stock.xlsx").record  # type: ignore[arg-type]
+    record = ingest_bytes(c, T, build(), name).record  # type: ignore[arg-type,operator]
     assert record.status is Status.INDEXED and record.outcome is Outcome.OK_PARTIAL
     for n in (1, 1_500, ROWS):
-        assert names(c, f"part{n}x") == ["stock.xlsx"], n
+        assert names(c, f"part{n}x") == [name], n
     assert record.chunk_count == 20 and record.keyword_chunks > 0
 
 

@@ -176,7 +176,8 @@ def _read_odf(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> R
     from semfs.extractors import odf
 
     check_ooxml(data, limits.archive)
-    return odf.extract_odf(kind, data, limits.max_chars), []
+    budget = limits.max_table_chars if kind == "ods" else limits.max_chars  # a sheet is a table: whole
+    return odf.extract_odf(kind, data, budget), []
 
 
 def _read_epub(kind: str, data: bytes, filename: str, limits: ExtractLimits) -> Read:
