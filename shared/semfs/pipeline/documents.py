@@ -209,7 +209,7 @@ def build_docs(
 
 def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDArray[np.float32]]:
     assert record.chunks_key is not None
-    chunks = [Chunk.model_validate(x) for x in json.loads(c.blobs.get(record.chunks_key))]
+    chunks = chunks_from_bytes(c.blobs.get(record.chunks_key))
     vectors = vectors_from_bytes(c.blobs.get(derived_key(record.tenant_id, record.file_id, "vectors.npy")))
     return chunks, vectors
 
@@ -217,11 +217,20 @@ def load_chunks(c: Container, record: FileRecord) -> tuple[list[Chunk], npt.NDAr
 KEYWORD_CHUNKS = "keyword-chunks.json"
 
 
+def chunks_to_bytes(chunks: Sequence[Chunk]) -> bytes:
+    """A derived chunk list as stored (``chunks.json``, ``keyword-chunks.json``)."""
+    return json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8")
+
+
+def chunks_from_bytes(data: bytes) -> list[Chunk]:
+    return [Chunk.model_validate(x) for x in json.loads(data)]
+
+
 def store_keyword_chunks(c: Container, record: FileRecord, chunks: Sequence[Chunk]) -> None:
     """Keep the chunks past the embedding cap beside the embedded ones (``FileRecord.keyword_chunks``)."""
     key = derived_key(record.tenant_id, record.file_id, KEYWORD_CHUNKS)
     if chunks:
-        c.blobs.put(key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
+        c.blobs.put(key, chunks_to_bytes(chunks))
     elif record.keyword_chunks:
         c.blobs.delete(key)
 
@@ -229,8 +238,7 @@ def store_keyword_chunks(c: Container, record: FileRecord, chunks: Sequence[Chun
 def load_keyword_chunks(c: Container, record: FileRecord) -> list[Chunk]:
     if not record.keyword_chunks:
         return []
-    data = c.blobs.get(derived_key(record.tenant_id, record.file_id, KEYWORD_CHUNKS))
-    return [Chunk.model_validate(x) for x in json.loads(data)]
+    return chunks_from_bytes(c.blobs.get(derived_key(record.tenant_id, record.file_id, KEYWORD_CHUNKS)))
 
 
 def index_record(c: Container, record: FileRecord, reembed_card: bool = False) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from semfs.config import Settings
@@ -12,6 +11,7 @@ from semfs.domain.outcomes import Status
 from semfs.pipeline.documents import (
     card_text,
     chunk_embedding_text,
+    chunks_to_bytes,
     derived_key,
     embed_texts,
     load_document,
@@ -64,7 +64,7 @@ def run(state: PipelineState, c: Container) -> PipelineState:
             )
             vectors = np.concatenate([vectors, embed_texts(c.embedder, texts[-1:], batch)])
         chunks_key = derived_key(record.tenant_id, record.file_id, "chunks.json")
-        c.blobs.put(chunks_key, json.dumps([ch.model_dump(mode="json") for ch in chunks]).encode("utf-8"))
+        c.blobs.put(chunks_key, chunks_to_bytes(chunks))
         c.blobs.put(derived_key(record.tenant_id, record.file_id, "vectors.npy"), vectors_to_bytes(vectors))
         store_keyword_chunks(c, record, rest)
         work.set(
