@@ -266,19 +266,32 @@ def test_enricher_failure_falls_back_to_extractive(tmp_path: Path, shared_extrac
     assert (r.outcome, r.title) == (Outcome.OK_ENRICH_FALLBACK, "Payment terms")
 
 
+def slow_enrichment(item: EnrichInput) -> Enrichment:
+    """An enrichment that outlasts any deadline a test sets (run in the worker, so importable by name): the real
+    one got fast enough for a 1 MB document to finish inside pebble's 0.1 s timeout check at times."""
+    import time
+
+    time.sleep(30)
+    raise AssertionError("the deadline should have stopped the worker")
+
+
 def test_an_enrichment_past_its_deadline_ends_in_the_worker_and_the_file_keeps_its_name_as_title(
-    tmp_path: Path, shared_extractor: object
+    tmp_path: Path, shared_extractor: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before: enrichment ran in the serving process, holding the interpreter for as long as it took (a
     48 KB file: 113 s, /health held for 83 s). Now it runs in the bounded worker under its own deadline:
-    past it (here a deadline no 1 MB document meets) the worker is stopped, the file is indexed with the
-    title its name gives, and the worker takes the next file."""
+    past it (here an enrichment that sleeps past any deadline) the worker is stopped, the file is indexed with
+    the title its name gives, and the worker takes the next file."""
+    from semfs.adapters.local import extractive_enricher
+
+    monkeypatch.setattr(extractive_enricher, "enrich_extractively", slow_enrichment)
     settings = make_settings(tmp_path, enrich_timeout_s=0.001)
     c = build_container(settings, extractor=shared_extractor)  # type: ignore[arg-type]
     big = ("# Quarterly report\n\n" + "Revenue grew in every region this quarter. " * 25_000).encode()
     r = ingest_bytes(c, T, big, "q3-report.md").record
     assert (r.status, r.outcome, r.title, r.auto_tags) == (Status.INDEXED, Outcome.OK_ENRICH_FALLBACK, "Q3 report", [])
-    assert shared_extractor.extract(TERMS, "terms.md").document.title  # type: ignore[attr-defined]  # still serving
+    # still serving (a file the worker reads: a short one is read in this process)
+    assert shared_extractor.extract(big, "q3-report.md").document.title  # type: ignore[attr-defined]
 
 
 def test_search_degrades_to_keyword_when_embeddings_fail(container: Container, embedder: HashEmbedder) -> None:
